@@ -1,0 +1,44 @@
+"""The measures engine: pure numpy, no Django. Prepare runs once, then evaluate any measures for any qrels.
+
+    from evaluation.measures import Collection
+    c = Collection()
+    qrels = c.qrels_from_file("qrels.txt")
+    run = c.run_from_file("run.txt")
+    result = evaluate(qrels, [run], ["AP", "nDCG@10", "P(rel=2)@5"])
+"""
+
+from .correlation import kendall_tau, spearman_rho, tau_ap
+from .data import PreparedQrels, PreparedRun, Vocabulary, trec_order
+from .engine import Evaluation, RunResult, aggregate, as_measures, evaluate
+from .loading import Collection
+from .names import Measure, MeasureNameError, parse_measure, parse_measures
+from .ranked import minimum_average_precision, precision_recall_points
+from .registry import FAMILIES, TREC_DEFAULT
+from .trec_files import TrecFormatError, read_qrels, read_run
+
+__all__ = [
+    "FAMILIES",
+    "TREC_DEFAULT",
+    "Collection",
+    "Evaluation",
+    "Measure",
+    "MeasureNameError",
+    "PreparedQrels",
+    "PreparedRun",
+    "RunResult",
+    "TrecFormatError",
+    "Vocabulary",
+    "aggregate",
+    "as_measures",
+    "evaluate",
+    "kendall_tau",
+    "minimum_average_precision",
+    "parse_measure",
+    "parse_measures",
+    "precision_recall_points",
+    "read_qrels",
+    "read_run",
+    "spearman_rho",
+    "tau_ap",
+    "trec_order",
+]

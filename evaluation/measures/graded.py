@@ -1,0 +1,89 @@
+"""Graded and user-model measures: CG, DCG, nDCG (trec_eval, exponential, Järvelin-Kekäläinen), ERR and RBP.
+
+Gains are the raw labels (negative labels, unjudged and non-pooled documents give 0); nDCG ignores the relevance
+level, as trec_eval does. ERR and RBP follow their papers (Chapelle et al. 2009; Moffat & Zobel 2008).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .batch import RankedBatch, safe_divide
+
+JK_BASE = 2.0  # Järvelin & Kekäläinen (2002): no discount up to rank b, then log_b(rank)
+
+
+def _gain_fn(kind: str):
+    if kind == "exp-log2":
+        return lambda g: np.power(2.0, g) - 1.0
+    return lambda g: g
+
+
+def _discount_fn(kind: str):
+    if kind == "jk":
+        return lambda ranks: np.where(ranks <= JK_BASE, 1.0, 1.0 / (np.log(np.maximum(ranks, 1.0)) / np.log(JK_BASE)))
+    return lambda ranks: 1.0 / np.log2(ranks + 1.0)
+
+
+def _dcg_curve(batch: RankedBatch, kind: str) -> np.ndarray:
+    gains = _gain_fn(kind)(batch.gains)
+    return batch.discounted(("dcg", kind), gains, _discount_fn(kind)(batch.ranks))
+
+
+def _ideal_at(batch: RankedBatch, kind: str, k: int | None) -> np.ndarray:
+    curve = batch.ideal_discounted(("idcg", kind), _gain_fn(kind), _discount_fn(kind))
+    column = curve.shape[1] - 1 if k is None else min(int(k), curve.shape[1]) - 1
+    return curve[batch.row_topic, column]
+
+
+def cumulative_gain(batch: RankedBatch, m) -> np.ndarray:
+    """CG@k: sum of the gains of the top k documents, undiscounted."""
+    curve = np.cumsum(_gain_fn(m.param("dcg"))(batch.gains), axis=1)
+    return batch.at(curve, batch.column(m.cutoff))
+
+
+def dcg(batch: RankedBatch, m) -> np.ndarray:
+    """DCG@k = sum_{i<=k} gain_i / log2(i + 1) (or the chosen gain/discount variant)."""
+    return batch.at(_dcg_curve(batch, m.param("dcg")), batch.column(m.cutoff))
+
+
+def ndcg(batch: RankedBatch, m) -> np.ndarray:
+    """nDCG (trec_eval ndcg) and nDCG@k (ndcg_cut.k): DCG / IDCG, the ideal built from all judged labels sorted
+    descending (cut at k for nDCG@k, never cut to the ranking's length); 0 when IDCG = 0."""
+    kind = m.param("dcg")
+    gained = batch.at(_dcg_curve(batch, kind), batch.column(m.cutoff))
+    return safe_divide(gained, _ideal_at(batch, kind, m.cutoff))
+
+
+def err(batch: RankedBatch, m) -> np.ndarray:
+    """ERR@k (Chapelle et al. 2009): sum_r (1/r) R_r prod_{i<r} (1 - R_i), R_i = (2^g_i - 1) / 2^g_max, where
+    g_max is the scale's top grade (the `gmax` parameter, else the collection's or the qrels' maximum label)."""
+    gmax = m.param("gmax")
+    gmax = batch.max_grade if gmax is None else gmax
+    cols = batch.first(m.cutoff)
+    stop = np.power(2.0, batch.gains[:, cols]) - 1.0
+    stop /= 2.0 ** gmax
+    reach = np.cumprod(1.0 - stop, axis=1)
+    reach = np.concatenate([np.ones((batch.rows, 1)), reach[:, :-1]], axis=1)
+    return (stop * reach / batch.ranks[cols]).sum(axis=1)
+
+
+def _rbp_weights(batch: RankedBatch, p: float, cols: slice) -> np.ndarray:
+    return (1.0 - p) * np.power(p, batch.ranks[cols] - 1.0)
+
+
+def rbp(batch: RankedBatch, m) -> np.ndarray:
+    """RBP(p) (Moffat & Zobel 2008) on binary relevance: (1 - p) * sum_i rel_i * p^(i-1)."""
+    p = float(m.param("p"))
+    cols = batch.first(m.cutoff)
+    rel = batch.rel(batch.level_of(m))[:, cols]
+    return (rel * _rbp_weights(batch, p, cols)).sum(axis=1)
+
+
+def rbp_residual(batch: RankedBatch, m) -> np.ndarray:
+    """RBP's residual: the weight RBP could still gain, that of unjudged ranks plus p^n for the unranked tail."""
+    p = float(m.param("p"))
+    cols = batch.first(m.cutoff)
+    unjudged = batch.unjudged[:, cols]
+    length = np.minimum(batch.n, cols.stop)
+    return (unjudged * _rbp_weights(batch, p, cols)).sum(axis=1) + np.power(p, length)

@@ -1,0 +1,35 @@
+"""A `Collection` keeps the topic and document vocabularies that TREC files share, and turns files into arrays."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from .data import PreparedQrels, PreparedRun, Vocabulary
+from .trec_files import read_qrels, read_run
+
+
+class Collection:
+    """String ids of one evaluation (topics, docnos) mapped to the integers the engine works on."""
+
+    def __init__(self):
+        self.topics = Vocabulary()
+        self.docs = Vocabulary()
+
+    def qrels(self, qrels: Mapping[str, Mapping[str, int]]) -> PreparedQrels:
+        return PreparedQrels.from_strings(qrels, self.topics, self.docs)
+
+    def run(self, tag: str, scores: Mapping[str, Mapping[str, float]]) -> PreparedRun:
+        return PreparedRun.from_scores(tag, scores, self.topics, self.docs)
+
+    def qrels_from_file(self, path: str | Path | Iterable[str], *, name: str | None = None) -> PreparedQrels:
+        return self.qrels(read_qrels(path, name=name))
+
+    def run_from_file(
+        self, path: str | Path | Iterable[str], *, name: str | None = None, duplicates: str = "error"
+    ) -> PreparedRun:
+        tag, scores = read_run(path, name=name, duplicates=duplicates)
+        return self.run(tag, scores)
+
+    def topic_name(self, topic_id: int) -> str:
+        return self.topics.names[topic_id]

@@ -1,0 +1,172 @@
+"""Binary-relevance ranked measures, each following trec_eval 9.0.x (see shared MEASURES.md for the formulas).
+
+Each function takes a RankedBatch and a Measure and returns one float64 value per row. A document is relevant
+iff its label >= the relevance level (the measure's `rel` parameter, else the batch's level); unjudged and
+non-pooled documents count as non-relevant except in bpref and infAP.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .batch import RankedBatch, safe_divide
+from .data import UNJUDGED
+
+INFAP_EPSILON = 1e-5
+GMAP_FLOOR = 1e-5
+
+
+def precision(batch: RankedBatch, m) -> np.ndarray:
+    """P@k = rs(min(k, n)) / k; divides by k even when fewer than k documents were retrieved (trec_eval P.k)."""
+    level = batch.level_of(m)
+    return batch.at(batch.rs(level), batch.column(m.cutoff)) / float(m.cutoff)
+
+
+def recall(batch: RankedBatch, m) -> np.ndarray:
+    """R@k = rs(min(k, n)) / R; 0 when R = 0 (trec_eval recall.k)."""
+    level = batch.level_of(m)
+    return safe_divide(batch.at(batch.rs(level), batch.column(m.cutoff)), batch.num_rel(level))
+
+
+def average_precision(batch: RankedBatch, m) -> np.ndarray:
+    """AP (or AP@k): sum of rs(i)/i over relevant ranks i (<= k), divided by R (trec_eval map, map_cut.k)."""
+    level = batch.level_of(m)
+    cols = batch.first(m.cutoff)
+    rel, rs = batch.rel(level)[:, cols], batch.rs(level)[:, cols]
+    sums = np.where(rel, rs / batch.ranks[cols], 0.0).sum(axis=1)
+    return safe_divide(sums, batch.num_rel(level))
+
+
+def geometric_ap(batch: RankedBatch, m) -> np.ndarray:
+    """GMAP's per-topic value is AP; the aggregate is exp(mean(log(max(AP, 1e-5)))) (trec_eval gm_map)."""
+    return average_precision(batch, m)
+
+
+def r_precision(batch: RankedBatch, m) -> np.ndarray:
+    """R-precision = rs(min(n, R)) / R; 0 when R = 0 (trec_eval Rprec)."""
+    level = batch.level_of(m)
+    num_rel = batch.num_rel(level)
+    columns = np.minimum(np.minimum(num_rel, batch.n), batch.depth) - 1
+    return safe_divide(batch.at(batch.rs(level), columns), num_rel)
+
+
+def reciprocal_rank(batch: RankedBatch, m) -> np.ndarray:
+    """RR = 1 / rank of the first relevant document (within k), else 0 (trec_eval recip_rank)."""
+    rel = batch.rel(batch.level_of(m))[:, batch.first(m.cutoff)]
+    found = rel.any(axis=1)
+    first = rel.argmax(axis=1)
+    return np.where(found, 1.0 / (first + 1.0), 0.0)
+
+
+def _judged_nonrel_so_far(batch: RankedBatch, level: int) -> np.ndarray:
+    return np.cumsum(batch.judged & ~batch.rel(level), axis=1, dtype=np.int64)
+
+
+def bpref(batch: RankedBatch, m) -> np.ndarray:
+    """bpref (Buckley & Voorhees 2004) as trec_eval computes it: unjudged documents are skipped; at each relevant
+    document add 1 - min(nonrel_so_far, R) / min(N, R), or 1 when nonrel_so_far = 0; divide by R."""
+    level = batch.level_of(m)
+    rel = batch.rel(level)
+    num_rel, num_nonrel = batch.num_rel(level)[:, None], batch.num_nonrel(level)[:, None]
+    nonrel_so_far = _judged_nonrel_so_far(batch, level)
+    penalty = safe_divide(np.minimum(nonrel_so_far, num_rel), np.minimum(num_nonrel, num_rel))
+    contribution = np.where(nonrel_so_far > 0, 1.0 - penalty, 1.0)
+    return safe_divide(np.where(rel, contribution, 0.0).sum(axis=1), num_rel[:, 0])
+
+
+def inferred_ap(batch: RankedBatch, m) -> np.ndarray:
+    """infAP (Yilmaz & Aslam 2006), trec_eval's m_infap.c with epsilon 1e-5."""
+    level = batch.level_of(m)
+    rel = batch.rel(level)
+    rel_so_far = batch.rs(level).astype(np.float64)
+    nonrel = _judged_nonrel_so_far(batch, level).astype(np.float64)
+    pooled_unjudged = np.cumsum(batch.labels == UNJUDGED, axis=1, dtype=np.int64).astype(np.float64)
+    j = batch.ranks - 1.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        later = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((rel_so_far - 1 + nonrel + pooled_unjudged) / j) * (
+            (rel_so_far - 1 + INFAP_EPSILON) / (rel_so_far - 1 + nonrel + 2 * INFAP_EPSILON)
+        )
+    contribution = np.where(j == 0, 1.0, later)
+    return safe_divide(np.where(rel, contribution, 0.0).sum(axis=1), batch.num_rel(level))
+
+
+def success(batch: RankedBatch, m) -> np.ndarray:
+    """Success@k (hit rate): 1 if any relevant document is in the top k (trec_eval success.k)."""
+    level = batch.level_of(m)
+    return (batch.at(batch.rs(level), batch.column(m.cutoff)) > 0).astype(np.float64)
+
+
+def _interpolated_precision(batch: RankedBatch, level: int, recall_level: float) -> np.ndarray:
+    rs = batch.rs(level)
+    num_rel = batch.num_rel(level)
+    num_rel_ret = batch.at(rs, batch.column(None))
+    precision_at = np.where(batch.in_ranking, rs / batch.ranks, 0.0)
+    best_from = np.maximum.accumulate(precision_at[:, ::-1], axis=1)[:, ::-1]
+    # trec_eval 9.0.x turns a recall level into a count of relevant documents as (long)(r * R + 0.9).
+    needed = np.floor(recall_level * num_rel + 0.9).astype(np.int64)
+    position = np.argmax(rs >= np.maximum(needed, 1)[:, None], axis=1)
+    value = best_from[np.arange(batch.rows), position]
+    return np.where(needed <= num_rel_ret, value, 0.0)
+
+
+def interpolated_precision(batch: RankedBatch, m) -> np.ndarray:
+    """IPrec@r: the highest precision at any rank whose recall >= r (trec_eval iprec_at_recall)."""
+    return _interpolated_precision(batch, batch.level_of(m), m.cutoff)
+
+
+def eleven_point_average(batch: RankedBatch, m) -> np.ndarray:
+    """Mean interpolated precision at recall 0.0, 0.1, ..., 1.0 (trec_eval 11pt_avg)."""
+    level = batch.level_of(m)
+    return np.mean([_interpolated_precision(batch, level, r / 10) for r in range(11)], axis=0)
+
+
+def judged(batch: RankedBatch, m) -> np.ndarray:
+    """Judged@k: share of the top min(k, n) documents that appear in the qrels (any label)."""
+    cols = batch.first(m.cutoff)
+    count = batch.in_qrels[:, cols].sum(axis=1)
+    return safe_divide(count, np.minimum(batch.n, cols.stop))
+
+
+def num_ret(batch: RankedBatch, m) -> np.ndarray:
+    """Number of documents retrieved (after any depth cut); summed over topics (trec_eval num_ret)."""
+    return batch.n.astype(np.float64)
+
+
+def num_rel(batch: RankedBatch, m) -> np.ndarray:
+    """Number of relevant documents in the qrels; summed over topics (trec_eval num_rel)."""
+    return batch.num_rel(batch.level_of(m)).astype(np.float64)
+
+
+def num_rel_ret(batch: RankedBatch, m) -> np.ndarray:
+    """Number of relevant documents retrieved; summed over topics (trec_eval num_rel_ret)."""
+    level = batch.level_of(m)
+    return batch.at(batch.rs(level), batch.column(None)).astype(np.float64)
+
+
+def minimum_ap(batch: RankedBatch, m) -> np.ndarray:
+    """The lowest AP any ranking of the judged documents can reach: all non-relevant first.
+    (1/R) * sum_{k=1..R} k / (k + N), R relevant and N judged non-relevant documents."""
+    level = batch.level_of(m)
+    return minimum_average_precision(batch.num_rel(level), batch.num_nonrel(level))
+
+
+def minimum_average_precision(num_relevant, num_nonrelevant) -> np.ndarray:
+    """Vectorised minimum achievable AP for arrays of (R, N) counts; 0 where R = 0."""
+    num_relevant = np.atleast_1d(np.asarray(num_relevant, dtype=np.int64))
+    num_nonrelevant = np.atleast_1d(np.asarray(num_nonrelevant, dtype=np.float64))
+    width = int(num_relevant.max()) if len(num_relevant) else 0
+    k = np.arange(1, width + 1, dtype=np.float64)
+    terms = np.where(k[None, :] <= num_relevant[:, None], k / (k + num_nonrelevant[:, None]), 0.0)
+    return safe_divide(terms.sum(axis=1), num_relevant)
+
+
+def precision_recall_points(ranking_labels: np.ndarray, num_relevant: int, level: int = 1) -> dict[str, np.ndarray]:
+    """The precision-recall curve of one ranking: recall and precision after each rank, and the interpolated
+    precision (max precision at this or any later rank) used to draw the standard curve."""
+    rel = np.asarray(ranking_labels) >= max(level, 0)
+    rs = np.cumsum(rel)
+    ranks = np.arange(1, len(rel) + 1)
+    precision_at = rs / ranks if len(rel) else np.empty(0)
+    recall_at = rs / num_relevant if num_relevant else np.zeros(len(rel))
+    interpolated = np.maximum.accumulate(precision_at[::-1])[::-1] if len(rel) else np.empty(0)
+    return {"recall": recall_at, "precision": precision_at, "interpolated_precision": interpolated}

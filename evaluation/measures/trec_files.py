@@ -1,0 +1,153 @@
+"""Readers for TREC qrels and run files, streaming, with errors that name file, line and field."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+MAX_LINE_CHARS = 10_000
+
+
+class TrecFormatError(ValueError):
+    """A malformed line in a TREC file: carries the file, 1-based line number and field at fault."""
+
+    def __init__(self, path: str, line: int, field: str | None, message: str):
+        self.path, self.line, self.field, self.reason = str(path), line, field, message
+        where = f"{self.path}:{line}" + (f": field '{field}'" if field else "")
+        super().__init__(f"{where}: {message}")
+
+
+@dataclass(frozen=True, slots=True)
+class QrelsLine:
+    topic: str
+    docno: str
+    label: int
+    assessor: str | None
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class RunLine:
+    topic: str
+    docno: str
+    rank: str
+    score: float
+    tag: str
+    line: int
+
+
+def _lines(source: str | Path | Iterable[str], name: str | None) -> tuple[str, Iterator[str]]:
+    """Opens a path (streamed, never read whole) or accepts an iterable of lines already decoded."""
+    if isinstance(source, str | Path):
+        path = str(source)
+        return path, _decoded_lines(path)
+    return name or "<input>", iter(source)
+
+
+def _decoded_lines(path: str) -> Iterator[str]:
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                yield raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise TrecFormatError(path, number, None, f"not valid UTF-8 ({error.reason})") from None
+
+
+def parse_label(text: str, path: str, line: int, field: str = "rel") -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise TrecFormatError(path, line, field, f"expected an integer, got {text!r}") from None
+
+
+def parse_score(text: str, path: str, line: int) -> float:
+    try:
+        score = float(text)
+    except ValueError:
+        raise TrecFormatError(path, line, "score", f"expected a number, got {text!r}") from None
+    if not math.isfinite(score):
+        raise TrecFormatError(path, line, "score", f"score must be finite, got {text!r}")
+    return score
+
+
+def _fields(line_text: str, path: str, number: int) -> list[str]:
+    if len(line_text) > MAX_LINE_CHARS:
+        raise TrecFormatError(path, number, None, f"line longer than {MAX_LINE_CHARS} characters")
+    return line_text.split()
+
+
+def iter_qrels(source: str | Path | Iterable[str], *, name: str | None = None) -> Iterator[QrelsLine]:
+    """Yields qrels lines `topic iter docno rel` (an optional fifth column names the assessor).
+
+    Blank lines are skipped. Any other malformed line raises TrecFormatError.
+    """
+    path, lines = _lines(source, name)
+    for number, text in enumerate(lines, start=1):
+        fields = _fields(text, path, number)
+        if not fields:
+            continue
+        if len(fields) not in (4, 5):
+            raise TrecFormatError(
+                path, number, None, f"expected 4 columns 'topic iter docno rel' (or 5 with an assessor), got {len(fields)}"
+            )
+        label = parse_label(fields[3], path, number)
+        yield QrelsLine(fields[0], fields[2], label, fields[4] if len(fields) == 5 else None, number)
+
+
+def iter_run(source: str | Path | Iterable[str], *, name: str | None = None) -> Iterator[RunLine]:
+    """Yields run lines `topic iter docno rank score tag`; the rank column is kept as text and never used."""
+    path, lines = _lines(source, name)
+    for number, text in enumerate(lines, start=1):
+        fields = _fields(text, path, number)
+        if not fields:
+            continue
+        if len(fields) != 6:
+            raise TrecFormatError(
+                path, number, None, f"expected 6 columns 'topic iter docno rank score tag', got {len(fields)}"
+            )
+        yield RunLine(fields[0], fields[2], fields[3], parse_score(fields[4], path, number), fields[5], number)
+
+
+def read_qrels(source: str | Path | Iterable[str], *, name: str | None = None) -> dict[str, dict[str, int]]:
+    """Reads a qrels file into {topic: {docno: label}}; a repeated (topic, docno) is an error, as in trec_eval."""
+    qrels: dict[str, dict[str, int]] = {}
+    path = str(source) if isinstance(source, str | Path) else (name or "<input>")
+    for entry in iter_qrels(source, name=name):
+        docs = qrels.setdefault(entry.topic, {})
+        if entry.docno in docs:
+            raise TrecFormatError(path, entry.line, "docno", f"document {entry.docno!r} judged twice for topic {entry.topic!r}")
+        docs[entry.docno] = entry.label
+    if not qrels:
+        raise TrecFormatError(path, 0, None, "file has no qrels lines")
+    return qrels
+
+
+def read_run(
+    source: str | Path | Iterable[str], *, name: str | None = None, duplicates: str = "error"
+) -> tuple[str, dict[str, dict[str, float]]]:
+    """Reads a run file into (tag, {topic: {docno: score}}).
+
+    `duplicates` says what to do with a docno repeated within a topic: "error" (trec_eval's behaviour, naming the
+    line), "first" or "last" to keep one of them.
+    """
+    if duplicates not in ("error", "first", "last"):
+        raise ValueError(f"duplicates must be 'error', 'first' or 'last', not {duplicates!r}")
+    path = str(source) if isinstance(source, str | Path) else (name or "<input>")
+    run: dict[str, dict[str, float]] = {}
+    tag = None
+    for entry in iter_run(source, name=name):
+        tag = tag or entry.tag
+        docs = run.setdefault(entry.topic, {})
+        if entry.docno in docs:
+            if duplicates == "error":
+                raise TrecFormatError(
+                    path, entry.line, "docno", f"document {entry.docno!r} appears twice for topic {entry.topic!r}"
+                )
+            if duplicates == "first":
+                continue
+        docs[entry.docno] = entry.score
+    if tag is None:
+        raise TrecFormatError(path, 0, None, "file has no run lines")
+    return tag, run
