@@ -14,6 +14,7 @@ from .loading import Collection
 from .names import Measure, MeasureNameError, parse_measure, parse_measures
 from .ranked import minimum_average_precision, precision_recall_points
 from .registry import FAMILIES, TREC_DEFAULT
+from .runset import RunSet
 from .trec_files import TrecFormatError, read_qrels, read_run
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "PreparedQrels",
     "PreparedRun",
     "RunResult",
+    "RunSet",
     "TrecFormatError",
     "Vocabulary",
     "aggregate",

@@ -16,6 +16,7 @@ from .batch import RankedBatch, TopicStats
 from .data import NONPOOL, PAD, UNJUDGED, PreparedQrels, PreparedRun
 from .names import Measure, parse_measures
 from .ranked import GMAP_FLOOR
+from .runset import RunSet, cell_index
 
 DEFAULT_BATCH_CELLS = 4_000_000
 
@@ -86,77 +87,93 @@ class Evaluation:
 class _Rows:
     run_index: np.ndarray
     topic: np.ndarray
-    start: np.ndarray
+    start: np.ndarray  # into runset.docs
     length: np.ndarray
     reported: np.ndarray  # False for -c's padding rows: in the mean, not in the per-topic output
 
 
-def _plan_rows(
-    qrels: PreparedQrels, runs: Sequence[PreparedRun], topics: np.ndarray | None, complete: bool, depth: int | None
-) -> _Rows:
-    parts = []
-    wanted = qrels.topics if topics is None else np.intersect1d(qrels.topics, topics)
-    for index, run in enumerate(runs):
-        shared = np.intersect1d(run.topics, wanted)
-        position = np.searchsorted(run.topics, shared)
-        start = run.offsets[position]
-        length = run.offsets[position + 1] - start
-        parts.append((np.full(len(shared), index), shared, start, length, np.ones(len(shared), bool)))
-        if complete:
-            missing = np.setdiff1d(wanted, run.topics)
+def _plan_rows(runset: RunSet, wanted: np.ndarray, complete: bool, depth: int | None) -> _Rows:
+    rows = runset.rows_of_topics(wanted)
+    parts = [(runset.row_run[rows], runset.row_topic[rows], runset.start[rows], runset.length[rows],
+              np.ones(len(rows), bool))]
+    if complete:
+        for run_index in range(len(runset)):
+            missing = np.setdiff1d(wanted, parts[0][1][parts[0][0] == run_index])
             zeros = np.zeros(len(missing), np.int64)
-            parts.append((np.full(len(missing), index), missing, zeros, zeros, np.zeros(len(missing), bool)))
-    columns = [np.concatenate([p[i] for p in parts]) if parts else np.empty(0, np.int64) for i in range(5)]
-    rows = _Rows(*(c.astype(np.int64) if i < 4 else c.astype(bool) for i, c in enumerate(columns)))
+            parts.append((np.full(len(missing), run_index), missing, zeros, zeros, np.zeros(len(missing), bool)))
+    columns = [np.concatenate([p[i] for p in parts]) for i in range(5)]
+    plan = _Rows(*(c.astype(np.int64) for c in columns[:4]), columns[4].astype(bool))
     if depth is not None:
-        rows.length = np.minimum(rows.length, depth)
-    return rows
+        plan.length = np.minimum(plan.length, depth)
+    return plan
 
 
-def _label_matrix(qrels: PreparedQrels, runs: Sequence[PreparedRun], rows: _Rows, index: np.ndarray) -> np.ndarray:
+def _code(labels: np.ndarray) -> np.ndarray:
+    return np.where(labels >= 0, labels, UNJUDGED).astype(np.int32)
+
+
+class _Labeller:
+    """Finds the label of any cell of a RunSet: by searching each cell's key in the qrels (few cells), or by
+    placing every qrels entry into the run set's sorted key index once (many cells)."""
+
+    def __init__(self, qrels: PreparedQrels, runset: RunSet, cells: int):
+        self.qrels, self.runset = qrels, runset
+        self.all_labels = None
+        if len(qrels.keys) and cells > 64 * len(qrels.keys):
+            sorted_keys, order = runset.key_index
+            found = np.minimum(np.searchsorted(sorted_keys, qrels.keys), len(sorted_keys) - 1)
+            hit = sorted_keys[found] == qrels.keys
+            self.all_labels = np.full(len(runset.docs), NONPOOL, dtype=np.int32)
+            self.all_labels[order[found[hit]]] = _code(qrels.labels[hit])
+
+    def __call__(self, cells: np.ndarray, topics: np.ndarray) -> np.ndarray:
+        if self.all_labels is not None:
+            return self.all_labels[cells]
+        labels = np.full(len(cells), NONPOOL, dtype=np.int32)
+        keys = self.qrels.keys
+        if len(keys) and len(cells):
+            wanted = (topics << 32) | self.runset.docs[cells]
+            found = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+            hit = keys[found] == wanted
+            labels[hit] = _code(self.qrels.labels[found[hit]])
+        return labels
+
+
+def _label_matrix(labeller: _Labeller, rows: _Rows, index: np.ndarray) -> np.ndarray:
     lengths = rows.length[index]
     width = max(int(lengths.max()) if len(lengths) else 0, 1)
     matrix = np.full((len(index), width), PAD, dtype=np.int32)
-    total = int(lengths.sum())
-    if total == 0:
+    cells = cell_index(rows.start[index], lengths)
+    if len(cells) == 0:
         return matrix
     row_of_cell = np.repeat(np.arange(len(index)), lengths)
-    first_cell = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-    column_of_cell = np.arange(total) - first_cell[row_of_cell]
-    docs = np.empty(total, dtype=np.int64)
-    run_of_row = rows.run_index[index]
-    for run_index in np.unique(run_of_row):
-        cells = run_of_row[row_of_cell] == run_index
-        docs[cells] = runs[run_index].docs[rows.start[index][row_of_cell[cells]] + column_of_cell[cells]]
-    keys = (rows.topic[index][row_of_cell] << 32) | docs
-    labels = np.full(total, NONPOOL, dtype=np.int32)
-    if len(qrels.keys):
-        found = np.minimum(np.searchsorted(qrels.keys, keys), len(qrels.keys) - 1)
-        hit = qrels.keys[found] == keys
-        judged = qrels.labels[found[hit]]
-        labels[hit] = np.where(judged >= 0, judged, UNJUDGED)
-    matrix[row_of_cell, column_of_cell] = labels
+    column_of_cell = cells - np.repeat(rows.start[index], lengths)
+    matrix[row_of_cell, column_of_cell] = labeller(cells, np.repeat(rows.topic[index], lengths))
     return matrix
 
 
 def _chunks(rows: _Rows, batch_cells: int) -> list[np.ndarray]:
-    """Splits rows into batches of about `batch_cells` matrix cells, grouping rows of similar length."""
+    """Splits rows into batches of at most about `batch_cells` padded cells, grouping rows of similar length."""
     order = np.argsort(rows.length, kind="stable")
-    chunks, current, width = [], [], 0
-    for row in order:
-        width = max(width, int(rows.length[row]), 1)
-        if current and (len(current) + 1) * width > batch_cells:
-            chunks.append(np.array(current))
-            current, width = [], max(int(rows.length[row]), 1)
-        current.append(row)
-    if current:
-        chunks.append(np.array(current))
+    widths = np.maximum(rows.length[order], 1)
+    chunks, first = [], 0
+    while first < len(order):
+        # rows first..last-1 fit if (last - first) * widths[last - 1] <= batch_cells; widths ascend, so bisect.
+        low, high = first + 1, len(order)
+        while low < high:
+            middle = (low + high + 1) // 2
+            if (middle - first) * widths[middle - 1] <= batch_cells:
+                low = middle
+            else:
+                high = middle - 1
+        chunks.append(order[first:low])
+        first = low
     return chunks
 
 
 def evaluate(
     qrels: PreparedQrels,
-    runs: Sequence[PreparedRun] | Mapping[str, PreparedRun],
+    runs: RunSet | Sequence[PreparedRun] | Mapping[str, PreparedRun],
     measures: Iterable[Measure | str],
     *,
     relevance_level: int = 1,
@@ -174,15 +191,18 @@ def evaluate(
     `max_grade` is the scale's top grade for ERR (default: the largest label in the qrels).
     """
     measures = as_measures(measures)
-    run_list = list(runs.values()) if isinstance(runs, Mapping) else list(runs)
-    wanted = None if topics is None else np.unique(np.fromiter(topics, dtype=np.int64))
-    rows = _plan_rows(qrels, run_list, wanted, complete, depth)
+    runset = runs if isinstance(runs, RunSet) else RunSet(list(runs.values() if isinstance(runs, Mapping) else runs))
+    wanted = qrels.topics
+    if topics is not None:
+        wanted = np.intersect1d(wanted, np.fromiter(topics, dtype=np.int64))
+    rows = _plan_rows(runset, wanted, complete, depth)
+    labeller = _Labeller(qrels, runset, int(rows.length.sum()))
     values = np.zeros((len(rows.topic), len(measures)), dtype=np.float64)
     grade = max_grade if max_grade is not None else (int(qrels.labels.max()) if len(qrels.labels) else 0)
     for index in _chunks(rows, batch_cells) if len(rows.topic) else []:
         unique_topics, row_topic = np.unique(rows.topic[index], return_inverse=True)
         batch = RankedBatch(
-            _label_matrix(qrels, run_list, rows, index),
+            _label_matrix(labeller, rows, index),
             rows.length[index],
             row_topic,
             TopicStats(qrels, unique_topics),
@@ -192,11 +212,33 @@ def evaluate(
         )
         for column, measure in enumerate(measures):
             values[index, column] = measure.spec.compute(batch, measure)
+    return Evaluation(measures, _per_run_results(runset.tags, rows, values, measures))
+
+
+def _aggregate_by_run(measures: list[Measure], run_index: np.ndarray, values: np.ndarray, runs: int) -> np.ndarray:
+    """aggregate() for every run at once: (runs x measures)."""
+    kinds = np.array([m.spec.aggregate for m in measures])
+    logged = np.log(np.maximum(values, GMAP_FLOOR))
+    combined = np.where(kinds == "gmean", logged, values)
+    defined = ~np.isnan(combined) | (kinds == "sum")
+    totals = np.zeros((runs, len(measures)))
+    counts = np.zeros((runs, len(measures)))
+    np.add.at(totals, run_index, np.where(defined, combined, 0.0))
+    np.add.at(counts, run_index, defined)
+    means = np.divide(totals, counts, out=np.full_like(totals, np.nan), where=counts > 0)
+    rows_per_run = np.bincount(run_index, minlength=runs)[:, None]
+    means = np.where((rows_per_run == 0) & (kinds != "sum"), 0.0, means)
+    return np.where(kinds == "sum", totals, np.where(kinds == "gmean", np.exp(means), means))
+
+
+def _per_run_results(tags: list[str], rows: _Rows, values: np.ndarray, measures: list[Measure]) -> dict:
+    aggregates = _aggregate_by_run(measures, rows.run_index, values, len(tags))
+    counts = np.bincount(rows.run_index, minlength=len(tags))
+    reported = np.flatnonzero(rows.reported)
+    reported = reported[np.lexsort((rows.topic[reported], rows.run_index[reported]))]
+    bounds = np.searchsorted(rows.run_index[reported], np.arange(len(tags) + 1))
     results = {}
-    for run_index, run in enumerate(run_list):
-        mine = np.flatnonzero(rows.run_index == run_index)
-        reported = mine[rows.reported[mine]]
-        reported = reported[np.argsort(rows.topic[reported], kind="stable")]
-        aggregates = np.array([aggregate(m, values[mine, c]) for c, m in enumerate(measures)])
-        results[run.tag] = RunResult(run.tag, rows.topic[reported], values[reported], aggregates, len(mine))
-    return Evaluation(measures, results)
+    for run_index, tag in enumerate(tags):
+        mine = reported[bounds[run_index] : bounds[run_index + 1]]
+        results[tag] = RunResult(tag, rows.topic[mine], values[mine], aggregates[run_index], int(counts[run_index]))
+    return results

@@ -44,7 +44,7 @@ class Measure:
     def trec_output_name(self) -> str:
         """The name trec_eval prints for this measure (`P_5`, `ndcg_cut_10`), or the canonical name if it has none."""
         spec = self.spec
-        if spec.trec is None or self.params and not spec.trec_param:
+        if spec.trec is None or (self.params and not spec.trec_param):
             return str(self)
         if spec.trec_param:
             value = self.param(spec.trec_param)

@@ -1,0 +1,159 @@
+"""Measures engine speed against pytrec_eval and ranx, measured in the same process on the same data.
+
+    .venv/bin/pip install -e '.[bench]' && .venv/bin/python benchmarks/measures.py [--quick]
+
+(a) all runs x all topics for eleven measures, on prepared input for each tool; (b) re-evaluating one topic after
+one judgment changes; (c) file to result (both tools read the same files with the same parser). Shape 1 is
+50 topics x 100 runs x depth 1000; shape 2 is 20,000 topics x 4 runs x depth 100 with ~2 relevant per topic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from evaluation.measures import Collection, RunSet, evaluate, read_qrels, read_run  # noqa: E402
+
+OURS = ["P@5", "P@10", "P@20", "R@100", "R@1000", "AP", "nDCG@10", "nDCG", "RR", "Rprec", "Bpref"]
+TREC = {"P.5,10,20", "recall.100,1000", "map", "ndcg_cut.10", "ndcg", "recip_rank", "Rprec", "bpref"}
+RANX = ["precision@5", "precision@10", "precision@20", "recall@100", "recall@1000", "map", "ndcg@10", "ndcg",
+        "mrr", "r-precision", "bpref"]
+
+
+def best_of(fn, repeat=3):
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - start)
+    return min(times), result
+
+
+def generate(topics, runs, depth, judged_per_topic, rel_per_topic, seed=0):
+    rng = np.random.default_rng(seed)
+    docs_per_topic = depth * 3
+    qrels, run_dicts = {}, {}
+    for t in range(topics):
+        judged = rng.choice(docs_per_topic, size=judged_per_topic, replace=False)
+        labels = np.zeros(judged_per_topic, dtype=int)
+        labels[: rel_per_topic] = rng.integers(1, 4, size=rel_per_topic)
+        qrels[f"q{t}"] = {f"t{t}d{d}": int(lab) for d, lab in zip(judged, labels, strict=True)}
+    for r in range(runs):
+        run = {}
+        for t in range(topics):
+            docs = rng.choice(docs_per_topic, size=depth, replace=False)
+            scores = np.round(rng.random(depth) * 100, 2)  # rounding makes score ties
+            run[f"q{t}"] = {f"t{t}d{d}": float(s) for d, s in zip(docs, scores, strict=True)}
+        run_dicts[f"run{r}"] = run
+    return qrels, run_dicts
+
+
+def line(label, ours, peer_name, peer):
+    print(f"  {label:<44} ours {ours * 1000:9.1f} ms   {peer_name} {peer * 1000:9.1f} ms   ratio {peer / ours:6.2f}x")
+
+
+def check_identical(ours_eval, reference, collection):
+    """Largest absolute difference between our per-topic values and pytrec_eval's, over the shared measures."""
+    pairs = [("P@5", "P_5"), ("AP", "map"), ("nDCG@10", "ndcg_cut_10"), ("nDCG", "ndcg"), ("Bpref", "bpref"),
+             ("RR", "recip_rank"), ("Rprec", "Rprec"), ("R@100", "recall_100")]
+    worst = 0.0
+    for tag, result in ours_eval.runs.items():
+        for row, topic in enumerate(result.topics):
+            name = collection.topics.names[topic]
+            for ours_name, trec_name in pairs:
+                value = result.values[row, ours_eval.measures.index(next(m for m in ours_eval.measures
+                                                                           if str(m) == ours_name))]
+                worst = max(worst, abs(value - reference[tag][name][trec_name]))
+    return worst
+
+
+def shape(topics, runs, depth, judged, rel, *, with_files):
+    import pytrec_eval
+
+    print(f"\nshape: {topics} topics x {runs} runs x depth {depth} ({topics * runs * depth:,} ranked entries)")
+    qrels, run_dicts = generate(topics, runs, depth, judged, rel)
+    collection = Collection()
+    prepared_qrels = collection.qrels(qrels)
+    prepared = RunSet([collection.run(tag, run) for tag, run in run_dicts.items()])
+    prepared.key_index  # part of preparing: built once per run set, reused by every evaluation
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, TREC)
+
+    ours_time, ours_eval = best_of(lambda: evaluate(prepared_qrels, prepared, OURS))
+    trec_time, reference = best_of(lambda: {tag: evaluator.evaluate(run) for tag, run in run_dicts.items()}, 1)
+    print(f"  identical numbers: max |ours - pytrec_eval| = {check_identical(ours_eval, reference, collection):.1e}")
+    line("(a) all runs, 11 measures, prepared input", ours_time, "pytrec_eval", trec_time)
+    try:
+        from ranx import Qrels, Run
+        from ranx import evaluate as ranx_evaluate
+
+        ranx_qrels = Qrels(qrels)
+        ranx_runs = [Run(run, name=tag) for tag, run in run_dicts.items()]
+        start = time.perf_counter()
+        ranx_evaluate(ranx_qrels, ranx_runs[0], RANX)
+        warm = time.perf_counter() - start
+        ranx_time, _ = best_of(lambda: [ranx_evaluate(ranx_qrels, run, RANX) for run in ranx_runs], 1)
+        line("(a) all runs, 11 measures, prepared input", ours_time, "ranx", ranx_time)
+        print(f"  (ranx first call incl. JIT compilation: {warm * 1000:.0f} ms, not counted)")
+    except ImportError:
+        print("  ranx not installed (pip install -e '.[bench]'); skipped")
+    if not with_files:
+        return
+    # (b) one judgment changes: re-evaluate that topic for every run.
+    topic_name = "q7"
+    doc = next(iter(qrels[topic_name]))
+    qrels[topic_name][doc] = 1 - min(qrels[topic_name][doc], 1)
+    changed = collection.qrels(qrels)
+    topic_id = collection.topics.get(topic_name)
+    one_time, _ = best_of(lambda: evaluate(changed, prepared, OURS, topics=[topic_id]), 5)
+    single = {topic_name: qrels[topic_name]}
+    single_evaluator = pytrec_eval.RelevanceEvaluator(single, TREC)
+    trec_one, _ = best_of(lambda: [single_evaluator.evaluate({topic_name: run[topic_name]})
+                                   for run in run_dicts.values()], 5)
+    line("(b) one topic re-evaluated, all runs", one_time, "pytrec_eval", trec_one)
+    # (c) file to result, same parser for both tools.
+    with tempfile.TemporaryDirectory() as folder:
+        qrels_path = os.path.join(folder, "qrels")
+        with open(qrels_path, "w") as out:
+            out.writelines(f"{t} 0 {d} {label}\n" for t, docs in qrels.items() for d, label in docs.items())
+        run_paths = []
+        for tag, run in run_dicts.items():
+            path = os.path.join(folder, tag)
+            with open(path, "w") as out:
+                out.writelines(f"{t} Q0 {d} 0 {s} {tag}\n" for t, docs in run.items() for d, s in docs.items())
+            run_paths.append(path)
+
+        def ours_files():
+            c = Collection()
+            q = c.qrels_from_file(qrels_path)
+            return evaluate(q, [c.run_from_file(p) for p in run_paths], OURS)
+
+        def trec_files():
+            ev = pytrec_eval.RelevanceEvaluator(read_qrels(qrels_path), TREC)
+            return [ev.evaluate(read_run(p)[1]) for p in run_paths]
+
+        ours_file_time, _ = best_of(ours_files, 1)
+        trec_file_time, _ = best_of(trec_files, 1)
+        line("(c) files to results, same parser", ours_file_time, "pytrec_eval", trec_file_time)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="smaller shapes, for a smoke run")
+    args = parser.parse_args()
+    if args.quick:
+        shape(10, 10, 200, 100, 10, with_files=True)
+        shape(2000, 4, 100, 10, 2, with_files=False)
+    else:
+        shape(50, 100, 1000, 500, 50, with_files=True)
+        shape(20000, 4, 100, 10, 2, with_files=False)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,71 @@
+"""A RunSet: several prepared runs laid out topic-major, so one topic's rankings for every run are contiguous.
+
+This is the form the engine evaluates. Re-evaluating one topic slices a contiguous block; evaluating everything
+uses a sorted (topic, doc) key index, built once, to place the qrels' labels with one binary search per judgment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cached_property
+
+import numpy as np
+
+from .data import PreparedRun
+
+
+class RunSet:
+    """Rows are (run, topic) rankings sorted by topic then run; `docs[start[i]:start[i]+length[i]]` is row i."""
+
+    def __init__(self, runs: Sequence[PreparedRun]):
+        tags = [run.tag for run in runs]
+        if len(set(tags)) != len(tags):
+            raise ValueError(f"run tags must be unique, got {tags}")
+        self.tags = tags
+        bases = np.concatenate(([0], np.cumsum([len(run.docs) for run in runs]))).astype(np.int64)
+        row_run = np.concatenate([np.full(len(run.topics), i, np.int64) for i, run in enumerate(runs)] or [[]])
+        row_topic = np.concatenate([run.topics for run in runs] or [[]]).astype(np.int64)
+        source_start = np.concatenate([run.offsets[:-1] + bases[i] for i, run in enumerate(runs)] or [[]])
+        length = np.concatenate([np.diff(run.offsets) for run in runs] or [[]]).astype(np.int64)
+        order = np.lexsort((row_run, row_topic))
+        self.row_run, self.row_topic = row_run[order], row_topic[order]
+        self.length = length[order]
+        self.start = np.concatenate(([0], np.cumsum(self.length)[:-1])).astype(np.int64)
+        all_docs = np.concatenate([run.docs for run in runs] or [[]]).astype(np.int64)
+        self.docs = all_docs[cell_index(source_start[order].astype(np.int64), self.length)]
+        self.topics, self.topic_first_row = np.unique(self.row_topic, return_index=True)
+
+    @cached_property
+    def cell_topic(self) -> np.ndarray:
+        return np.repeat(self.row_topic, self.length)
+
+    @cached_property
+    def key_index(self) -> tuple[np.ndarray, np.ndarray]:
+        """(sorted keys, permutation into docs): the (topic << 32 | doc) keys of every cell, sorted."""
+        keys = (self.cell_topic << 32) | self.docs
+        order = np.argsort(keys, kind="stable")
+        return keys[order], order
+
+    def rows_of_topics(self, topics: np.ndarray) -> np.ndarray:
+        """Indexes of the rows whose topic is in `topics` (a sorted array)."""
+        position = np.searchsorted(self.topics, topics)
+        present = position < len(self.topics)
+        present[present] = self.topics[position[present]] == topics[present]
+        position = position[present]
+        first = self.topic_first_row[position]
+        last = np.append(self.topic_first_row, len(self.row_topic))[position + 1]
+        return cell_index(first, last - first)
+
+    def __len__(self) -> int:
+        return len(self.tags)
+
+
+def cell_index(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Concatenation of arange(s, s + n) for each (s, n): the flat indexes of variable-length slices."""
+    lengths = np.asarray(lengths, dtype=np.int64)
+    total = int(lengths.sum())
+    if total == 0:
+        return np.empty(0, dtype=np.int64)
+    first = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    offsets = np.repeat(np.asarray(starts, dtype=np.int64) - first, lengths)
+    return offsets + np.arange(total, dtype=np.int64)
