@@ -1,0 +1,10 @@
+"""The Celery app; its configuration lives in Django settings under the CELERY_ prefix."""
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+app = Celery("workbench")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()

@@ -1,0 +1,18 @@
+"""Top-level URL configuration."""
+
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView
+
+from judging.views import home
+
+urlpatterns = [
+    path("", home, name="home"),
+    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("admin/", admin.site.urls),
+    path("judging/", include("judging.urls")),
+    path("results/", include("evaluation.urls")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+]

@@ -1,0 +1,39 @@
+"""Django admin for stored evaluation state and results."""
+
+from django.contrib import admin
+
+from . import services
+from .models import RunValue, TopicAgreement, TopicState, TopicValue
+
+
+@admin.register(TopicState)
+class TopicStateAdmin(admin.ModelAdmin):
+    list_display = ["topic", "dirty", "generation", "computed_generation", "computed_at", "recompute_count"]
+    list_filter = ["dirty", "topic__collection"]
+    list_select_related = ["topic"]
+    actions = ["recompute"]
+
+    @admin.action(description="Recompute the selected topics now")
+    def recompute(self, request, queryset):
+        services.topics_changed(topic_ids=queryset.values_list("topic_id", flat=True))
+
+
+@admin.register(TopicValue)
+class TopicValueAdmin(admin.ModelAdmin):
+    list_display = ["run", "topic", "measure", "value", "generation", "computed_at"]
+    list_filter = ["measure", "run__collection"]
+    list_select_related = ["run", "topic"]
+
+
+@admin.register(RunValue)
+class RunValueAdmin(admin.ModelAdmin):
+    list_display = ["run", "measure", "value", "topics", "computed_at"]
+    list_filter = ["measure", "run__collection"]
+    list_select_related = ["run"]
+
+
+@admin.register(TopicAgreement)
+class TopicAgreementAdmin(admin.ModelAdmin):
+    list_display = ["collection", "topic", "statistic", "value", "items", "computed_at"]
+    list_filter = ["statistic", "collection"]
+    list_select_related = ["collection", "topic"]

@@ -1,0 +1,125 @@
+"""Consensus qrels, pure (no Django): one label per item from several assessors' grades, by a named method.
+
+Methods: majority (ties go to the higher grade), median (the upper median), mean (rounded half up), primary (a
+designated assessor, falling back to majority where they did not judge), and dawid_skene (EM over per-assessor
+confusion matrices). An adjudicated label, when given for an item, always wins.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+METHODS = ("majority", "median", "mean", "primary", "dawid_skene")
+
+
+@dataclass
+class Consensus:
+    labels: dict[Hashable, int]
+    confidence: dict[Hashable, float]  # share of votes (majority) or posterior probability (Dawid-Skene)
+    assessor_accuracy: dict[Hashable, float] = field(default_factory=dict)  # Dawid-Skene only
+
+
+def majority(grades: Sequence[int]) -> tuple[int, float]:
+    counts = Counter(grades)
+    best = max(counts.values())
+    label = max(g for g, c in counts.items() if c == best)
+    return label, best / len(grades)
+
+
+def median_high(grades: Sequence[int]) -> int:
+    ordered = sorted(grades)
+    return ordered[len(ordered) // 2]
+
+
+def rounded_mean(grades: Sequence[int]) -> int:
+    return int(math.floor(sum(grades) / len(grades) + 0.5))
+
+
+def consensus(
+    items: Mapping[Hashable, Mapping[Hashable, int]],
+    method: str = "majority",
+    *,
+    primary: Hashable | None = None,
+    adjudicated: Mapping[Hashable, int] | None = None,
+    categories: Sequence[int] | None = None,
+) -> Consensus:
+    """One label per item of {item: {assessor: grade}}; items without any grade get no label."""
+    if method not in METHODS:
+        raise ValueError(f"unknown consensus method {method!r}; choose one of {', '.join(METHODS)}")
+    adjudicated = adjudicated or {}
+    result = Consensus({}, {})
+    if method == "dawid_skene":
+        result = dawid_skene(items, categories=categories)
+    else:
+        for key, grades_by_assessor in items.items():
+            grades = list(grades_by_assessor.values())
+            if not grades:
+                continue
+            if method == "primary" and primary in grades_by_assessor:
+                result.labels[key], result.confidence[key] = grades_by_assessor[primary], 1.0
+            elif method in ("majority", "primary"):
+                result.labels[key], result.confidence[key] = majority(grades)
+            elif method == "median":
+                result.labels[key] = median_high(grades)
+                result.confidence[key] = grades.count(result.labels[key]) / len(grades)
+            else:
+                result.labels[key] = rounded_mean(grades)
+                result.confidence[key] = grades.count(result.labels[key]) / len(grades)
+    for key, label in adjudicated.items():
+        result.labels[key], result.confidence[key] = label, 1.0
+    return result
+
+
+def dawid_skene(
+    items: Mapping[Hashable, Mapping[Hashable, int]],
+    *,
+    categories: Sequence[int] | None = None,
+    iterations: int = 100,
+    tolerance: float = 1e-7,
+    smoothing: float = 0.01,
+) -> Consensus:
+    """Dawid & Skene (1979): EM over class priors and per-assessor confusion matrices, initialised from vote shares.
+
+    Returns the most probable class per item, its posterior probability, and each assessor's estimated accuracy
+    (the prior-weighted diagonal of their confusion matrix). `smoothing` keeps unseen cells from becoming zero.
+    """
+    keys = [k for k, v in items.items() if v]
+    if not keys:
+        return Consensus({}, {})
+    cats = list(categories) if categories is not None else sorted({g for k in keys for g in items[k].values()})
+    names = sorted({a for k in keys for a in items[k]}, key=str)
+    cat_index = {c: i for i, c in enumerate(cats)}
+    name_index = {a: i for i, a in enumerate(names)}
+    n_items, n_cats, n_names = len(keys), len(cats), len(names)
+    # votes[i, a, c] = 1 if assessor a gave item i grade c
+    votes = np.zeros((n_items, n_names, n_cats))
+    for i, key in enumerate(keys):
+        for assessor, grade in items[key].items():
+            votes[i, name_index[assessor], cat_index[grade]] = 1.0
+    posterior = votes.sum(axis=1) + 1e-9
+    posterior /= posterior.sum(axis=1, keepdims=True)
+    previous = None
+    for _ in range(iterations):
+        priors = posterior.mean(axis=0)
+        # confusion[a, true, given]
+        confusion = np.einsum("it,iag->atg", posterior, votes) + smoothing
+        confusion /= confusion.sum(axis=2, keepdims=True)
+        log_likelihood = np.log(priors + 1e-300)[None, :] + np.einsum("iag,atg->it", votes, np.log(confusion))
+        log_likelihood -= log_likelihood.max(axis=1, keepdims=True)
+        posterior = np.exp(log_likelihood)
+        posterior /= posterior.sum(axis=1, keepdims=True)
+        if previous is not None and np.abs(posterior - previous).max() < tolerance:
+            break
+        previous = posterior
+    best = posterior.argmax(axis=1)
+    accuracy = (np.einsum("t,att->a", priors, confusion))
+    return Consensus(
+        labels={key: cats[int(best[i])] for i, key in enumerate(keys)},
+        confidence={key: float(posterior[i, best[i]]) for i, key in enumerate(keys)},
+        assessor_accuracy={a: float(accuracy[name_index[a]]) for a in names},
+    )

@@ -1,0 +1,86 @@
+"""Stored evaluation state and results: per-topic staleness, per (run, topic, measure) values, run aggregates."""
+
+from __future__ import annotations
+
+from django.db import models
+
+from judging.models import Collection, Run, Topic
+
+
+class TopicState(models.Model):
+    """Whether a topic's derived results are stale. `generation` counts changes; a recompute that read generation g
+    stamps its results with g, so an older computation never overwrites a newer one."""
+
+    topic = models.OneToOneField(Topic, on_delete=models.CASCADE, primary_key=True, related_name="evaluation_state")
+    dirty = models.BooleanField(default=False, db_index=True)
+    generation = models.PositiveBigIntegerField(default=0)
+    computed_generation = models.PositiveBigIntegerField(default=0)
+    dirty_since = models.DateTimeField(null=True, blank=True)
+    computed_at = models.DateTimeField(null=True, blank=True)
+    recompute_count = models.PositiveBigIntegerField(default=0)
+
+    @property
+    def fresh(self) -> bool:
+        return not self.dirty and self.computed_generation == self.generation
+
+    def __str__(self) -> str:
+        return f"{self.topic_id}: {'stale' if self.dirty else 'fresh'} (generation {self.generation})"
+
+
+class TopicValue(models.Model):
+    """One measure's value for one run on one topic, with the qrels generation and settings that produced it."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="topic_values")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="values")
+    measure = models.CharField(max_length=100)
+    value = models.FloatField(null=True, help_text="Empty when undefined (a zero denominator).")
+    generation = models.PositiveBigIntegerField()
+    settings_key = models.CharField(max_length=200, help_text="Threshold, consensus method and scale used.")
+    computed_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["run", "topic", "measure"], name="topic_value_unique")]
+        indexes = [models.Index(fields=["topic", "measure"])]
+
+    def __str__(self) -> str:
+        return f"{self.run_id}/{self.topic_id} {self.measure}={self.value}"
+
+
+class RunValue(models.Model):
+    """A run's aggregate over topics (mean, sum or geometric mean as the measure defines)."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="values")
+    measure = models.CharField(max_length=100)
+    value = models.FloatField(null=True)
+    topics = models.PositiveIntegerField(default=0, help_text="Topics evaluated (in both the run and the qrels).")
+    settings_key = models.CharField(max_length=200)
+    computed_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["run", "measure"], name="run_value_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.run_id} {self.measure}={self.value}"
+
+
+class TopicAgreement(models.Model):
+    """Inter-assessor agreement on one topic (or the whole collection when topic is empty), one row per statistic."""
+
+    collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="agreements")
+    topic = models.ForeignKey(Topic, null=True, blank=True, on_delete=models.CASCADE, related_name="agreements")
+    statistic = models.CharField(max_length=100)
+    value = models.FloatField(null=True)
+    items = models.PositiveIntegerField(default=0)
+    generation = models.PositiveBigIntegerField(default=0)
+    computed_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["collection", "topic", "statistic"], condition=models.Q(topic__isnull=False),
+                                    name="agreement_unique_per_topic"),
+            models.UniqueConstraint(fields=["collection", "statistic"], condition=models.Q(topic__isnull=True),
+                                    name="agreement_unique_per_collection"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.topic_id or 'all'} {self.statistic}={self.value}"

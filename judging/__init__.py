@@ -1,0 +1,1 @@
+"""The assessors' world: collections, topics, documents, runs, pools, assignments and judgments."""

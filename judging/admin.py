@@ -1,0 +1,96 @@
+"""Django admin for the judging models: list displays, filters and search for campaign staff."""
+
+from django.contrib import admin
+
+from .models import Assignment, Collection, Document, Grade, Judgment, JudgmentHistory, PoolItem, Ranking, Run, Topic
+
+
+class GradeInline(admin.TabularInline):
+    model = Grade
+    extra = 0
+
+
+@admin.register(Collection)
+class CollectionAdmin(admin.ModelAdmin):
+    list_display = ["name", "max_grade", "relevance_threshold", "assessors_per_item", "blind", "consensus_method",
+                    "created_at"]
+    list_filter = ["blind", "consensus_method", "max_grade"]
+    search_fields = ["name", "description"]
+    inlines = [GradeInline]
+
+
+@admin.register(Topic)
+class TopicAdmin(admin.ModelAdmin):
+    list_display = ["number", "title", "collection"]
+    list_filter = ["collection"]
+    search_fields = ["number", "title", "description"]
+
+
+@admin.register(Document)
+class DocumentAdmin(admin.ModelAdmin):
+    list_display = ["docno", "title", "collection"]
+    list_filter = ["collection"]
+    search_fields = ["docno", "title"]
+    show_full_result_count = False
+
+
+@admin.register(Run)
+class RunAdmin(admin.ModelAdmin):
+    list_display = ["tag", "collection", "owner", "precedence", "uploaded_at"]
+    list_filter = ["collection"]
+    search_fields = ["tag", "description"]
+
+
+@admin.register(Ranking)
+class RankingAdmin(admin.ModelAdmin):
+    list_display = ["run", "topic", "depth"]
+    list_filter = ["run__collection"]
+    list_select_related = ["run", "topic"]
+    exclude = ["document_ids", "scores"]
+    readonly_fields = ["run", "topic", "depth"]
+
+
+@admin.register(PoolItem)
+class PoolItemAdmin(admin.ModelAdmin):
+    list_display = ["topic", "document", "best_rank", "priority", "strategy"]
+    list_filter = ["topic__collection", "strategy"]
+    list_select_related = ["topic", "document"]
+    search_fields = ["document__docno", "topic__number"]
+    raw_id_fields = ["topic", "document"]
+
+
+@admin.register(Assignment)
+class AssignmentAdmin(admin.ModelAdmin):
+    list_display = ["assessor", "topic", "state", "updated_at"]
+    list_filter = ["state", "topic__collection"]
+    list_select_related = ["assessor", "topic"]
+    search_fields = ["assessor__username", "topic__number"]
+
+
+@admin.register(Judgment)
+class JudgmentAdmin(admin.ModelAdmin):
+    """Read-only here: judgments change only through services.judgment_record, which keeps history and metrics."""
+
+    list_display = ["topic", "document", "assessor", "grade", "cannot_judge_reason", "seconds_spent", "updated_at"]
+    list_filter = ["topic__collection", "grade", "assessor"]
+    list_select_related = ["topic", "document", "assessor"]
+    search_fields = ["document__docno", "topic__number", "assessor__username"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(JudgmentHistory)
+class JudgmentHistoryAdmin(admin.ModelAdmin):
+    list_display = ["changed_at", "topic", "document", "assessor", "old_grade", "new_grade", "action", "changed_by"]
+    list_filter = ["action", "topic__collection"]
+    list_select_related = ["topic", "document", "assessor", "changed_by"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

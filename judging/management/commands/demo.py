@@ -1,0 +1,32 @@
+"""`manage.py demo`: migrate, load the demo collection if there is none, print the accounts, serve the app."""
+
+from django.core.management import call_command
+from django.core.management.base import BaseCommand
+
+from judging.demo import DEMO_NAME, DEMO_USERS, demo_create
+from judging.models import Collection
+
+
+class Command(BaseCommand):
+    help = "Sets up the demo collection (once) and runs the development server."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--no-serve", action="store_true", help="only set up the demo, do not start the server")
+        parser.add_argument("--addrport", default="127.0.0.1:8000")
+
+    def handle(self, *args, no_serve=False, addrport="127.0.0.1:8000", **options):
+        call_command("migrate", interactive=False, verbosity=0)
+        if not Collection.objects.filter(name=DEMO_NAME).exists():
+            self.stdout.write("Loading the demo collection (Python docstrings, 10 topics, 4 runs)...")
+            collection = demo_create()
+            self.stdout.write(self.style.SUCCESS(
+                f"Demo ready: {collection.documents.count()} documents, {collection.topics.count()} topics, "
+                f"{collection.runs.count()} runs."))
+        self.stdout.write("\nDemo accounts (username / password, role):")
+        for username, password, role in DEMO_USERS:
+            self.stdout.write(f"  {username:<6} / {password:<16} {role}")
+        if no_serve:
+            return
+        call_command("collectstatic", interactive=False, verbosity=0)
+        self.stdout.write(self.style.SUCCESS(f"\nOpen http://{addrport}/ and log in with one of the accounts above.\n"))
+        call_command("runserver", addrport, use_reloader=False)

@@ -1,0 +1,62 @@
+"""Reads of the judging world: what the pages, the API and the evaluation pipeline need, in few queries."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+from django.db.models import Count, Q, QuerySet
+
+from .models import Assignment, Collection, Judgment, PoolItem, Ranking, Run, Topic
+
+
+def collection_for_topic(*, topic_id: int) -> Collection:
+    return Collection.objects.get(topics__id=topic_id)
+
+
+def topic_judgments(*, topic_id: int) -> dict[int, dict[int, int]]:
+    """{document id: {assessor id: grade}} for one topic; judgments without a grade (cannot judge) are left out."""
+    items: dict[int, dict[int, int]] = defaultdict(dict)
+    rows = Judgment.objects.filter(topic_id=topic_id, grade__isnull=False).values_list("document_id", "assessor_id", "grade")
+    for document_id, assessor_id, grade in rows:
+        items[document_id][assessor_id] = grade
+    return dict(items)
+
+
+def topic_rankings(*, topic_id: int) -> dict[int, np.ndarray]:
+    """{run id: document ids in trec_eval order} for every run that retrieved for the topic: one query."""
+    rows = Ranking.objects.filter(topic_id=topic_id).values_list("run_id", "document_ids")
+    return {run_id: np.frombuffer(bytes(blob), dtype="<i8") for run_id, blob in rows}
+
+
+def collection_runs(*, collection_id: int) -> QuerySet[Run]:
+    return Run.objects.filter(collection_id=collection_id).order_by("precedence", "tag")
+
+
+def assignments_for_assessor(*, assessor_id: int) -> list[Assignment]:
+    """The assessor's assignments with judged/total counts, in two queries whatever their number."""
+    assignments = list(
+        Assignment.objects.filter(assessor_id=assessor_id)
+        .select_related("topic__collection")
+        .annotate(total=Count("topic__pool_items", distinct=True))
+        .order_by("topic__collection__name", "topic__id")
+    )
+    judged = dict(
+        Judgment.objects.filter(assessor_id=assessor_id, topic__in=[a.topic_id for a in assignments])
+        .values("topic").annotate(n=Count("id")).values_list("topic", "n")
+    )
+    for assignment in assignments:
+        assignment.judged = judged.get(assignment.topic_id, 0)
+        assignment.percent = round(100 * assignment.judged / assignment.total) if assignment.total else 0
+    return assignments
+
+
+def pool_queue(*, topic_id: int) -> QuerySet[PoolItem]:
+    return PoolItem.objects.filter(topic_id=topic_id).select_related("document").order_by("-priority", "id")
+
+
+def topics_with_progress(*, collection_id: int) -> QuerySet[Topic]:
+    return Topic.objects.filter(collection_id=collection_id).annotate(
+        pool_size=Count("pool_items", distinct=True),
+        judged_items=Count("judgments__document", filter=Q(judgments__grade__isnull=False), distinct=True),
+    )

@@ -1,0 +1,245 @@
+"""Writes of the judging world. Every write goes through one of these functions, whether it comes from a page, the
+API, an import, the demo or a test; each is atomic and tells the evaluation app which topics changed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import F
+
+from evaluation import services as evaluation_services
+from evaluation.measures import trec_order
+
+from .models import (
+    MAX_SCALE,
+    ROLE_ADMIN,
+    ROLES,
+    Assignment,
+    AssignmentState,
+    Collection,
+    Document,
+    Grade,
+    Judgment,
+    JudgmentHistory,
+    PoolItem,
+    Ranking,
+    Run,
+    Topic,
+)
+
+User = get_user_model()
+
+DEFAULT_GRADE_LABELS = {
+    1: [("Not relevant", "Does not answer the question."), ("Relevant", "Answers the question, at least in part.")],
+    3: [("Not relevant", "Unrelated to the question."), ("Related", "On topic but does not answer it."),
+        ("Relevant", "Answers part of the question."), ("Perfect", "Answers the question fully.")],
+}
+
+
+def _scale_labels(max_grade: int) -> list[tuple[str, str]]:
+    if max_grade in DEFAULT_GRADE_LABELS:
+        return DEFAULT_GRADE_LABELS[max_grade]
+    return [(f"Grade {g}", "") for g in range(max_grade + 1)]
+
+
+def user_create(*, username: str, password: str, role: str, email: str = "") -> User:
+    """Creates a user in one of the roles (admin users are also staff and superusers, for the Django admin)."""
+    if role not in ROLES:
+        raise ValidationError({"role": f"unknown role {role!r}; choose one of {', '.join(ROLES)}"})
+    user = User.objects.create_user(username=username, password=password, email=email)
+    if role == ROLE_ADMIN:
+        user.is_staff = user.is_superuser = True
+        user.save(update_fields=["is_staff", "is_superuser"])
+    user.groups.add(Group.objects.get_or_create(name=role)[0])
+    return user
+
+
+@transaction.atomic
+def collection_create(
+    *, name: str, max_grade: int = 1, relevance_threshold: int = 1, grades: Sequence[tuple[str, str]] | None = None,
+    **settings,
+) -> Collection:
+    """Creates a collection and its relevance scale (labels default to a sensible wording for the scale)."""
+    if not 1 <= max_grade <= MAX_SCALE:
+        raise ValidationError({"max_grade": f"the scale must be 0..1 (binary) up to 0..{MAX_SCALE}, got {max_grade}"})
+    if not 1 <= relevance_threshold <= max_grade:
+        raise ValidationError({"relevance_threshold": f"must be between 1 and {max_grade}"})
+    labels = list(grades) if grades is not None else _scale_labels(max_grade)
+    if len(labels) != max_grade + 1:
+        raise ValidationError({"grades": f"a 0..{max_grade} scale needs {max_grade + 1} labels, got {len(labels)}"})
+    collection = Collection.objects.create(
+        name=name, max_grade=max_grade, relevance_threshold=relevance_threshold, **settings
+    )
+    Grade.objects.bulk_create(
+        Grade(collection=collection, value=value, label=label, description=description)
+        for value, (label, description) in enumerate(labels)
+    )
+    return collection
+
+
+@transaction.atomic
+def topics_create(*, collection: Collection, topics: Iterable[Mapping]) -> list[Topic]:
+    """Adds topics ({number, title, description?, narrative?, extra?}); numbers must be new to the collection."""
+    return Topic.objects.bulk_create(Topic(collection=collection, **topic) for topic in topics)
+
+
+@transaction.atomic
+def documents_create(*, collection: Collection, documents: Iterable[Mapping], batch_size: int = 2000) -> int:
+    """Adds documents ({docno, title?, body?, url?, extra?}); returns how many were created."""
+    created = Document.objects.bulk_create((Document(collection=collection, **d) for d in documents),
+                                           batch_size=batch_size)
+    return len(created)
+
+
+@transaction.atomic
+def run_create(
+    *, collection: Collection, tag: str, scores: Mapping[str, Mapping[str, float]], description: str = "",
+    owner=None, precedence: int = 1,
+) -> Run:
+    """Stores a run given as {topic number: {docno: score}}: one Ranking row per topic, in trec_eval order.
+
+    Every topic and document must already exist in the collection. All the collection's topics that the run
+    retrieves for are marked stale, so their metrics are recomputed.
+    """
+    topics = dict(Topic.objects.filter(collection=collection).values_list("number", "id"))
+    unknown_topics = sorted(set(scores) - set(topics))
+    if unknown_topics:
+        raise ValidationError({"topic": f"run {tag!r} names topics not in the collection: {unknown_topics[:10]}"})
+    wanted = {docno for docs in scores.values() for docno in docs}
+    documents = dict(Document.objects.filter(collection=collection, docno__in=wanted).values_list("docno", "id"))
+    missing = sorted(wanted - set(documents))
+    if missing:
+        raise ValidationError({"docno": f"run {tag!r} retrieves documents not in the collection: {missing[:10]}"})
+    run = Run.objects.create(collection=collection, tag=tag, description=description, owner=owner,
+                             precedence=precedence)
+    rankings = []
+    for number, doc_scores in scores.items():
+        docnos = list(doc_scores)
+        values = np.fromiter(doc_scores.values(), dtype=np.float64, count=len(docnos))
+        order = trec_order(docnos, values)
+        ids = np.array([documents[d] for d in docnos], dtype="<i8")[order]
+        rankings.append(Ranking(run=run, topic_id=topics[number], document_ids=ids.tobytes(),
+                                scores=values[order].astype("<f8").tobytes(), depth=len(docnos)))
+    Ranking.objects.bulk_create(rankings, batch_size=500)
+    evaluation_services.topics_changed(topic_ids=[r.topic_id for r in rankings])
+    return run
+
+
+@transaction.atomic
+def pool_build_depth(*, collection: Collection, depth: int, runs: Sequence[Run] | None = None) -> int:
+    """TREC depth-k pooling: the union of every run's top `depth` documents per topic; returns new items added.
+
+    Incremental: existing items are kept (and their judgments untouched); a deeper pool only adds. Priority
+    orders the judging queue by best rank, then by the best-ranking run's judging precedence.
+    """
+    runs = list(runs if runs is not None else Run.objects.filter(collection=collection))
+    best: dict[tuple[int, int], tuple[int, int, list[str]]] = {}
+    for ranking in Ranking.objects.filter(run__in=runs).select_related("run").only(
+        "topic_id", "document_ids", "run__tag", "run__precedence"
+    ):
+        for rank, document_id in enumerate(ranking.documents()[:depth].tolist(), start=1):
+            key = (ranking.topic_id, document_id)
+            previous = best.get(key)
+            candidate = (rank, ranking.run.precedence)
+            if previous is None:
+                best[key] = (*candidate, [ranking.run.tag])
+            else:
+                best[key] = (*min(candidate, previous[:2]), [*previous[2], ranking.run.tag])
+    existing = set(PoolItem.objects.filter(topic__collection=collection).values_list("topic_id", "document_id"))
+    new_items = [
+        PoolItem(topic_id=topic_id, document_id=document_id, contributing_runs=sorted(tags), best_rank=rank,
+                 priority=-(rank + precedence / 1000.0), strategy=f"depth-{depth}")
+        for (topic_id, document_id), (rank, precedence, tags) in best.items()
+        if (topic_id, document_id) not in existing
+    ]
+    PoolItem.objects.bulk_create(new_items, batch_size=2000)
+    return len(new_items)
+
+
+def assignment_create(*, assessor, topic: Topic) -> Assignment:
+    assignment, _ = Assignment.objects.get_or_create(assessor=assessor, topic=topic)
+    return assignment
+
+
+def _validate_judgment(topic: Topic, document: Document, grade: int | None, cannot_judge_reason: str) -> None:
+    if document.collection_id != topic.collection_id:
+        raise ValidationError({"document": f"document {document.docno!r} belongs to another collection than "
+                                           f"topic {topic.number!r}"})
+    if grade is None:
+        if not cannot_judge_reason.strip():
+            raise ValidationError({"grade": "give a grade, or a reason why the document cannot be judged"})
+        return
+    scale = topic.collection.max_grade
+    if not isinstance(grade, int) or isinstance(grade, bool) or not 0 <= grade <= scale:
+        raise ValidationError({"grade": f"grade {grade!r} is outside this collection's scale 0..{scale}"})
+
+
+@transaction.atomic
+def judgment_record(
+    *, assessor, topic: Topic, document: Document, grade: int | None, note: str = "", seconds_spent: float = 0.0,
+    cannot_judge_reason: str = "", changed_by=None, require_assignment: bool = True,
+) -> Judgment:
+    """Records (creates or updates) `assessor`'s judgment of `document` for `topic`; the one write path.
+
+    Idempotent: recording the same grade again changes nothing but adds the seconds spent. A changed grade is
+    appended to the history and marks the topic stale (the recompute is enqueued after commit, never before).
+    Raises ValidationError for a grade outside the collection's scale or a document of another collection, and
+    PermissionDenied when `require_assignment` and the assessor is not assigned the topic.
+    """
+    _validate_judgment(topic, document, grade, cannot_judge_reason)
+    if require_assignment and not Assignment.objects.filter(assessor=assessor, topic=topic).exists():
+        raise PermissionDenied(f"{assessor} is not assigned topic {topic.number}")
+    seconds_spent = max(float(seconds_spent or 0.0), 0.0)
+    lookup = {"assessor": assessor, "topic": topic, "document": document}
+    judgment = Judgment.objects.select_for_update().filter(**lookup).first()
+    old_grade, action = None, "created"
+    if judgment is None:
+        try:
+            with transaction.atomic():
+                judgment = Judgment.objects.create(**lookup, grade=grade, note=note, seconds_spent=seconds_spent,
+                                                   cannot_judge_reason=cannot_judge_reason if grade is None else "")
+        except IntegrityError:
+            # Another request created the same judgment between our read and our insert: update that one.
+            judgment = Judgment.objects.select_for_update().get(**lookup)
+            action = None
+    else:
+        action = None
+    if action is None:
+        old_grade = judgment.grade
+        unchanged = (old_grade == grade and judgment.note == note
+                     and judgment.cannot_judge_reason == (cannot_judge_reason if grade is None else ""))
+        Judgment.objects.filter(pk=judgment.pk).update(seconds_spent=F("seconds_spent") + seconds_spent)
+        if unchanged:
+            judgment.refresh_from_db()
+            return judgment
+        judgment.grade, judgment.note = grade, note
+        judgment.cannot_judge_reason = cannot_judge_reason if grade is None else ""
+        judgment.save(update_fields=["grade", "note", "cannot_judge_reason", "updated_at"])
+        judgment.refresh_from_db()
+        action = "cannot_judge" if grade is None else "changed"
+    JudgmentHistory.objects.create(**lookup, changed_by=changed_by or assessor, old_grade=old_grade,
+                                   new_grade=grade, action=action, note=note)
+    if old_grade != grade or action == "created":
+        Assignment.objects.filter(assessor=assessor, topic=topic, state=AssignmentState.ASSIGNED).update(
+            state=AssignmentState.IN_PROGRESS)
+        evaluation_services.topics_changed(topic_ids=[topic.id])
+    return judgment
+
+
+@transaction.atomic
+def judgment_delete(*, assessor, topic: Topic, document: Document, changed_by=None) -> bool:
+    """Deletes a judgment (e.g. undoing a first judgment); records it in the history and marks the topic stale."""
+    judgment = Judgment.objects.select_for_update().filter(assessor=assessor, topic=topic, document=document).first()
+    if judgment is None:
+        return False
+    JudgmentHistory.objects.create(assessor=assessor, topic=topic, document=document,
+                                   changed_by=changed_by or assessor, old_grade=judgment.grade, new_grade=None,
+                                   action="deleted")
+    judgment.delete()
+    evaluation_services.topics_changed(topic_ids=[topic.id])
+    return True
