@@ -21,7 +21,7 @@ def _gain_fn(kind: str):
 
 def _discount_fn(kind: str):
     if kind == "jk":
-        return lambda ranks: np.where(ranks <= JK_BASE, 1.0, 1.0 / (np.log(np.maximum(ranks, 1.0)) / np.log(JK_BASE)))
+        return lambda ranks: np.where(ranks <= JK_BASE, 1.0, np.log(JK_BASE) / np.log(np.maximum(ranks, JK_BASE + 1)))
     return lambda ranks: 1.0 / np.log2(ranks + 1.0)
 
 

@@ -47,9 +47,7 @@ class Measure:
         if spec.trec is None or (self.params and not spec.trec_param):
             return str(self)
         if spec.trec_param:
-            value = self.param(spec.trec_param)
-            value = spec.trec_param_out(value) if spec.trec_param_out else value
-            return f"{spec.trec}_{_format_number(value)}" if self.params else spec.trec
+            return spec.trec  # trec_eval prints set_F whatever its parameter
         if self.cutoff is None:
             return spec.trec
         if spec.trec_cut is None:

@@ -28,7 +28,6 @@ class Family:
     aggregate: str = "mean"  # mean | sum | gmean
     trec: str | None = None  # trec_eval's name, when trec_eval has the measure
     trec_param: str | None = None  # a parameter trec_eval takes after the dot instead of a cutoff
-    trec_param_out: Callable | None = None
     trec_cut: str | None = None  # trec_eval's name for the measure at a cutoff, when it differs from `trec`
     source: str = "trec_eval 9.0.x"
 

@@ -1,0 +1,54 @@
+"""Shared fixtures: the real-services gate (skip locally, fail in CI) and eager Celery for non-integration tests."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+IN_CI = os.environ.get("CI", "").lower() == "true"
+
+
+def services_problems() -> list[str]:
+    """Why PostgreSQL and Redis cannot be used right now (empty when both are configured and answer)."""
+    from django.conf import settings
+
+    problems = []
+    if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+        problems.append("DATABASE_URL does not point at PostgreSQL")
+    if not settings.REDIS_URL:
+        problems.append("REDIS_URL is not set")
+    else:
+        import redis
+
+        try:
+            redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=1).ping()
+        except redis.RedisError as error:
+            problems.append(f"Redis at {settings.REDIS_URL} does not answer ({error})")
+    return problems
+
+
+@pytest.fixture(autouse=True)
+def _real_services_gate(request):
+    if not (request.node.get_closest_marker("services") or request.node.get_closest_marker("integration")):
+        return
+    problems = services_problems()
+    if problems:
+        message = "needs real PostgreSQL and Redis: " + "; ".join(problems) + " (bash .ci/run sets them up)"
+        if IN_CI:
+            pytest.fail(message + " -- CI=true, so this is a failure, not a skip")
+        pytest.skip(message)
+
+
+@pytest.fixture(autouse=True)
+def _eager_celery(request):
+    """Outside integration tests, tasks run in-process (the embedded mode), whatever broker is configured."""
+    if request.node.get_closest_marker("integration"):
+        yield
+        return
+    from config.celery import app
+
+    previous = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = previous

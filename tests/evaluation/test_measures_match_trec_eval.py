@@ -1,0 +1,136 @@
+"""Every measure trec_eval has, compared with trec_eval itself (pytrec-eval-terrier) to 1e-9."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import pytrec_eval
+
+from evaluation.measures import Collection, RunSet, evaluate, parse_measures
+
+from .generated import generated_collection, qrels_lines, run_lines
+
+TREC_MEASURES = [
+    "P.5,10,15,20,30,100", "recall.5,10,100", "map", "map_cut.5,10,100", "gm_map", "Rprec", "recip_rank", "bpref",
+    "infAP", "success.1,5,10", "iprec_at_recall", "11pt_avg", "num_ret", "num_rel", "num_rel_ret", "ndcg",
+    "ndcg_cut.5,10,20,100", "set_P", "set_recall", "set_F",
+]
+MEASURES = [m for name in TREC_MEASURES for m in parse_measures(name)]
+
+
+def _compare(qrels, runs, level, measures=MEASURES, trec_names=TREC_MEASURES):
+    collection = Collection()
+    prepared_qrels = collection.qrels(qrels)
+    prepared = RunSet([collection.run(tag, run) for tag, run in runs.items()])
+    ours = evaluate(prepared_qrels, prepared, measures, relevance_level=level)
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, set(trec_names), relevance_level=level)
+    compared = 0
+    for tag, run in runs.items():
+        reference = evaluator.evaluate(run)
+        result = ours.runs[tag]
+        assert {collection.topic_name(t) for t in result.topics} == set(reference)
+        for row, topic in enumerate(result.topics):
+            name = collection.topic_name(topic)
+            for column, measure in enumerate(measures):
+                value = result.values[row, column]
+                if measure.family == "GMAP":
+                    value = math.log(max(value, 1e-5))  # trec_eval's per-topic gm_map is the log
+                expected = reference[name][measure.trec_output_name]
+                assert value == pytest.approx(expected, abs=1e-9), (tag, name, str(measure))
+                compared += 1
+        # Aggregates: arithmetic means over evaluated topics, sums for counts, geometric mean for GMAP.
+        for column, measure in enumerate(measures):
+            per_topic = np.array([reference[t][measure.trec_output_name] for t in reference])
+            kind = measure.spec.aggregate
+            expected = per_topic.sum() if kind == "sum" else (
+                math.exp(per_topic.mean()) if kind == "gmean" else per_topic.mean())
+            assert result.aggregates[column] == pytest.approx(expected, abs=1e-9), (tag, str(measure))
+    return compared
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("level", [1, 2])
+def test_every_trec_eval_measure_matches_trec_eval_on_generated_collections(seed, level):
+    qrels, runs = generated_collection(seed)
+    assert _compare(qrels, runs, level) > 100
+
+
+def test_set_f_parameter_is_trec_evals_beta_squared():
+    qrels, runs = generated_collection(3)
+    measures = parse_measures("set_F.0.25")
+    _compare(qrels, runs, 1, measures, ["set_F.0.25"])
+
+
+def test_depth_cut_matches_trec_eval_on_truncated_runs():
+    qrels, runs = generated_collection(5)
+    collection = Collection()
+    ours = evaluate(collection.qrels(qrels), [collection.run(t, r) for t, r in runs.items()], ["map", "P.10"],
+                    depth=7)
+    truncated = {}
+    for tag, run in runs.items():
+        truncated[tag] = {}
+        for topic, scores in run.items():
+            ordered = sorted(scores.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)[:7]
+            truncated[tag][topic] = dict(ordered)
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"map", "P.10"})
+    for tag, run in truncated.items():
+        reference = evaluator.evaluate(run)
+        expected_map = np.mean([v["map"] for v in reference.values()])
+        assert ours.aggregate(tag, "map") == pytest.approx(expected_map, abs=1e-12)
+
+
+def test_files_with_misleading_rank_column_give_the_same_numbers_as_dicts(tmp_path):
+    qrels, runs = generated_collection(7)
+    (tmp_path / "qrels").write_text("\n".join(qrels_lines(qrels)) + "\n")
+    (tmp_path / "run").write_text("\n".join(run_lines("run0", runs["run0"])) + "\n")
+    from_files = Collection()
+    a = evaluate(from_files.qrels_from_file(tmp_path / "qrels"), [from_files.run_from_file(tmp_path / "run")], ["AP"])
+    from_dicts = Collection()
+    b = evaluate(from_dicts.qrels(qrels), [from_dicts.run("run0", runs["run0"])], ["AP"])
+    assert a.aggregate("run0", "AP") == pytest.approx(b.aggregate("run0", "AP"), abs=1e-15)
+
+
+def test_ties_break_by_docno_descending_in_byte_order():
+    collection = Collection()
+    qrels = collection.qrels({"q": {"doc9": 1, "doc10": 0, "a": 0, "B": 1, "123": 0, "1234": 1}})
+    run = collection.run("r", {"q": {"doc10": 1.0, "doc9": 1.0, "B": 0.5, "a": 0.5, "123": 0.0, "1234": 0.0}})
+    order = [collection.docs.names[d] for d in run.ranking(collection.topics.get("q"))]
+    assert order == ["doc9", "doc10", "a", "B", "1234", "123"]
+    ours = evaluate(qrels, [run], ["P.1", "recip_rank"])
+    reference = pytrec_eval.RelevanceEvaluator(
+        {"q": {"doc9": 1, "doc10": 0, "a": 0, "B": 1, "123": 0, "1234": 1}}, {"P.1", "recip_rank"}
+    ).evaluate({"q": {"doc10": 1.0, "doc9": 1.0, "B": 0.5, "a": 0.5, "123": 0.0, "1234": 0.0}})
+    assert ours.value("r", collection.topics.get("q"), "P.1") == reference["q"]["P_1"] == 1.0
+
+
+def test_complete_flag_counts_missing_topics_as_zero():
+    collection = Collection()
+    qrels = collection.qrels({"1": {"a": 1}, "2": {"b": 1}})
+    run = collection.run("r", {"1": {"a": 1.0}})
+    normal = evaluate(qrels, [run], ["AP", "GMAP", "num_rel"])
+    complete = evaluate(qrels, [run], ["AP", "GMAP", "num_rel"], complete=True)
+    assert normal.aggregate("r", "AP") == 1.0
+    assert complete.aggregate("r", "AP") == 0.5
+    assert complete.aggregate("r", "GMAP") == pytest.approx(math.exp((0 + math.log(1e-5)) / 2))
+    assert complete.aggregate("r", "num_rel") == 2
+    assert list(complete.runs["r"].topics) == [collection.topics.get("1")]  # per-topic output: evaluated topics
+
+
+def test_reevaluating_one_topic_gives_the_values_of_a_full_evaluation():
+    qrels, runs = generated_collection(9)
+    collection = Collection()
+    prepared_qrels = collection.qrels(qrels)
+    runset = RunSet([collection.run(t, r) for t, r in runs.items()])
+    full = evaluate(prepared_qrels, runset, MEASURES)
+    topic = collection.topics.get("q4")
+    one = evaluate(prepared_qrels, runset, MEASURES, topics=[topic])
+    assert any(len(result.topics) for result in one.runs.values())
+    for tag, result in one.runs.items():
+        if topic not in full.runs[tag].topics:
+            assert len(result.topics) == 0  # this run did not retrieve for the topic
+            continue
+        assert list(result.topics) == [topic]
+        row = list(full.runs[tag].topics).index(topic)
+        np.testing.assert_allclose(result.values[0], full.runs[tag].values[row], atol=0, rtol=0)

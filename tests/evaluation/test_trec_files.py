@@ -1,0 +1,63 @@
+"""TREC file readers: every malformed line is reported with its file, line and field."""
+
+import pytest
+
+from evaluation.measures import TrecFormatError, read_qrels, read_run
+
+
+def write(tmp_path, name, text, mode="w"):
+    path = tmp_path / name
+    path.write_bytes(text) if isinstance(text, bytes) else path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize(("text", "line", "field", "reason"), [
+    ("1 Q0 a 1 1.0 t\n1 Q0 b 2 abc t\n", 2, "score", "expected a number"),
+    ("1 Q0 a 1 1.0 t\n1 Q0 b 2 nan t\n", 2, "score", "finite"),
+    ("1 Q0 a 1 inf t\n", 1, "score", "finite"),
+    ("1 Q0 a 1 1.0\n", 1, None, "expected 6 columns"),
+    ("1 Q0 a 1 1.0 t\n1 Q0 a 2 0.5 t\n", 2, "docno", "appears twice"),
+])
+def test_malformed_run_lines_name_file_line_and_field(tmp_path, text, line, field, reason):
+    path = write(tmp_path, "run.txt", text)
+    with pytest.raises(TrecFormatError) as error:
+        read_run(path)
+    assert (error.value.path, error.value.line, error.value.field) == (str(path), line, field)
+    assert reason in str(error.value) and f"{path}:{line}" in str(error.value)
+
+
+def test_duplicate_docnos_can_keep_the_first_or_the_last(tmp_path):
+    path = write(tmp_path, "run.txt", "1 Q0 a 1 1.0 t\n1 Q0 a 2 0.5 t\n")
+    assert read_run(path, duplicates="first")[1] == {"1": {"a": 1.0}}
+    assert read_run(path, duplicates="last")[1] == {"1": {"a": 0.5}}
+
+
+def test_scores_may_be_negative_integers_or_scientific(tmp_path):
+    path = write(tmp_path, "run.txt", "1 Q0 a 1 -3 t\n1 Q0 b 2 1.5e-3 t\n1 Q0 c 3 2E+2 t\n")
+    assert read_run(path)[1] == {"1": {"a": -3.0, "b": 0.0015, "c": 200.0}}
+
+
+@pytest.mark.parametrize(("text", "line", "field", "reason"), [
+    ("1 0 a 1\n1 0 b x\n", 2, "rel", "expected an integer"),
+    ("1 0 a\n", 1, None, "expected 4 columns"),
+    ("1 0 a 1\n1 0 a 0\n", 2, "docno", "judged twice"),
+    ("", 0, None, "no qrels lines"),
+])
+def test_malformed_qrels_lines_name_file_line_and_field(tmp_path, text, line, field, reason):
+    path = write(tmp_path, "qrels.txt", text)
+    with pytest.raises(TrecFormatError) as error:
+        read_qrels(path)
+    assert (error.value.line, error.value.field) == (line, field)
+    assert reason in str(error.value)
+
+
+def test_bad_encoding_is_reported_with_its_line(tmp_path):
+    path = write(tmp_path, "qrels.txt", b"1 0 a 1\n1 0 \xff 1\n")
+    with pytest.raises(TrecFormatError, match="not valid UTF-8") as error:
+        read_qrels(path)
+    assert error.value.line == 2
+
+
+def test_negative_labels_are_read_as_given(tmp_path):
+    path = write(tmp_path, "qrels.txt", "1 0 a -1\n1 0 b 2\n")
+    assert read_qrels(path) == {"1": {"a": -1, "b": 2}}
