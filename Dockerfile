@@ -1,0 +1,15 @@
+FROM python:3.11-slim
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY config ./config
+COPY judging ./judging
+COPY evaluation ./evaluation
+COPY templates ./templates
+COPY manage.py ./
+RUN pip install --no-cache-dir . \
+ && SECRET_KEY=build-only DEBUG=false python manage.py collectstatic --noinput
+RUN useradd --create-home workbench && mkdir -p /app/var && chown -R workbench /app/var
+USER workbench
+EXPOSE 8000
+CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000"]

@@ -1,0 +1,123 @@
+"""The one write path for judgments: validation, constraints, idempotence, history, staleness."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import IntegrityError, transaction
+
+from evaluation.models import TopicState
+from evaluation.services import collection_recompute
+from judging import services
+from judging.models import Judgment, JudgmentHistory
+
+from ..factories import make_collection, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def setting():
+    collection = make_collection(max_grade=3)
+    assessor = make_user()
+    topic = collection.topics.get(number="1")
+    services.assignment_create(assessor=assessor, topic=topic)
+    document = collection.documents.get(docno="d1")
+    collection_recompute(collection_id=collection.id)  # start from clean topics, as after any recompute
+    return collection, assessor, topic, document
+
+
+def test_recording_same_pair_twice_updates_the_grade_without_duplicating(setting):
+    _, assessor, topic, document = setting
+    services.judgment_record(assessor=assessor, topic=topic, document=document, grade=1, seconds_spent=3)
+    services.judgment_record(assessor=assessor, topic=topic, document=document, grade=3, seconds_spent=2)
+    judgment = Judgment.objects.get()
+    assert (judgment.grade, judgment.seconds_spent) == (3, 5)
+    assert list(JudgmentHistory.objects.order_by("id").values_list("old_grade", "new_grade", "action")) == [
+        (None, 1, "created"), (1, 3, "changed")]
+
+
+def test_repeating_the_same_judgment_is_idempotent(setting):
+    _, assessor, topic, document = setting
+    for _ in range(3):
+        services.judgment_record(assessor=assessor, topic=topic, document=document, grade=2)
+    assert Judgment.objects.count() == 1
+    assert JudgmentHistory.objects.count() == 1
+
+
+@pytest.mark.parametrize("grade", [-1, 4, 9, True, "2"])
+def test_grade_outside_the_scale_is_rejected_with_a_clear_error(setting, grade):
+    _, assessor, topic, document = setting
+    with pytest.raises(ValidationError, match="outside this collection's scale 0..3"):
+        services.judgment_record(assessor=assessor, topic=topic, document=document, grade=grade)
+    assert Judgment.objects.count() == 0
+
+
+def test_document_of_another_collection_is_rejected(setting):
+    _, assessor, topic, _ = setting
+    foreign = make_collection().documents.first()
+    with pytest.raises(ValidationError, match="belongs to another collection"):
+        services.judgment_record(assessor=assessor, topic=topic, document=foreign, grade=1)
+
+
+def test_unassigned_assessor_cannot_judge(setting):
+    _, _, topic, document = setting
+    with pytest.raises(PermissionDenied):
+        services.judgment_record(assessor=make_user(), topic=topic, document=document, grade=1)
+
+
+def test_cannot_judge_needs_a_reason(setting):
+    _, assessor, topic, document = setting
+    with pytest.raises(ValidationError, match="reason"):
+        services.judgment_record(assessor=assessor, topic=topic, document=document, grade=None)
+    judgment = services.judgment_record(assessor=assessor, topic=topic, document=document, grade=None,
+                                        cannot_judge_reason="document does not load")
+    assert judgment.grade is None and judgment.cannot_judge_reason == "document does not load"
+
+
+def test_database_rejects_a_duplicate_judgment_behind_the_services_back(setting):
+    _, assessor, topic, document = setting
+    Judgment.objects.create(assessor=assessor, topic=topic, document=document, grade=1)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Judgment.objects.create(assessor=assessor, topic=topic, document=document, grade=2)
+
+
+@pytest.mark.parametrize("grade", [-1, 6])
+def test_database_rejects_a_grade_outside_0_to_5(setting, grade):
+    _, assessor, topic, document = setting
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Judgment.objects.create(assessor=assessor, topic=topic, document=document, grade=grade)
+
+
+def test_database_rejects_a_threshold_above_the_scale():
+    from judging.models import Collection
+
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Collection.objects.create(name="bad", max_grade=1, relevance_threshold=2)
+
+
+def test_a_changed_grade_marks_the_topic_stale_and_recomputes_after_commit(setting, django_capture_on_commit_callbacks):
+    _, assessor, topic, document = setting
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        services.judgment_record(assessor=assessor, topic=topic, document=document, grade=2)
+    assert len(callbacks) == 1
+    state = TopicState.objects.get(topic=topic)
+    assert not state.dirty and state.computed_generation == state.generation
+    assert topic.values.filter(measure="AP").exists()
+
+
+def test_many_changes_before_commit_enqueue_one_recompute(setting, django_capture_on_commit_callbacks):
+    _, assessor, topic, _ = setting
+    with django_capture_on_commit_callbacks(execute=False) as callbacks, transaction.atomic():
+        for document in topic.collection.documents.all()[:4]:
+            services.judgment_record(assessor=assessor, topic=topic, document=document, grade=1)
+    assert len(callbacks) == 1
+    assert TopicState.objects.get(topic=topic).generation >= 4
+
+
+def test_deleting_a_judgment_keeps_its_history(setting):
+    _, assessor, topic, document = setting
+    services.judgment_record(assessor=assessor, topic=topic, document=document, grade=2)
+    assert services.judgment_delete(assessor=assessor, topic=topic, document=document)
+    assert Judgment.objects.count() == 0
+    assert JudgmentHistory.objects.filter(action="deleted", old_grade=2).exists()
