@@ -19,12 +19,23 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from evaluation.measures import Collection, RunSet, evaluate, read_qrels, read_run  # noqa: E402
+from evaluation.measures import Collection, RunSet, evaluate, read_qrels, read_run
 
 OURS = ["P@5", "P@10", "P@20", "R@100", "R@1000", "AP", "nDCG@10", "nDCG", "RR", "Rprec", "Bpref"]
 TREC = {"P.5,10,20", "recall.100,1000", "map", "ndcg_cut.10", "ndcg", "recip_rank", "Rprec", "bpref"}
-RANX = ["precision@5", "precision@10", "precision@20", "recall@100", "recall@1000", "map", "ndcg@10", "ndcg",
-        "mrr", "r-precision", "bpref"]
+RANX = [
+    "precision@5",
+    "precision@10",
+    "precision@20",
+    "recall@100",
+    "recall@1000",
+    "map",
+    "ndcg@10",
+    "ndcg",
+    "mrr",
+    "r-precision",
+    "bpref",
+]
 
 
 def best_of(fn, repeat=3):
@@ -43,7 +54,7 @@ def generate(topics, runs, depth, judged_per_topic, rel_per_topic, seed=0):
     for t in range(topics):
         judged = rng.choice(docs_per_topic, size=judged_per_topic, replace=False)
         labels = np.zeros(judged_per_topic, dtype=int)
-        labels[: rel_per_topic] = rng.integers(1, 4, size=rel_per_topic)
+        labels[:rel_per_topic] = rng.integers(1, 4, size=rel_per_topic)
         qrels[f"q{t}"] = {f"t{t}d{d}": int(lab) for d, lab in zip(judged, labels, strict=True)}
     for r in range(runs):
         run = {}
@@ -61,15 +72,24 @@ def line(label, ours, peer_name, peer):
 
 def check_identical(ours_eval, reference, collection):
     """Largest absolute difference between our per-topic values and pytrec_eval's, over the shared measures."""
-    pairs = [("P@5", "P_5"), ("AP", "map"), ("nDCG@10", "ndcg_cut_10"), ("nDCG", "ndcg"), ("Bpref", "bpref"),
-             ("RR", "recip_rank"), ("Rprec", "Rprec"), ("R@100", "recall_100")]
+    pairs = [
+        ("P@5", "P_5"),
+        ("AP", "map"),
+        ("nDCG@10", "ndcg_cut_10"),
+        ("nDCG", "ndcg"),
+        ("Bpref", "bpref"),
+        ("RR", "recip_rank"),
+        ("Rprec", "Rprec"),
+        ("R@100", "recall_100"),
+    ]
     worst = 0.0
     for tag, result in ours_eval.runs.items():
         for row, topic in enumerate(result.topics):
             name = collection.topics.names[topic]
             for ours_name, trec_name in pairs:
-                value = result.values[row, ours_eval.measures.index(next(m for m in ours_eval.measures
-                                                                           if str(m) == ours_name))]
+                value = result.values[
+                    row, ours_eval.measures.index(next(m for m in ours_eval.measures if str(m) == ours_name))
+                ]
                 worst = max(worst, abs(value - reference[tag][name][trec_name]))
     return worst
 
@@ -82,7 +102,7 @@ def shape(topics, runs, depth, judged, rel, *, with_files):
     collection = Collection()
     prepared_qrels = collection.qrels(qrels)
     prepared = RunSet([collection.run(tag, run) for tag, run in run_dicts.items()])
-    prepared.key_index  # part of preparing: built once per run set, reused by every evaluation
+    _ = prepared.key_index  # part of preparing: built once per run set, reused by every evaluation
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, TREC)
 
     ours_time, ours_eval = best_of(lambda: evaluate(prepared_qrels, prepared, OURS))
@@ -114,8 +134,9 @@ def shape(topics, runs, depth, judged, rel, *, with_files):
     one_time, _ = best_of(lambda: evaluate(changed, prepared, OURS, topics=[topic_id]), 5)
     single = {topic_name: qrels[topic_name]}
     single_evaluator = pytrec_eval.RelevanceEvaluator(single, TREC)
-    trec_one, _ = best_of(lambda: [single_evaluator.evaluate({topic_name: run[topic_name]})
-                                   for run in run_dicts.values()], 5)
+    trec_one, _ = best_of(
+        lambda: [single_evaluator.evaluate({topic_name: run[topic_name]}) for run in run_dicts.values()], 5
+    )
     line("(b) one topic re-evaluated, all runs", one_time, "pytrec_eval", trec_one)
     # (c) file to result, same parser for both tools.
     with tempfile.TemporaryDirectory() as folder:

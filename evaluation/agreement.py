@@ -251,8 +251,11 @@ def agreement_report(items, *, categories: Sequence[int] | None = None, threshol
     if len(names) == 2:
         binary_report["cohen_kappa"] = cohen_kappa(binary, categories=[0, 1])
     return {
-        "parameters": {"categories": cats, "threshold": threshold,
-                       "fleiss": "Fleiss 1971, per-item rater counts (see fleiss_kappa)"},
+        "parameters": {
+            "categories": cats,
+            "threshold": threshold,
+            "fleiss": "Fleiss 1971, per-item rater counts (see fleiss_kappa)",
+        },
         "graded": graded,
         "binary": binary_report,
         "pairwise_cohen_kappa": {f"{a}|{b}": v for (a, b), v in pairwise(items, cohen_kappa, categories=cats).items()},

@@ -35,8 +35,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("-M", type=int, default=None, dest="depth", help="evaluate only the top DEPTH documents")
     parser.add_argument("-N", type=int, default=None, dest="collection_size", help="collection size for fall-out etc.")
     parser.add_argument("--max-grade", type=int, default=None, help="top grade of the scale, for ERR")
-    parser.add_argument("--duplicates", choices=["error", "first", "last"], default="error",
-                        help="a docno repeated within a run topic: error (trec_eval), or keep the first/last")
+    parser.add_argument(
+        "--duplicates",
+        choices=["error", "first", "last"],
+        default="error",
+        help="a docno repeated within a run topic: error (trec_eval), or keep the first/last",
+    )
     parser.add_argument("--json", action="store_true", help="print results as JSON at full precision")
     parser.add_argument("--list-measures", action="store_true", help="list measure families and exit")
     return parser
@@ -46,12 +50,14 @@ def _list_measures() -> None:
     for family in FAMILIES.values():
         trec = f" (trec_eval: {family.trec})" if family.trec else ""
         params = ", ".join(f"{k}={v}" for k, v in family.params.items())
-        print(f"{family.name}{'(' + params + ')' if params else ''}{trec}\n    {family.doc}\n    source: {family.source}")
+        print(
+            f"{family.name}{'(' + params + ')' if params else ''}{trec}\n    {family.doc}\n    source: {family.source}"
+        )
 
 
 def _format(value: float, aggregate_kind: str) -> str:
     if aggregate_kind == "sum" and not math.isnan(value):
-        return str(int(round(value)))
+        return str(round(value))
     return "nan" if math.isnan(value) else f"{value:.4f}"
 
 
@@ -84,8 +90,16 @@ def main(argv: list[str] | None = None) -> int:
         for index, run in enumerate(runs):
             if tags.count(run.tag) > 1:
                 run.tag = f"{run.tag}#{index + 1}"
-        result = evaluate(qrels, RunSet(runs), [m for _, m in keyed], relevance_level=args.level, complete=args.c,
-                          depth=args.depth, collection_size=args.collection_size, max_grade=args.max_grade)
+        result = evaluate(
+            qrels,
+            RunSet(runs),
+            [m for _, m in keyed],
+            relevance_level=args.level,
+            complete=args.c,
+            depth=args.depth,
+            collection_size=args.collection_size,
+            max_grade=args.max_grade,
+        )
     except (TrecFormatError, MeasureNameError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -107,13 +121,16 @@ def main(argv: list[str] | None = None) -> int:
     out = sys.stdout
     for tag, run_result in result.runs.items():
         if args.q:
-            rows = sorted(zip(run_result.topics, run_result.values, strict=True),
-                          key=lambda pair: collection.topic_name(pair[0]))
+            rows = sorted(
+                zip(run_result.topics, run_result.values, strict=True), key=lambda pair: collection.topic_name(pair[0])
+            )
             for topic, row in rows:
                 for key, m in keyed:
                     if m.spec.aggregate == "gmean":
                         continue  # like trec_eval, geometric means appear only in the summary
-                    out.write(f"{key:<22}\t{collection.topic_name(topic)}\t{_format(row[column[m]], m.spec.aggregate)}\n")
+                    out.write(
+                        f"{key:<22}\t{collection.topic_name(topic)}\t{_format(row[column[m]], m.spec.aggregate)}\n"
+                    )
         out.write(f"{'runid':<22}\tall\t{tag}\n")
         out.write(f"{'num_q':<22}\tall\t{run_result.num_topics}\n")
         for key, m in keyed:

@@ -37,7 +37,7 @@ def median_high(grades: Sequence[int]) -> int:
 
 
 def rounded_mean(grades: Sequence[int]) -> int:
-    return int(math.floor(sum(grades) / len(grades) + 0.5))
+    return math.floor(sum(grades) / len(grades) + 0.5)
 
 
 def consensus(
@@ -117,7 +117,7 @@ def dawid_skene(
             break
         previous = posterior
     best = posterior.argmax(axis=1)
-    accuracy = (np.einsum("t,att->a", priors, confusion))
+    accuracy = np.einsum("t,att->a", priors, confusion)
     return Consensus(
         labels={key: cats[int(best[i])] for i, key in enumerate(keys)},
         confidence={key: float(posterior[i, best[i]]) for i, key in enumerate(keys)},

@@ -19,12 +19,12 @@ class TopicState(models.Model):
     computed_at = models.DateTimeField(null=True, blank=True)
     recompute_count = models.PositiveBigIntegerField(default=0)
 
+    def __str__(self) -> str:
+        return f"{self.topic_id}: {'stale' if self.dirty else 'fresh'} (generation {self.generation})"
+
     @property
     def fresh(self) -> bool:
         return not self.dirty and self.computed_generation == self.generation
-
-    def __str__(self) -> str:
-        return f"{self.topic_id}: {'stale' if self.dirty else 'fresh'} (generation {self.generation})"
 
 
 class TopicValue(models.Model):
@@ -76,10 +76,16 @@ class TopicAgreement(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["collection", "topic", "statistic"], condition=models.Q(topic__isnull=False),
-                                    name="agreement_unique_per_topic"),
-            models.UniqueConstraint(fields=["collection", "statistic"], condition=models.Q(topic__isnull=True),
-                                    name="agreement_unique_per_collection"),
+            models.UniqueConstraint(
+                fields=["collection", "topic", "statistic"],
+                condition=models.Q(topic__isnull=False),
+                name="agreement_unique_per_topic",
+            ),
+            models.UniqueConstraint(
+                fields=["collection", "statistic"],
+                condition=models.Q(topic__isnull=True),
+                name="agreement_unique_per_collection",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -30,8 +30,10 @@ def leaderboard(*, collection_id: int, measures: list[str]) -> list[dict]:
     ).values_list("run_id", "measure", "value", "topics"):
         values[run_id][measure] = value
         topics[run_id] = max(topics.get(run_id, 0), count)
-    return [{"run": run, "values": [values[run.id].get(m) for m in measures], "topics": topics.get(run.id, 0)}
-            for run in runs]
+    return [
+        {"run": run, "values": [values[run.id].get(m) for m in measures], "topics": topics.get(run.id, 0)}
+        for run in runs
+    ]
 
 
 def collection_freshness(*, collection_id: int) -> dict:

@@ -49,7 +49,8 @@ def topics_changed(*, topic_ids: Iterable[int]) -> None:
     for topic_id in sorted(set(topic_ids)):
         TopicState.objects.get_or_create(topic_id=topic_id)
         flipped = TopicState.objects.filter(topic_id=topic_id, dirty=False).update(
-            dirty=True, generation=F("generation") + 1, dirty_since=now)
+            dirty=True, generation=F("generation") + 1, dirty_since=now
+        )
         if flipped:
             transaction.on_commit(lambda t=topic_id: _enqueue(t))
         else:
@@ -62,7 +63,9 @@ def collection_changed(*, collection_id: int) -> None:
 
 
 def _settings_key(collection: Collection) -> str:
-    return f"rel>={collection.relevance_threshold};scale=0..{collection.max_grade};consensus={collection.consensus_method}"
+    return (
+        f"rel>={collection.relevance_threshold};scale=0..{collection.max_grade};consensus={collection.consensus_method}"
+    )
 
 
 def topic_qrels(*, topic_id: int, method: str) -> dict[int, int]:
@@ -91,14 +94,20 @@ def topic_recompute(*, topic_id: int) -> bool:
     values = []
     if labels and rankings:
         runs = RunSet([PreparedRun.from_rankings(str(run_id), {topic_id: docs}) for run_id, docs in rankings.items()])
-        result = evaluate(PreparedQrels.from_mapping({topic_id: labels}), runs, measures,
-                          relevance_level=collection.relevance_threshold, max_grade=collection.max_grade,
-                          collection_size=collection.collection_size or collection.documents.count())
+        result = evaluate(
+            PreparedQrels.from_mapping({topic_id: labels}),
+            runs,
+            measures,
+            relevance_level=collection.relevance_threshold,
+            max_grade=collection.max_grade,
+            collection_size=collection.collection_size or collection.documents.count(),
+        )
         for tag, run_result in result.runs.items():
             for measure, value in zip(measures, run_result.values[0], strict=True):
                 values.append((int(tag), str(measure), None if value != value else float(value)))
-    report = agreement.agreement_report(list(judgments.values()), categories=range(collection.max_grade + 1),
-                                        threshold=collection.relevance_threshold)
+    report = agreement.agreement_report(
+        list(judgments.values()), categories=range(collection.max_grade + 1), threshold=collection.relevance_threshold
+    )
     _store_topic(collection, topic_id, generation, values, report, len(judgments))
     return True
 
@@ -109,24 +118,33 @@ def _store_topic(collection: Collection, topic_id: int, generation: int, values,
     if state.computed_generation > generation:
         return  # a newer computation already stored its results
     key = _settings_key(collection)
-    TopicValue.objects.filter(topic_id=topic_id).exclude(
-        run_id__in={run_id for run_id, _, _ in values}).delete()
+    TopicValue.objects.filter(topic_id=topic_id).exclude(run_id__in={run_id for run_id, _, _ in values}).delete()
     TopicValue.objects.bulk_create(
-        [TopicValue(run_id=run_id, topic_id=topic_id, measure=m, value=v, generation=generation, settings_key=key)
-         for run_id, m, v in values],
-        update_conflicts=True, unique_fields=["run", "topic", "measure"],
+        [
+            TopicValue(run_id=run_id, topic_id=topic_id, measure=m, value=v, generation=generation, settings_key=key)
+            for run_id, m, v in values
+        ],
+        update_conflicts=True,
+        unique_fields=["run", "topic", "measure"],
         update_fields=["value", "generation", "settings_key", "computed_at"],
     )
-    statistics = {"percent_agreement": report["graded"]["percent_agreement"],
-                  "fleiss_kappa": report["graded"]["fleiss_kappa"],
-                  "krippendorff_alpha_ordinal": report["graded"]["krippendorff_alpha_ordinal"],
-                  "gwet_ac1": report["graded"]["gwet_ac1"], "overlap": report["binary"]["overlap"]}
+    statistics = {
+        "percent_agreement": report["graded"]["percent_agreement"],
+        "fleiss_kappa": report["graded"]["fleiss_kappa"],
+        "krippendorff_alpha_ordinal": report["graded"]["krippendorff_alpha_ordinal"],
+        "gwet_ac1": report["graded"]["gwet_ac1"],
+        "overlap": report["binary"]["overlap"],
+    }
     TopicAgreement.objects.filter(collection=collection, topic_id=topic_id).delete()
     TopicAgreement.objects.bulk_create(
-        TopicAgreement(collection=collection, topic_id=topic_id, statistic=name, value=value, items=items,
-                       generation=generation) for name, value in statistics.items())
+        TopicAgreement(
+            collection=collection, topic_id=topic_id, statistic=name, value=value, items=items, generation=generation
+        )
+        for name, value in statistics.items()
+    )
     TopicState.objects.filter(pk=topic_id).update(
-        computed_generation=generation, computed_at=timezone.now(), recompute_count=F("recompute_count") + 1)
+        computed_generation=generation, computed_at=timezone.now(), recompute_count=F("recompute_count") + 1
+    )
     runs_aggregate(collection=collection)
 
 
@@ -142,11 +160,24 @@ def runs_aggregate(*, collection: Collection) -> None:
         per_measure = stored.get(run.id, {})
         for measure in measures:
             topic_values = per_measure.get(str(measure), [])
-            value = aggregate(measure, [float("nan") if v is None else v for v in topic_values]) if topic_values else None
-            rows.append(RunValue(run=run, measure=str(measure), value=None if value != value else value,
-                                 topics=len(topic_values), settings_key=key))
-    RunValue.objects.bulk_create(rows, update_conflicts=True, unique_fields=["run", "measure"],
-                                 update_fields=["value", "topics", "settings_key", "computed_at"])
+            value = (
+                aggregate(measure, [float("nan") if v is None else v for v in topic_values]) if topic_values else None
+            )
+            rows.append(
+                RunValue(
+                    run=run,
+                    measure=str(measure),
+                    value=None if value != value else value,
+                    topics=len(topic_values),
+                    settings_key=key,
+                )
+            )
+    RunValue.objects.bulk_create(
+        rows,
+        update_conflicts=True,
+        unique_fields=["run", "measure"],
+        update_fields=["value", "topics", "settings_key", "computed_at"],
+    )
 
 
 def stale_topics_sweep(*, older_than: timedelta = SWEEP_AFTER) -> int:
@@ -165,7 +196,8 @@ def collection_recompute(*, collection_id: int, progress: Callable[[int, int], N
         for topic_id in topic_ids:
             TopicState.objects.get_or_create(topic_id=topic_id)
         TopicState.objects.filter(topic_id__in=topic_ids).update(
-            dirty=True, generation=F("generation") + 1, dirty_since=timezone.now())
+            dirty=True, generation=F("generation") + 1, dirty_since=timezone.now()
+        )
     for done, topic_id in enumerate(topic_ids, start=1):
         topic_recompute(topic_id=topic_id)
         if progress:

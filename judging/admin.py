@@ -12,8 +12,15 @@ class GradeInline(admin.TabularInline):
 
 @admin.register(Collection)
 class CollectionAdmin(admin.ModelAdmin):
-    list_display = ["name", "max_grade", "relevance_threshold", "assessors_per_item", "blind", "consensus_method",
-                    "created_at"]
+    list_display = [
+        "name",
+        "max_grade",
+        "relevance_threshold",
+        "assessors_per_item",
+        "blind",
+        "consensus_method",
+        "created_at",
+    ]
     list_filter = ["blind", "consensus_method", "max_grade"]
     search_fields = ["name", "description"]
     inlines = [GradeInline]

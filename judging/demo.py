@@ -17,13 +17,62 @@ from . import services
 from .models import Collection, Document, Topic
 
 DEMO_NAME = "Python docstrings (demo)"
-DEMO_USERS = [("admin", "admin-demo-pass", "admin"), ("alice", "alice-demo-pass", "assessor"),
-              ("bob", "bob-demo-pass", "assessor"), ("rita", "rita-demo-pass", "researcher")]
-MODULES = ["json", "csv", "os", "os.path", "re", "datetime", "collections", "itertools", "functools", "pathlib",
-           "random", "statistics", "math", "string", "textwrap", "shutil", "tempfile", "glob", "heapq", "bisect",
-           "logging", "argparse", "subprocess", "threading", "queue", "urllib.parse", "hashlib", "base64", "gzip",
-           "zipfile", "tarfile", "sqlite3", "copy", "pprint", "difflib", "fnmatch", "time", "calendar", "uuid",
-           "decimal", "fractions", "secrets", "enum", "dataclasses", "typing", "contextlib", "operator", "struct"]
+DEMO_USERS = [
+    ("admin", "admin-demo-pass", "admin"),
+    ("alice", "alice-demo-pass", "assessor"),
+    ("bob", "bob-demo-pass", "assessor"),
+    ("rita", "rita-demo-pass", "researcher"),
+]
+MODULES = [
+    "json",
+    "csv",
+    "os",
+    "os.path",
+    "re",
+    "datetime",
+    "collections",
+    "itertools",
+    "functools",
+    "pathlib",
+    "random",
+    "statistics",
+    "math",
+    "string",
+    "textwrap",
+    "shutil",
+    "tempfile",
+    "glob",
+    "heapq",
+    "bisect",
+    "logging",
+    "argparse",
+    "subprocess",
+    "threading",
+    "queue",
+    "urllib.parse",
+    "hashlib",
+    "base64",
+    "gzip",
+    "zipfile",
+    "tarfile",
+    "sqlite3",
+    "copy",
+    "pprint",
+    "difflib",
+    "fnmatch",
+    "time",
+    "calendar",
+    "uuid",
+    "decimal",
+    "fractions",
+    "secrets",
+    "enum",
+    "dataclasses",
+    "typing",
+    "contextlib",
+    "operator",
+    "struct",
+]
 TOPICS = [
     ("1", "parse json string into python object", "How do I turn a JSON document held in a string into Python data?"),
     ("2", "read csv file rows", "How do I read the rows of a CSV file?"),
@@ -52,7 +101,8 @@ def harvest_docstrings(limit: int = 400) -> list[dict]:
         except ImportError:
             continue
         candidates = [(name, module)] + [
-            (f"{name}.{attr}", obj) for attr, obj in sorted(vars(module).items())
+            (f"{name}.{attr}", obj)
+            for attr, obj in sorted(vars(module).items())
             if not attr.startswith("_") and (inspect.isfunction(obj) or inspect.isclass(obj) or inspect.isbuiltin(obj))
         ]
         for qualified, obj in candidates:
@@ -134,20 +184,33 @@ def demo_create(*, judged_share: float = 0.6) -> Collection:
         existing = get_user_model().objects.filter(username=username).first()
         users[username] = existing or services.user_create(username=username, password=password, role=role)
     collection = services.collection_create(
-        name=DEMO_NAME, max_grade=3, relevance_threshold=2, assessors_per_item=2,
+        name=DEMO_NAME,
+        max_grade=3,
+        relevance_threshold=2,
+        assessors_per_item=2,
         description="Stdlib docstrings as a corpus; questions a Python user would ask as topics.",
         guidelines="Judge whether the documented function or module **helps answer the question**.\n\n"
-                   "- 3 Perfect: it is the thing to use.\n- 2 Relevant: part of the answer.\n"
-                   "- 1 Related: on topic, does not answer.\n- 0 Not relevant.",
+        "- 3 Perfect: it is the thing to use.\n- 2 Relevant: part of the answer.\n"
+        "- 1 Related: on topic, does not answer.\n- 0 Not relevant.",
     )
     documents = harvest_docstrings()
     services.documents_create(collection=collection, documents=documents)
-    services.topics_create(collection=collection, topics=[
-        {"number": n, "title": t, "description": d, "narrative": "A document is relevant if it documents an API that "
-         "does what the question asks."} for n, t, d in TOPICS])
+    services.topics_create(
+        collection=collection,
+        topics=[
+            {
+                "number": n,
+                "title": t,
+                "description": d,
+                "narrative": "A document is relevant if it documents an API that does what the question asks.",
+            }
+            for n, t, d in TOPICS
+        ],
+    )
     for precedence, (tag, scores) in enumerate(demo_runs(documents).items(), start=1):
-        services.run_create(collection=collection, tag=tag, scores=scores, precedence=precedence,
-                            description=f"Demo baseline: {tag}")
+        services.run_create(
+            collection=collection, tag=tag, scores=scores, precedence=precedence, description=f"Demo baseline: {tag}"
+        )
     services.pool_build_depth(collection=collection, depth=10)
     rng = random.Random(11)
     by_id = {d.id: d for d in Document.objects.filter(collection=collection)}
@@ -158,7 +221,11 @@ def demo_create(*, judged_share: float = 0.6) -> Collection:
             if topic.number == "1":
                 continue  # leave one topic untouched so there is something to judge from the start
             for item in items[: int(len(items) * judged_share)]:
-                services.judgment_record(assessor=users[name], topic=topic, document=by_id[item.document_id],
-                                         grade=_simulated_grade(topic.title, by_id[item.document_id], rng, noise),
-                                         seconds_spent=rng.uniform(4, 30))
+                services.judgment_record(
+                    assessor=users[name],
+                    topic=topic,
+                    document=by_id[item.document_id],
+                    grade=_simulated_grade(topic.title, by_id[item.document_id], rng, noise),
+                    seconds_spent=rng.uniform(4, 30),
+                )
     return collection

@@ -32,7 +32,8 @@ class Collection(models.Model):
     description = models.TextField(blank=True)
     guidelines = models.TextField(blank=True, help_text="Assessor guidelines, in Markdown.")
     max_grade = models.PositiveSmallIntegerField(
-        default=1, validators=[MinValueValidator(1), MaxValueValidator(MAX_SCALE)],
+        default=1,
+        validators=[MinValueValidator(1), MaxValueValidator(MAX_SCALE)],
         help_text="1 for binary relevance; up to 5 for a graded 0..max scale.",
     )
     relevance_threshold = models.PositiveSmallIntegerField(
@@ -44,13 +45,17 @@ class Collection(models.Model):
     collection_size = models.PositiveIntegerField(
         null=True, blank=True, help_text="N for set-based measures; empty means the number of documents imported."
     )
-    consensus_method = models.CharField(max_length=20, choices=ConsensusMethod.choices, default=ConsensusMethod.MAJORITY)
+    consensus_method = models.CharField(
+        max_length=20, choices=ConsensusMethod.choices, default=ConsensusMethod.MAJORITY
+    )
     measures = models.JSONField(default=default_measures, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
-            models.CheckConstraint(condition=Q(max_grade__gte=1, max_grade__lte=MAX_SCALE), name="collection_scale_1_to_5"),
+            models.CheckConstraint(
+                condition=Q(max_grade__gte=1, max_grade__lte=MAX_SCALE), name="collection_scale_1_to_5"
+            ),
             models.CheckConstraint(
                 condition=Q(relevance_threshold__gte=1, relevance_threshold__lte=F("max_grade")),
                 name="collection_threshold_within_scale",
@@ -150,6 +155,9 @@ class Ranking(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["run", "topic"], name="ranking_unique_run_topic")]
 
+    def __str__(self) -> str:
+        return f"ranking of run {self.run_id} for topic {self.topic_id}"
+
     def documents(self) -> np.ndarray:
         return np.frombuffer(bytes(self.document_ids), dtype="<i8")
 
@@ -173,6 +181,9 @@ class PoolItem(models.Model):
         constraints = [models.UniqueConstraint(fields=["topic", "document"], name="pool_item_unique")]
         indexes = [models.Index(fields=["topic", "-priority"])]
 
+    def __str__(self) -> str:
+        return f"pool item {self.topic_id}/{self.document_id}"
+
 
 class AssignmentState(models.TextChoices):
     ASSIGNED = "assigned", "Assigned"
@@ -192,6 +203,9 @@ class Assignment(models.Model):
     class Meta:
         ordering = ["topic", "assessor"]
         constraints = [models.UniqueConstraint(fields=["assessor", "topic"], name="assignment_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.assessor_id} judges topic {self.topic_id}"
 
 
 class Judgment(models.Model):
@@ -220,6 +234,9 @@ class Judgment(models.Model):
         ]
         indexes = [models.Index(fields=["topic", "document"])]
 
+    def __str__(self) -> str:
+        return f"{self.assessor_id} {self.topic_id}/{self.document_id} = {self.grade}"
+
 
 class JudgmentHistory(models.Model):
     """Append-only log of every judgment change: who, when, old and new grade."""
@@ -237,3 +254,6 @@ class JudgmentHistory(models.Model):
     class Meta:
         ordering = ["-changed_at", "-id"]
         verbose_name_plural = "judgment history"
+
+    def __str__(self) -> str:
+        return f"{self.action} {self.topic_id}/{self.document_id}: {self.old_grade} -> {self.new_grade}"

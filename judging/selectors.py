@@ -17,7 +17,9 @@ def collection_for_topic(*, topic_id: int) -> Collection:
 def topic_judgments(*, topic_id: int) -> dict[int, dict[int, int]]:
     """{document id: {assessor id: grade}} for one topic; judgments without a grade (cannot judge) are left out."""
     items: dict[int, dict[int, int]] = defaultdict(dict)
-    rows = Judgment.objects.filter(topic_id=topic_id, grade__isnull=False).values_list("document_id", "assessor_id", "grade")
+    rows = Judgment.objects.filter(topic_id=topic_id, grade__isnull=False).values_list(
+        "document_id", "assessor_id", "grade"
+    )
     for document_id, assessor_id, grade in rows:
         items[document_id][assessor_id] = grade
     return dict(items)
@@ -43,7 +45,9 @@ def assignments_for_assessor(*, assessor_id: int) -> list[Assignment]:
     )
     judged = dict(
         Judgment.objects.filter(assessor_id=assessor_id, topic__in=[a.topic_id for a in assignments])
-        .values("topic").annotate(n=Count("id")).values_list("topic", "n")
+        .values("topic")
+        .annotate(n=Count("id"))
+        .values_list("topic", "n")
     )
     for assignment in assignments:
         assignment.judged = judged.get(assignment.topic_id, 0)

@@ -36,8 +36,12 @@ User = get_user_model()
 
 DEFAULT_GRADE_LABELS = {
     1: [("Not relevant", "Does not answer the question."), ("Relevant", "Answers the question, at least in part.")],
-    3: [("Not relevant", "Unrelated to the question."), ("Related", "On topic but does not answer it."),
-        ("Relevant", "Answers part of the question."), ("Perfect", "Answers the question fully.")],
+    3: [
+        ("Not relevant", "Unrelated to the question."),
+        ("Related", "On topic but does not answer it."),
+        ("Relevant", "Answers part of the question."),
+        ("Perfect", "Answers the question fully."),
+    ],
 }
 
 
@@ -61,7 +65,11 @@ def user_create(*, username: str, password: str, role: str, email: str = "") -> 
 
 @transaction.atomic
 def collection_create(
-    *, name: str, max_grade: int = 1, relevance_threshold: int = 1, grades: Sequence[tuple[str, str]] | None = None,
+    *,
+    name: str,
+    max_grade: int = 1,
+    relevance_threshold: int = 1,
+    grades: Sequence[tuple[str, str]] | None = None,
     **settings,
 ) -> Collection:
     """Creates a collection and its relevance scale (labels default to a sensible wording for the scale)."""
@@ -91,15 +99,21 @@ def topics_create(*, collection: Collection, topics: Iterable[Mapping]) -> list[
 @transaction.atomic
 def documents_create(*, collection: Collection, documents: Iterable[Mapping], batch_size: int = 2000) -> int:
     """Adds documents ({docno, title?, body?, url?, extra?}); returns how many were created."""
-    created = Document.objects.bulk_create((Document(collection=collection, **d) for d in documents),
-                                           batch_size=batch_size)
+    created = Document.objects.bulk_create(
+        (Document(collection=collection, **d) for d in documents), batch_size=batch_size
+    )
     return len(created)
 
 
 @transaction.atomic
 def run_create(
-    *, collection: Collection, tag: str, scores: Mapping[str, Mapping[str, float]], description: str = "",
-    owner=None, precedence: int = 1,
+    *,
+    collection: Collection,
+    tag: str,
+    scores: Mapping[str, Mapping[str, float]],
+    description: str = "",
+    owner=None,
+    precedence: int = 1,
 ) -> Run:
     """Stores a run given as {topic number: {docno: score}}: one Ranking row per topic, in trec_eval order.
 
@@ -115,16 +129,24 @@ def run_create(
     missing = sorted(wanted - set(documents))
     if missing:
         raise ValidationError({"docno": f"run {tag!r} retrieves documents not in the collection: {missing[:10]}"})
-    run = Run.objects.create(collection=collection, tag=tag, description=description, owner=owner,
-                             precedence=precedence)
+    run = Run.objects.create(
+        collection=collection, tag=tag, description=description, owner=owner, precedence=precedence
+    )
     rankings = []
     for number, doc_scores in scores.items():
         docnos = list(doc_scores)
         values = np.fromiter(doc_scores.values(), dtype=np.float64, count=len(docnos))
         order = trec_order(docnos, values)
         ids = np.array([documents[d] for d in docnos], dtype="<i8")[order]
-        rankings.append(Ranking(run=run, topic_id=topics[number], document_ids=ids.tobytes(),
-                                scores=values[order].astype("<f8").tobytes(), depth=len(docnos)))
+        rankings.append(
+            Ranking(
+                run=run,
+                topic_id=topics[number],
+                document_ids=ids.tobytes(),
+                scores=values[order].astype("<f8").tobytes(),
+                depth=len(docnos),
+            )
+        )
     Ranking.objects.bulk_create(rankings, batch_size=500)
     evaluation_services.topics_changed(topic_ids=[r.topic_id for r in rankings])
     return run
@@ -139,8 +161,10 @@ def pool_build_depth(*, collection: Collection, depth: int, runs: Sequence[Run] 
     """
     runs = list(runs if runs is not None else Run.objects.filter(collection=collection))
     best: dict[tuple[int, int], tuple[int, int, list[str]]] = {}
-    for ranking in Ranking.objects.filter(run__in=runs).select_related("run").only(
-        "topic_id", "document_ids", "run__tag", "run__precedence"
+    for ranking in (
+        Ranking.objects.filter(run__in=runs)
+        .select_related("run")
+        .only("topic_id", "document_ids", "run__tag", "run__precedence")
     ):
         for rank, document_id in enumerate(ranking.documents()[:depth].tolist(), start=1):
             key = (ranking.topic_id, document_id)
@@ -152,8 +176,14 @@ def pool_build_depth(*, collection: Collection, depth: int, runs: Sequence[Run] 
                 best[key] = (*min(candidate, previous[:2]), [*previous[2], ranking.run.tag])
     existing = set(PoolItem.objects.filter(topic__collection=collection).values_list("topic_id", "document_id"))
     new_items = [
-        PoolItem(topic_id=topic_id, document_id=document_id, contributing_runs=sorted(tags), best_rank=rank,
-                 priority=-(rank + precedence / 1000.0), strategy=f"depth-{depth}")
+        PoolItem(
+            topic_id=topic_id,
+            document_id=document_id,
+            contributing_runs=sorted(tags),
+            best_rank=rank,
+            priority=-(rank + precedence / 1000.0),
+            strategy=f"depth-{depth}",
+        )
         for (topic_id, document_id), (rank, precedence, tags) in best.items()
         if (topic_id, document_id) not in existing
     ]
@@ -168,8 +198,9 @@ def assignment_create(*, assessor, topic: Topic) -> Assignment:
 
 def _validate_judgment(topic: Topic, document: Document, grade: int | None, cannot_judge_reason: str) -> None:
     if document.collection_id != topic.collection_id:
-        raise ValidationError({"document": f"document {document.docno!r} belongs to another collection than "
-                                           f"topic {topic.number!r}"})
+        raise ValidationError(
+            {"document": f"document {document.docno!r} belongs to another collection than topic {topic.number!r}"}
+        )
     if grade is None:
         if not cannot_judge_reason.strip():
             raise ValidationError({"grade": "give a grade, or a reason why the document cannot be judged"})
@@ -181,8 +212,16 @@ def _validate_judgment(topic: Topic, document: Document, grade: int | None, cann
 
 @transaction.atomic
 def judgment_record(
-    *, assessor, topic: Topic, document: Document, grade: int | None, note: str = "", seconds_spent: float = 0.0,
-    cannot_judge_reason: str = "", changed_by=None, require_assignment: bool = True,
+    *,
+    assessor,
+    topic: Topic,
+    document: Document,
+    grade: int | None,
+    note: str = "",
+    seconds_spent: float = 0.0,
+    cannot_judge_reason: str = "",
+    changed_by=None,
+    require_assignment: bool = True,
 ) -> Judgment:
     """Records (creates or updates) `assessor`'s judgment of `document` for `topic`; the one write path.
 
@@ -201,8 +240,13 @@ def judgment_record(
     if judgment is None:
         try:
             with transaction.atomic():
-                judgment = Judgment.objects.create(**lookup, grade=grade, note=note, seconds_spent=seconds_spent,
-                                                   cannot_judge_reason=cannot_judge_reason if grade is None else "")
+                judgment = Judgment.objects.create(
+                    **lookup,
+                    grade=grade,
+                    note=note,
+                    seconds_spent=seconds_spent,
+                    cannot_judge_reason=cannot_judge_reason if grade is None else "",
+                )
         except IntegrityError:
             # Another request created the same judgment between our read and our insert: update that one.
             judgment = Judgment.objects.select_for_update().get(**lookup)
@@ -211,8 +255,11 @@ def judgment_record(
         action = None
     if action is None:
         old_grade = judgment.grade
-        unchanged = (old_grade == grade and judgment.note == note
-                     and judgment.cannot_judge_reason == (cannot_judge_reason if grade is None else ""))
+        unchanged = (
+            old_grade == grade
+            and judgment.note == note
+            and judgment.cannot_judge_reason == (cannot_judge_reason if grade is None else "")
+        )
         Judgment.objects.filter(pk=judgment.pk).update(seconds_spent=F("seconds_spent") + seconds_spent)
         if unchanged:
             judgment.refresh_from_db()
@@ -222,11 +269,13 @@ def judgment_record(
         judgment.save(update_fields=["grade", "note", "cannot_judge_reason", "updated_at"])
         judgment.refresh_from_db()
         action = "cannot_judge" if grade is None else "changed"
-    JudgmentHistory.objects.create(**lookup, changed_by=changed_by or assessor, old_grade=old_grade,
-                                   new_grade=grade, action=action, note=note)
+    JudgmentHistory.objects.create(
+        **lookup, changed_by=changed_by or assessor, old_grade=old_grade, new_grade=grade, action=action, note=note
+    )
     if old_grade != grade or action == "created":
         Assignment.objects.filter(assessor=assessor, topic=topic, state=AssignmentState.ASSIGNED).update(
-            state=AssignmentState.IN_PROGRESS)
+            state=AssignmentState.IN_PROGRESS
+        )
         evaluation_services.topics_changed(topic_ids=[topic.id])
     return judgment
 
@@ -237,9 +286,15 @@ def judgment_delete(*, assessor, topic: Topic, document: Document, changed_by=No
     judgment = Judgment.objects.select_for_update().filter(assessor=assessor, topic=topic, document=document).first()
     if judgment is None:
         return False
-    JudgmentHistory.objects.create(assessor=assessor, topic=topic, document=document,
-                                   changed_by=changed_by or assessor, old_grade=judgment.grade, new_grade=None,
-                                   action="deleted")
+    JudgmentHistory.objects.create(
+        assessor=assessor,
+        topic=topic,
+        document=document,
+        changed_by=changed_by or assessor,
+        old_grade=judgment.grade,
+        new_grade=None,
+        action="deleted",
+    )
     judgment.delete()
     evaluation_services.topics_changed(topic_ids=[topic.id])
     return True

@@ -53,8 +53,14 @@ def _next_item(request: HttpRequest, topic: Topic):
 def judge(request: HttpRequest, topic_id: int) -> HttpResponse:
     topic = _assigned_topic(request, topic_id)
     item, done, total = _next_item(request, topic)
-    context = {"topic": topic, "item": item, "done": done, "total": total,
-               "grades": topic.collection.grades.all(), "percent": round(100 * done / total) if total else 100}
+    context = {
+        "topic": topic,
+        "item": item,
+        "done": done,
+        "total": total,
+        "grades": topic.collection.grades.all(),
+        "percent": round(100 * done / total) if total else 100,
+    }
     template = "judging/_judge_panel.html" if request.htmx else "judging/judge.html"
     return render(request, template, context)
 
@@ -68,8 +74,12 @@ def judge_document(request: HttpRequest, topic_id: int, document_id: int) -> Htt
     try:
         grade = int(raw_grade) if raw_grade != "" else None
         services.judgment_record(
-            assessor=request.user, topic=topic, document=document, grade=grade,
-            note=request.POST.get("note", ""), cannot_judge_reason=request.POST.get("cannot_judge_reason", ""),
+            assessor=request.user,
+            topic=topic,
+            document=document,
+            grade=grade,
+            note=request.POST.get("note", ""),
+            cannot_judge_reason=request.POST.get("cannot_judge_reason", ""),
             seconds_spent=float(request.POST.get("seconds", 0) or 0),
         )
     except (ValueError, ValidationError) as error:

@@ -11,15 +11,21 @@ _counter = itertools.count()
 
 def make_collection(*, max_grade=3, threshold=1, topics=2, documents=6, runs=2, depth=4, **settings):
     n = next(_counter)
-    collection = services.collection_create(name=f"c{n}", max_grade=max_grade, relevance_threshold=threshold,
-                                            **settings)
-    services.topics_create(collection=collection, topics=[{"number": str(t), "title": f"topic {t}"}
-                                                          for t in range(1, topics + 1)])
-    services.documents_create(collection=collection, documents=[{"docno": f"d{i}", "title": f"doc {i}",
-                                                                 "body": f"text {i}"} for i in range(documents)])
+    collection = services.collection_create(
+        name=f"c{n}", max_grade=max_grade, relevance_threshold=threshold, **settings
+    )
+    services.topics_create(
+        collection=collection, topics=[{"number": str(t), "title": f"topic {t}"} for t in range(1, topics + 1)]
+    )
+    services.documents_create(
+        collection=collection,
+        documents=[{"docno": f"d{i}", "title": f"doc {i}", "body": f"text {i}"} for i in range(documents)],
+    )
     for r in range(runs):
-        scores = {str(t): {f"d{(i + r + t) % documents}": float(depth - i) for i in range(depth)}
-                  for t in range(1, topics + 1)}
+        scores = {
+            str(t): {f"d{(i + r + t) % documents}": float(depth - i) for i in range(depth)}
+            for t in range(1, topics + 1)
+        }
         services.run_create(collection=collection, tag=f"run{r}", scores=scores)
     services.pool_build_depth(collection=collection, depth=depth)
     return collection

@@ -46,8 +46,18 @@ def test_production_settings_pass_the_deployment_checks():
     import subprocess
     import sys
 
-    env = {"PATH": "/usr/bin:/bin", "SECRET_KEY": "a-long-random-secret-key-for-the-deploy-check-0123456789abcdef!",
-           "DEBUG": "false", "ALLOWED_HOSTS": "example.org", "WORKBENCH_VAR_DIR": "/tmp/workbench-deploy-check"}
-    result = subprocess.run([sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-                            cwd=ROOT, env=env, capture_output=True, text=True)
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "SECRET_KEY": "a-long-random-secret-key-for-the-deploy-check-0123456789abcdef!",
+        "DEBUG": "false",
+        "ALLOWED_HOSTS": "example.org",
+        "WORKBENCH_VAR_DIR": "/tmp/workbench-deploy-check",
+    }
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stdout + result.stderr

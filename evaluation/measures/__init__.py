@@ -1,10 +1,10 @@
 """The measures engine: pure numpy, no Django. Prepare runs once, then evaluate any measures for any qrels.
 
-    from evaluation.measures import Collection
-    c = Collection()
-    qrels = c.qrels_from_file("qrels.txt")
-    run = c.run_from_file("run.txt")
-    result = evaluate(qrels, [run], ["AP", "nDCG@10", "P(rel=2)@5"])
+from evaluation.measures import Collection
+c = Collection()
+qrels = c.qrels_from_file("qrels.txt")
+run = c.run_from_file("run.txt")
+result = evaluate(qrels, [run], ["AP", "nDCG@10", "P(rel=2)@5"])
 """
 
 from .correlation import kendall_tau, spearman_rho, tau_ap

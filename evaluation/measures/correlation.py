@@ -47,7 +47,7 @@ def _average_ranks(x: np.ndarray) -> np.ndarray:
     order = np.argsort(x, kind="stable")
     ranks = np.empty(len(x), dtype=np.float64)
     ranks[order] = np.arange(1, len(x) + 1)
-    values, inverse = np.unique(x, return_inverse=True)
+    _values, inverse = np.unique(x, return_inverse=True)
     sums = np.bincount(inverse, weights=ranks)
     counts = np.bincount(inverse)
     return (sums / counts)[inverse]

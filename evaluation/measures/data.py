@@ -83,8 +83,9 @@ class PreparedRun:
     @classmethod
     def from_rankings(cls, tag: str, rankings: Mapping[int, Iterable[int]]) -> PreparedRun:
         """Builds a run from {topic id: document ids already in trec_eval order}."""
-        topics, offsets, docs = _flatten({int(t): np.asarray(list(d) if not isinstance(d, np.ndarray) else d)
-                                          for t, d in rankings.items()})
+        topics, offsets, docs = _flatten(
+            {int(t): np.asarray(list(d) if not isinstance(d, np.ndarray) else d) for t, d in rankings.items()}
+        )
         return cls(tag, topics, offsets, docs)
 
     @classmethod
@@ -146,8 +147,10 @@ class PreparedQrels:
         cls, qrels: Mapping[str, Mapping[str, int]], topics: Vocabulary, docs: Vocabulary
     ) -> PreparedQrels:
         return cls.from_mapping(
-            {topics.id(t): dict(zip(docs.ids(judged.keys()).tolist(), judged.values(), strict=True))
-             for t, judged in qrels.items()}
+            {
+                topics.id(t): dict(zip(docs.ids(judged.keys()).tolist(), judged.values(), strict=True))
+                for t, judged in qrels.items()
+            }
         )
 
     def topic_labels(self, topic: int) -> tuple[np.ndarray, np.ndarray]:

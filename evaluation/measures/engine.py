@@ -94,8 +94,15 @@ class _Rows:
 
 def _plan_rows(runset: RunSet, wanted: np.ndarray, complete: bool, depth: int | None) -> _Rows:
     rows = runset.rows_of_topics(wanted)
-    parts = [(runset.row_run[rows], runset.row_topic[rows], runset.start[rows], runset.length[rows],
-              np.ones(len(rows), bool))]
+    parts = [
+        (
+            runset.row_run[rows],
+            runset.row_topic[rows],
+            runset.start[rows],
+            runset.length[rows],
+            np.ones(len(rows), bool),
+        )
+    ]
     if complete:
         for run_index in range(len(runset)):
             missing = np.setdiff1d(wanted, parts[0][1][parts[0][0] == run_index])

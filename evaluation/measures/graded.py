@@ -62,7 +62,7 @@ def err(batch: RankedBatch, m) -> np.ndarray:
     gmax = batch.max_grade if gmax is None else gmax
     cols = batch.first(m.cutoff)
     stop = np.power(2.0, batch.gains[:, cols]) - 1.0
-    stop /= 2.0 ** gmax
+    stop /= 2.0**gmax
     reach = np.cumprod(1.0 - stop, axis=1)
     reach = np.concatenate([np.ones((batch.rows, 1)), reach[:, :-1]], axis=1)
     return (stop * reach / batch.ranks[cols]).sum(axis=1)

@@ -135,8 +135,14 @@ def _trec_style(name: str) -> list[Measure]:
     if trec.param:
         values = [_number(v, name) for v in rest.split(",")] if rest else [trec.param_default]
         convert = trec.param_in or (lambda v: v)
-        return [Measure(family.name, None, tuple(sorted(
-            (k, v) for k, v in [(trec.param, convert(value))] if v != family.params[k]))) for value in values]
+        return [
+            Measure(
+                family.name,
+                None,
+                tuple(sorted((k, v) for k, v in [(trec.param, convert(value))] if v != family.params[k])),
+            )
+            for value in values
+        ]
     if not rest:
         cutoffs = trec.default_cutoffs or (None,)
     else:

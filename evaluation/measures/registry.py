@@ -66,7 +66,14 @@ _families = [
     Family("NumRel", ranked.num_rel, "none", REL, aggregate="sum", trec="num_rel"),
     Family("NumRelRet", ranked.num_rel_ret, "none", REL, aggregate="sum", trec="num_rel_ret"),
     Family("MinAP", ranked.minimum_ap, "none", REL, source="hand-worked (MEASURES.md)"),
-    Family("CG", graded.cumulative_gain, "optional", {"dcg": "log2"}, {"dcg": DCG_CHOICES}, source="Järvelin & Kekäläinen 2002"),
+    Family(
+        "CG",
+        graded.cumulative_gain,
+        "optional",
+        {"dcg": "log2"},
+        {"dcg": DCG_CHOICES},
+        source="Järvelin & Kekäläinen 2002",
+    ),
     Family("DCG", graded.dcg, "optional", {"dcg": "log2"}, {"dcg": DCG_CHOICES}, source="Järvelin & Kekäläinen 2002"),
     Family("nDCG", graded.ndcg, "optional", {"dcg": "log2"}, {"dcg": DCG_CHOICES}, trec="ndcg", trec_cut="ndcg_cut"),
     Family("ERR", graded.err, "optional", {"gmax": None}, source="Chapelle et al. 2009"),
@@ -122,8 +129,15 @@ TREC_NAMES: dict[str, TrecName] = {
 }
 
 # trec_eval's default measure set (its "official" measures), in its print order.
-TREC_DEFAULT = (
-    ["num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank"]
-    + ["iprec_at_recall"]
-    + ["P"]
-)
+TREC_DEFAULT = [
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "gm_map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    "iprec_at_recall",
+    "P",
+]

@@ -90,7 +90,10 @@ def iter_qrels(source: str | Path | Iterable[str], *, name: str | None = None) -
             continue
         if len(fields) not in (4, 5):
             raise TrecFormatError(
-                path, number, None, f"expected 4 columns 'topic iter docno rel' (or 5 with an assessor), got {len(fields)}"
+                path,
+                number,
+                None,
+                f"expected 4 columns 'topic iter docno rel' (or 5 with an assessor), got {len(fields)}",
             )
         label = parse_label(fields[3], path, number)
         yield QrelsLine(fields[0], fields[2], label, fields[4] if len(fields) == 5 else None, number)
@@ -117,7 +120,9 @@ def read_qrels(source: str | Path | Iterable[str], *, name: str | None = None) -
     for entry in iter_qrels(source, name=name):
         docs = qrels.setdefault(entry.topic, {})
         if entry.docno in docs:
-            raise TrecFormatError(path, entry.line, "docno", f"document {entry.docno!r} judged twice for topic {entry.topic!r}")
+            raise TrecFormatError(
+                path, entry.line, "docno", f"document {entry.docno!r} judged twice for topic {entry.topic!r}"
+            )
         docs[entry.docno] = entry.label
     if not qrels:
         raise TrecFormatError(path, 0, None, "file has no qrels lines")

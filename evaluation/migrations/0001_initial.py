@@ -5,72 +5,128 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('judging', '0001_initial'),
+        ("judging", "0001_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='TopicState',
+            name="TopicState",
             fields=[
-                ('topic', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, primary_key=True, related_name='evaluation_state', serialize=False, to='judging.topic')),
-                ('dirty', models.BooleanField(db_index=True, default=False)),
-                ('generation', models.PositiveBigIntegerField(default=0)),
-                ('computed_generation', models.PositiveBigIntegerField(default=0)),
-                ('dirty_since', models.DateTimeField(blank=True, null=True)),
-                ('computed_at', models.DateTimeField(blank=True, null=True)),
-                ('recompute_count', models.PositiveBigIntegerField(default=0)),
+                (
+                    "topic",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        primary_key=True,
+                        related_name="evaluation_state",
+                        serialize=False,
+                        to="judging.topic",
+                    ),
+                ),
+                ("dirty", models.BooleanField(db_index=True, default=False)),
+                ("generation", models.PositiveBigIntegerField(default=0)),
+                ("computed_generation", models.PositiveBigIntegerField(default=0)),
+                ("dirty_since", models.DateTimeField(blank=True, null=True)),
+                ("computed_at", models.DateTimeField(blank=True, null=True)),
+                ("recompute_count", models.PositiveBigIntegerField(default=0)),
             ],
         ),
         migrations.CreateModel(
-            name='RunValue',
+            name="RunValue",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('measure', models.CharField(max_length=100)),
-                ('value', models.FloatField(null=True)),
-                ('topics', models.PositiveIntegerField(default=0, help_text='Topics evaluated (in both the run and the qrels).')),
-                ('settings_key', models.CharField(max_length=200)),
-                ('computed_at', models.DateTimeField(auto_now=True)),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='values', to='judging.run')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("measure", models.CharField(max_length=100)),
+                ("value", models.FloatField(null=True)),
+                (
+                    "topics",
+                    models.PositiveIntegerField(
+                        default=0, help_text="Topics evaluated (in both the run and the qrels)."
+                    ),
+                ),
+                ("settings_key", models.CharField(max_length=200)),
+                ("computed_at", models.DateTimeField(auto_now=True)),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="values", to="judging.run"
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('run', 'measure'), name='run_value_unique')],
+                "constraints": [models.UniqueConstraint(fields=("run", "measure"), name="run_value_unique")],
             },
         ),
         migrations.CreateModel(
-            name='TopicAgreement',
+            name="TopicAgreement",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('statistic', models.CharField(max_length=100)),
-                ('value', models.FloatField(null=True)),
-                ('items', models.PositiveIntegerField(default=0)),
-                ('generation', models.PositiveBigIntegerField(default=0)),
-                ('computed_at', models.DateTimeField(auto_now=True)),
-                ('collection', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='agreements', to='judging.collection')),
-                ('topic', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='agreements', to='judging.topic')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("statistic", models.CharField(max_length=100)),
+                ("value", models.FloatField(null=True)),
+                ("items", models.PositiveIntegerField(default=0)),
+                ("generation", models.PositiveBigIntegerField(default=0)),
+                ("computed_at", models.DateTimeField(auto_now=True)),
+                (
+                    "collection",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="agreements", to="judging.collection"
+                    ),
+                ),
+                (
+                    "topic",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="agreements",
+                        to="judging.topic",
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(condition=models.Q(('topic__isnull', False)), fields=('collection', 'topic', 'statistic'), name='agreement_unique_per_topic'), models.UniqueConstraint(condition=models.Q(('topic__isnull', True)), fields=('collection', 'statistic'), name='agreement_unique_per_collection')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("topic__isnull", False)),
+                        fields=("collection", "topic", "statistic"),
+                        name="agreement_unique_per_topic",
+                    ),
+                    models.UniqueConstraint(
+                        condition=models.Q(("topic__isnull", True)),
+                        fields=("collection", "statistic"),
+                        name="agreement_unique_per_collection",
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='TopicValue',
+            name="TopicValue",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('measure', models.CharField(max_length=100)),
-                ('value', models.FloatField(help_text='Empty when undefined (a zero denominator).', null=True)),
-                ('generation', models.PositiveBigIntegerField()),
-                ('settings_key', models.CharField(help_text='Threshold, consensus method and scale used.', max_length=200)),
-                ('computed_at', models.DateTimeField(auto_now=True)),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='topic_values', to='judging.run')),
-                ('topic', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='values', to='judging.topic')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("measure", models.CharField(max_length=100)),
+                ("value", models.FloatField(help_text="Empty when undefined (a zero denominator).", null=True)),
+                ("generation", models.PositiveBigIntegerField()),
+                (
+                    "settings_key",
+                    models.CharField(help_text="Threshold, consensus method and scale used.", max_length=200),
+                ),
+                ("computed_at", models.DateTimeField(auto_now=True)),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="topic_values", to="judging.run"
+                    ),
+                ),
+                (
+                    "topic",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="values", to="judging.topic"
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['topic', 'measure'], name='evaluation__topic_i_409183_idx')],
-                'constraints': [models.UniqueConstraint(fields=('run', 'topic', 'measure'), name='topic_value_unique')],
+                "indexes": [models.Index(fields=["topic", "measure"], name="evaluation__topic_i_409183_idx")],
+                "constraints": [models.UniqueConstraint(fields=("run", "topic", "measure"), name="topic_value_unique")],
             },
         ),
     ]

@@ -2,13 +2,13 @@
 
 import django.core.validators
 import django.db.models.deletion
-import judging.models
 from django.conf import settings
 from django.db import migrations, models
 
+import judging.models
+
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -17,213 +17,400 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Collection',
+            name="Collection",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200, unique=True)),
-                ('description', models.TextField(blank=True)),
-                ('guidelines', models.TextField(blank=True, help_text='Assessor guidelines, in Markdown.')),
-                ('max_grade', models.PositiveSmallIntegerField(default=1, help_text='1 for binary relevance; up to 5 for a graded 0..max scale.', validators=[django.core.validators.MinValueValidator(1), django.core.validators.MaxValueValidator(5)])),
-                ('relevance_threshold', models.PositiveSmallIntegerField(default=1, help_text='Lowest grade that counts as relevant for binary measures (TREC DL passages use 2).')),
-                ('assessors_per_item', models.PositiveSmallIntegerField(default=1, validators=[django.core.validators.MinValueValidator(1)])),
-                ('blind', models.BooleanField(default=True, help_text="Assessors never see runs, ranks or other assessors' labels.")),
-                ('shuffle_within_priority', models.BooleanField(default=True)),
-                ('collection_size', models.PositiveIntegerField(blank=True, help_text='N for set-based measures; empty means the number of documents imported.', null=True)),
-                ('consensus_method', models.CharField(choices=[('majority', 'Majority vote (ties: higher grade)'), ('median', 'Median grade'), ('mean', 'Rounded mean'), ('primary', 'Primary assessor'), ('dawid_skene', 'Dawid-Skene')], default='majority', max_length=20)),
-                ('measures', models.JSONField(blank=True, default=judging.models.default_measures)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=200, unique=True)),
+                ("description", models.TextField(blank=True)),
+                ("guidelines", models.TextField(blank=True, help_text="Assessor guidelines, in Markdown.")),
+                (
+                    "max_grade",
+                    models.PositiveSmallIntegerField(
+                        default=1,
+                        help_text="1 for binary relevance; up to 5 for a graded 0..max scale.",
+                        validators=[
+                            django.core.validators.MinValueValidator(1),
+                            django.core.validators.MaxValueValidator(5),
+                        ],
+                    ),
+                ),
+                (
+                    "relevance_threshold",
+                    models.PositiveSmallIntegerField(
+                        default=1,
+                        help_text="Lowest grade that counts as relevant for binary measures (TREC DL passages use 2).",
+                    ),
+                ),
+                (
+                    "assessors_per_item",
+                    models.PositiveSmallIntegerField(
+                        default=1, validators=[django.core.validators.MinValueValidator(1)]
+                    ),
+                ),
+                (
+                    "blind",
+                    models.BooleanField(
+                        default=True, help_text="Assessors never see runs, ranks or other assessors' labels."
+                    ),
+                ),
+                ("shuffle_within_priority", models.BooleanField(default=True)),
+                (
+                    "collection_size",
+                    models.PositiveIntegerField(
+                        blank=True,
+                        help_text="N for set-based measures; empty means the number of documents imported.",
+                        null=True,
+                    ),
+                ),
+                (
+                    "consensus_method",
+                    models.CharField(
+                        choices=[
+                            ("majority", "Majority vote (ties: higher grade)"),
+                            ("median", "Median grade"),
+                            ("mean", "Rounded mean"),
+                            ("primary", "Primary assessor"),
+                            ("dawid_skene", "Dawid-Skene"),
+                        ],
+                        default="majority",
+                        max_length=20,
+                    ),
+                ),
+                ("measures", models.JSONField(blank=True, default=judging.models.default_measures)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'constraints': [models.CheckConstraint(condition=models.Q(('max_grade__gte', 1), ('max_grade__lte', 5)), name='collection_scale_1_to_5'), models.CheckConstraint(condition=models.Q(('relevance_threshold__gte', 1), ('relevance_threshold__lte', models.F('max_grade'))), name='collection_threshold_within_scale'), models.CheckConstraint(condition=models.Q(('assessors_per_item__gte', 1)), name='collection_overlap_at_least_1')],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(("max_grade__gte", 1), ("max_grade__lte", 5)), name="collection_scale_1_to_5"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            ("relevance_threshold__gte", 1), ("relevance_threshold__lte", models.F("max_grade"))
+                        ),
+                        name="collection_threshold_within_scale",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("assessors_per_item__gte", 1)), name="collection_overlap_at_least_1"
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Document',
+            name="Document",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('docno', models.CharField(max_length=200)),
-                ('title', models.TextField(blank=True)),
-                ('body', models.TextField(blank=True)),
-                ('url', models.URLField(blank=True, max_length=2000)),
-                ('extra', models.JSONField(blank=True, default=dict)),
-                ('collection', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='documents', to='judging.collection')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("docno", models.CharField(max_length=200)),
+                ("title", models.TextField(blank=True)),
+                ("body", models.TextField(blank=True)),
+                ("url", models.URLField(blank=True, max_length=2000)),
+                ("extra", models.JSONField(blank=True, default=dict)),
+                (
+                    "collection",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="documents", to="judging.collection"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['collection', 'id'],
+                "ordering": ["collection", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Grade',
+            name="Grade",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('value', models.PositiveSmallIntegerField(validators=[django.core.validators.MaxValueValidator(5)])),
-                ('label', models.CharField(max_length=60)),
-                ('description', models.TextField(blank=True)),
-                ('collection', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='grades', to='judging.collection')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("value", models.PositiveSmallIntegerField(validators=[django.core.validators.MaxValueValidator(5)])),
+                ("label", models.CharField(max_length=60)),
+                ("description", models.TextField(blank=True)),
+                (
+                    "collection",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="grades", to="judging.collection"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['collection', 'value'],
+                "ordering": ["collection", "value"],
             },
         ),
         migrations.CreateModel(
-            name='Run',
+            name="Run",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('tag', models.CharField(max_length=200)),
-                ('description', models.TextField(blank=True)),
-                ('precedence', models.PositiveSmallIntegerField(default=1, help_text='Judging precedence for pooling; 1 is first.')),
-                ('uploaded_at', models.DateTimeField(auto_now_add=True)),
-                ('collection', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='runs', to='judging.collection')),
-                ('owner', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("tag", models.CharField(max_length=200)),
+                ("description", models.TextField(blank=True)),
+                (
+                    "precedence",
+                    models.PositiveSmallIntegerField(
+                        default=1, help_text="Judging precedence for pooling; 1 is first."
+                    ),
+                ),
+                ("uploaded_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "collection",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="runs", to="judging.collection"
+                    ),
+                ),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
             options={
-                'ordering': ['collection', 'precedence', 'tag'],
+                "ordering": ["collection", "precedence", "tag"],
             },
         ),
         migrations.CreateModel(
-            name='Topic',
+            name="Topic",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.CharField(help_text='The TREC topic id (num).', max_length=64)),
-                ('title', models.TextField(help_text='The query.')),
-                ('description', models.TextField(blank=True)),
-                ('narrative', models.TextField(blank=True)),
-                ('extra', models.JSONField(blank=True, default=dict)),
-                ('collection', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='topics', to='judging.collection')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("number", models.CharField(help_text="The TREC topic id (num).", max_length=64)),
+                ("title", models.TextField(help_text="The query.")),
+                ("description", models.TextField(blank=True)),
+                ("narrative", models.TextField(blank=True)),
+                ("extra", models.JSONField(blank=True, default=dict)),
+                (
+                    "collection",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="topics", to="judging.collection"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['collection', 'id'],
+                "ordering": ["collection", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Ranking',
+            name="Ranking",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('document_ids', models.BinaryField(help_text='int64 little-endian Document ids, trec_eval order.')),
-                ('scores', models.BinaryField(help_text='float64 little-endian scores, same order.')),
-                ('depth', models.PositiveIntegerField()),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='rankings', to='judging.run')),
-                ('topic', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='rankings', to='judging.topic')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("document_ids", models.BinaryField(help_text="int64 little-endian Document ids, trec_eval order.")),
+                ("scores", models.BinaryField(help_text="float64 little-endian scores, same order.")),
+                ("depth", models.PositiveIntegerField()),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="rankings", to="judging.run"
+                    ),
+                ),
+                (
+                    "topic",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="rankings", to="judging.topic"
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='PoolItem',
+            name="PoolItem",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('contributing_runs', models.JSONField(blank=True, default=list, help_text='Tags of the runs that retrieved it.')),
-                ('best_rank', models.PositiveIntegerField(blank=True, null=True)),
-                ('priority', models.FloatField(default=0.0, help_text='Higher is judged first.')),
-                ('strategy', models.CharField(blank=True, max_length=40)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('document', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='pool_items', to='judging.document')),
-                ('topic', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='pool_items', to='judging.topic')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "contributing_runs",
+                    models.JSONField(blank=True, default=list, help_text="Tags of the runs that retrieved it."),
+                ),
+                ("best_rank", models.PositiveIntegerField(blank=True, null=True)),
+                ("priority", models.FloatField(default=0.0, help_text="Higher is judged first.")),
+                ("strategy", models.CharField(blank=True, max_length=40)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "document",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="pool_items", to="judging.document"
+                    ),
+                ),
+                (
+                    "topic",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="pool_items", to="judging.topic"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['topic', '-priority', 'id'],
+                "ordering": ["topic", "-priority", "id"],
             },
         ),
         migrations.CreateModel(
-            name='JudgmentHistory',
+            name="JudgmentHistory",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('changed_at', models.DateTimeField(auto_now_add=True)),
-                ('old_grade', models.SmallIntegerField(blank=True, null=True)),
-                ('new_grade', models.SmallIntegerField(blank=True, null=True)),
-                ('action', models.CharField(max_length=20)),
-                ('note', models.TextField(blank=True)),
-                ('assessor', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('changed_by', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('document', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='judging.document')),
-                ('topic', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='judging.topic')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("changed_at", models.DateTimeField(auto_now_add=True)),
+                ("old_grade", models.SmallIntegerField(blank=True, null=True)),
+                ("new_grade", models.SmallIntegerField(blank=True, null=True)),
+                ("action", models.CharField(max_length=20)),
+                ("note", models.TextField(blank=True)),
+                (
+                    "assessor",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "changed_by",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "document",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="judging.document"
+                    ),
+                ),
+                (
+                    "topic",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="judging.topic"
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'judgment history',
-                'ordering': ['-changed_at', '-id'],
+                "verbose_name_plural": "judgment history",
+                "ordering": ["-changed_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='Judgment',
+            name="Judgment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('grade', models.SmallIntegerField(blank=True, help_text='Empty when the assessor could not judge.', null=True)),
-                ('cannot_judge_reason', models.CharField(blank=True, max_length=200)),
-                ('note', models.TextField(blank=True)),
-                ('seconds_spent', models.FloatField(default=0.0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('assessor', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='judgments', to=settings.AUTH_USER_MODEL)),
-                ('document', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='judgments', to='judging.document')),
-                ('topic', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='judgments', to='judging.topic')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "grade",
+                    models.SmallIntegerField(
+                        blank=True, help_text="Empty when the assessor could not judge.", null=True
+                    ),
+                ),
+                ("cannot_judge_reason", models.CharField(blank=True, max_length=200)),
+                ("note", models.TextField(blank=True)),
+                ("seconds_spent", models.FloatField(default=0.0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "assessor",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="judgments",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "document",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="judgments", to="judging.document"
+                    ),
+                ),
+                (
+                    "topic",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="judgments", to="judging.topic"
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Assignment',
+            name="Assignment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('state', models.CharField(choices=[('assigned', 'Assigned'), ('in_progress', 'In progress'), ('completed', 'Completed')], default='assigned', max_length=20)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('assessor', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='assignments', to=settings.AUTH_USER_MODEL)),
-                ('topic', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='assignments', to='judging.topic')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "state",
+                    models.CharField(
+                        choices=[("assigned", "Assigned"), ("in_progress", "In progress"), ("completed", "Completed")],
+                        default="assigned",
+                        max_length=20,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "assessor",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="assignments",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "topic",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="assignments", to="judging.topic"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['topic', 'assessor'],
+                "ordering": ["topic", "assessor"],
             },
         ),
         migrations.AddConstraint(
-            model_name='document',
-            constraint=models.UniqueConstraint(fields=('collection', 'docno'), name='document_unique_docno'),
+            model_name="document",
+            constraint=models.UniqueConstraint(fields=("collection", "docno"), name="document_unique_docno"),
         ),
         migrations.AddConstraint(
-            model_name='grade',
-            constraint=models.UniqueConstraint(fields=('collection', 'value'), name='grade_unique_value'),
+            model_name="grade",
+            constraint=models.UniqueConstraint(fields=("collection", "value"), name="grade_unique_value"),
         ),
         migrations.AddConstraint(
-            model_name='grade',
-            constraint=models.CheckConstraint(condition=models.Q(('value__lte', 5)), name='grade_value_at_most_5'),
+            model_name="grade",
+            constraint=models.CheckConstraint(condition=models.Q(("value__lte", 5)), name="grade_value_at_most_5"),
         ),
         migrations.AddConstraint(
-            model_name='run',
-            constraint=models.UniqueConstraint(fields=('collection', 'tag'), name='run_unique_tag'),
+            model_name="run",
+            constraint=models.UniqueConstraint(fields=("collection", "tag"), name="run_unique_tag"),
         ),
         migrations.AddConstraint(
-            model_name='topic',
-            constraint=models.UniqueConstraint(fields=('collection', 'number'), name='topic_unique_number'),
+            model_name="topic",
+            constraint=models.UniqueConstraint(fields=("collection", "number"), name="topic_unique_number"),
         ),
         migrations.AddConstraint(
-            model_name='ranking',
-            constraint=models.UniqueConstraint(fields=('run', 'topic'), name='ranking_unique_run_topic'),
+            model_name="ranking",
+            constraint=models.UniqueConstraint(fields=("run", "topic"), name="ranking_unique_run_topic"),
         ),
         migrations.AddIndex(
-            model_name='poolitem',
-            index=models.Index(fields=['topic', '-priority'], name='judging_poo_topic_i_7a1a32_idx'),
+            model_name="poolitem",
+            index=models.Index(fields=["topic", "-priority"], name="judging_poo_topic_i_7a1a32_idx"),
         ),
         migrations.AddConstraint(
-            model_name='poolitem',
-            constraint=models.UniqueConstraint(fields=('topic', 'document'), name='pool_item_unique'),
+            model_name="poolitem",
+            constraint=models.UniqueConstraint(fields=("topic", "document"), name="pool_item_unique"),
         ),
         migrations.AddIndex(
-            model_name='judgment',
-            index=models.Index(fields=['topic', 'document'], name='judging_jud_topic_i_e8f9a5_idx'),
+            model_name="judgment",
+            index=models.Index(fields=["topic", "document"], name="judging_jud_topic_i_e8f9a5_idx"),
         ),
         migrations.AddConstraint(
-            model_name='judgment',
-            constraint=models.UniqueConstraint(fields=('assessor', 'topic', 'document'), name='judgment_unique_per_assessor'),
+            model_name="judgment",
+            constraint=models.UniqueConstraint(
+                fields=("assessor", "topic", "document"), name="judgment_unique_per_assessor"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='judgment',
-            constraint=models.CheckConstraint(condition=models.Q(('grade__isnull', True), models.Q(('grade__gte', 0), ('grade__lte', 5)), _connector='OR'), name='judgment_grade_0_to_5'),
+            model_name="judgment",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("grade__isnull", True), models.Q(("grade__gte", 0), ("grade__lte", 5)), _connector="OR"
+                ),
+                name="judgment_grade_0_to_5",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='judgment',
-            constraint=models.CheckConstraint(condition=models.Q(('grade__isnull', False), models.Q(('cannot_judge_reason', ''), _negated=True), _connector='OR'), name='judgment_grade_or_reason'),
+            model_name="judgment",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("grade__isnull", False), models.Q(("cannot_judge_reason", ""), _negated=True), _connector="OR"
+                ),
+                name="judgment_grade_or_reason",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='judgment',
-            constraint=models.CheckConstraint(condition=models.Q(('seconds_spent__gte', 0)), name='judgment_seconds_not_negative'),
+            model_name="judgment",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("seconds_spent__gte", 0)), name="judgment_seconds_not_negative"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='assignment',
-            constraint=models.UniqueConstraint(fields=('assessor', 'topic'), name='assignment_unique'),
+            model_name="assignment",
+            constraint=models.UniqueConstraint(fields=("assessor", "topic"), name="assignment_unique"),
         ),
     ]

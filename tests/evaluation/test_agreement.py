@@ -20,8 +20,18 @@ KRIPPENDORFF_EXAMPLE = [
     [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, None],
 ]
 # The classic Fleiss' kappa example (10 subjects, 14 raters, 5 categories; Wikipedia), kappa = 0.210.
-FLEISS_TABLE = [[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
-                [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7]]
+FLEISS_TABLE = [
+    [0, 0, 0, 0, 14],
+    [0, 2, 6, 4, 2],
+    [0, 0, 3, 5, 6],
+    [0, 3, 9, 2, 0],
+    [2, 2, 8, 1, 1],
+    [7, 7, 0, 0, 0],
+    [3, 2, 6, 3, 0],
+    [2, 5, 3, 2, 2],
+    [6, 5, 2, 1, 0],
+    [0, 2, 2, 3, 7],
+]
 
 
 def items_from_matrix(matrix):
@@ -68,7 +78,8 @@ def test_krippendorff_alpha_matches_the_krippendorff_package_with_missing_data(s
 def test_fleiss_published_example():
     assert agreement.fleiss_kappa(items_from_table(FLEISS_TABLE)) == pytest.approx(0.20993, abs=5e-5)
     assert agreement.fleiss_kappa(items_from_table(FLEISS_TABLE)) == pytest.approx(
-        statsmodels_fleiss(np.array(FLEISS_TABLE)), abs=1e-12)
+        statsmodels_fleiss(np.array(FLEISS_TABLE)), abs=1e-12
+    )
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -129,7 +140,7 @@ def test_overlap_is_intersection_over_union_of_relevant_sets_averaged_over_pairs
 
 def test_gwet_ac1_two_raters_binary_hand_worked():
     # 10 items: both 1 on 6, both 0 on 2, disagree on 2 -> p_a = 0.8; pi_1 = (7 + 7) / 20 = 0.7 -> p_e = 0.42
-    items = ([{"a": 1, "b": 1}] * 6 + [{"a": 0, "b": 0}] * 2 + [{"a": 1, "b": 0}, {"a": 0, "b": 1}])
+    items = [{"a": 1, "b": 1}] * 6 + [{"a": 0, "b": 0}] * 2 + [{"a": 1, "b": 0}, {"a": 0, "b": 1}]
     assert agreement.gwet_ac1(items) == pytest.approx((0.8 - 0.42) / (1 - 0.42))
 
 

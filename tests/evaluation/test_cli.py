@@ -33,8 +33,12 @@ def test_text_output_is_trec_evals_format_with_an_all_row(files, capsys):
 
 def test_json_output_keys_measures_as_given_at_full_precision(files, capsys):
     folder, qrels, runs = files
-    assert main([str(folder / "qrels"), str(folder / "run0"), str(folder / "run1"), "-m", "nDCG@10", "-m", "map",
-                 "--json"]) == 0
+    assert (
+        main(
+            [str(folder / "qrels"), str(folder / "run0"), str(folder / "run1"), "-m", "nDCG@10", "-m", "map", "--json"]
+        )
+        == 0
+    )
     payload = json.loads(capsys.readouterr().out)
     reference = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10"}).evaluate(runs["run1"])
     assert set(payload["results"]) == {"run0", "run1"}
@@ -45,8 +49,11 @@ def test_json_output_keys_measures_as_given_at_full_precision(files, capsys):
 def test_malformed_run_exits_2_naming_file_and_line(tmp_path):
     (tmp_path / "qrels").write_text("1 0 a 1\n")
     (tmp_path / "run").write_text("1 Q0 a 1 1.0 t\n1 Q0 b 2 oops t\n")
-    result = subprocess.run([sys.executable, "-m", "evaluation", str(tmp_path / "qrels"), str(tmp_path / "run")],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "evaluation", str(tmp_path / "qrels"), str(tmp_path / "run")],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 2
     assert f"{tmp_path / 'run'}:2: field 'score'" in result.stderr
 

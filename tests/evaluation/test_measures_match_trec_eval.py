@@ -13,9 +13,26 @@ from evaluation.measures import Collection, RunSet, evaluate, parse_measures
 from .generated import generated_collection, qrels_lines, run_lines
 
 TREC_MEASURES = [
-    "P.5,10,15,20,30,100", "recall.5,10,100", "map", "map_cut.5,10,100", "gm_map", "Rprec", "recip_rank", "bpref",
-    "infAP", "success.1,5,10", "iprec_at_recall", "11pt_avg", "num_ret", "num_rel", "num_rel_ret", "ndcg",
-    "ndcg_cut.5,10,20,100", "set_P", "set_recall", "set_F",
+    "P.5,10,15,20,30,100",
+    "recall.5,10,100",
+    "map",
+    "map_cut.5,10,100",
+    "gm_map",
+    "Rprec",
+    "recip_rank",
+    "bpref",
+    "infAP",
+    "success.1,5,10",
+    "iprec_at_recall",
+    "11pt_avg",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "ndcg",
+    "ndcg_cut.5,10,20,100",
+    "set_P",
+    "set_recall",
+    "set_F",
 ]
 MEASURES = [m for name in TREC_MEASURES for m in parse_measures(name)]
 
@@ -44,8 +61,11 @@ def _compare(qrels, runs, level, measures=MEASURES, trec_names=TREC_MEASURES):
         for column, measure in enumerate(measures):
             per_topic = np.array([reference[t][measure.trec_output_name] for t in reference])
             kind = measure.spec.aggregate
-            expected = per_topic.sum() if kind == "sum" else (
-                math.exp(per_topic.mean()) if kind == "gmean" else per_topic.mean())
+            expected = (
+                per_topic.sum()
+                if kind == "sum"
+                else (math.exp(per_topic.mean()) if kind == "gmean" else per_topic.mean())
+            )
             assert result.aggregates[column] == pytest.approx(expected, abs=1e-9), (tag, str(measure))
     return compared
 
@@ -66,8 +86,7 @@ def test_set_f_parameter_is_trec_evals_beta_squared():
 def test_depth_cut_matches_trec_eval_on_truncated_runs():
     qrels, runs = generated_collection(5)
     collection = Collection()
-    ours = evaluate(collection.qrels(qrels), [collection.run(t, r) for t, r in runs.items()], ["map", "P.10"],
-                    depth=7)
+    ours = evaluate(collection.qrels(qrels), [collection.run(t, r) for t, r in runs.items()], ["map", "P.10"], depth=7)
     truncated = {}
     for tag, run in runs.items():
         truncated[tag] = {}

@@ -50,8 +50,14 @@ def test_example_b_map_and_mrr_over_three_topics():
 
 def test_example_c_precision_ap_rprec_bpref_11pt():
     qrels, run = _single({1, 2, 4, 6, 7, 8}, n=10)
-    expected = {"P@10": 0.6, "AP": 0.8134920634920634, "Rprec": 0.6666666666666666, "Bpref": 0.7083333333333334,
-                "11pt_avg": 0.8409090909090909, "RR": 1.0}
+    expected = {
+        "P@10": 0.6,
+        "AP": 0.8134920634920634,
+        "Rprec": 0.6666666666666666,
+        "Bpref": 0.7083333333333334,
+        "11pt_avg": 0.8409090909090909,
+        "RR": 1.0,
+    }
     for name, number in expected.items():
         assert value(qrels, run, name) == pytest.approx(number, abs=1e-12), name
 
@@ -75,10 +81,27 @@ def test_example_d_graded_gains():
 
 
 CONTINGENCY_TOP5 = {
-    "SetP": 0.6, "SetR": 0.75, "Fallout": 0.5, "Specificity": 0.5, "NPV": 0.666667, "Prevalence": 0.5,
-    "Accuracy": 0.625, "ErrorRate": 0.375, "MissRate": 0.25, "FDR": 0.4, "FOR": 0.333333, "F": 0.666667,
-    "F(beta=0.5)": 0.625, "F(beta=2)": 0.714286, "E": 0.333333, "MCC": 0.258199, "FowlkesMallows": 0.670820,
-    "Informedness": 0.25, "Markedness": 0.266667, "ThreatScore": 0.5, "BalancedAccuracy": 0.625,
+    "SetP": 0.6,
+    "SetR": 0.75,
+    "Fallout": 0.5,
+    "Specificity": 0.5,
+    "NPV": 0.666667,
+    "Prevalence": 0.5,
+    "Accuracy": 0.625,
+    "ErrorRate": 0.375,
+    "MissRate": 0.25,
+    "FDR": 0.4,
+    "FOR": 0.333333,
+    "F": 0.666667,
+    "F(beta=0.5)": 0.625,
+    "F(beta=2)": 0.714286,
+    "E": 0.333333,
+    "MCC": 0.258199,
+    "FowlkesMallows": 0.670820,
+    "Informedness": 0.25,
+    "Markedness": 0.266667,
+    "ThreatScore": 0.5,
+    "BalancedAccuracy": 0.625,
     "PrevalenceThreshold": 0.449490,
 }
 

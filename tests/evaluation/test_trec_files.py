@@ -11,13 +11,16 @@ def write(tmp_path, name, text, mode="w"):
     return path
 
 
-@pytest.mark.parametrize(("text", "line", "field", "reason"), [
-    ("1 Q0 a 1 1.0 t\n1 Q0 b 2 abc t\n", 2, "score", "expected a number"),
-    ("1 Q0 a 1 1.0 t\n1 Q0 b 2 nan t\n", 2, "score", "finite"),
-    ("1 Q0 a 1 inf t\n", 1, "score", "finite"),
-    ("1 Q0 a 1 1.0\n", 1, None, "expected 6 columns"),
-    ("1 Q0 a 1 1.0 t\n1 Q0 a 2 0.5 t\n", 2, "docno", "appears twice"),
-])
+@pytest.mark.parametrize(
+    ("text", "line", "field", "reason"),
+    [
+        ("1 Q0 a 1 1.0 t\n1 Q0 b 2 abc t\n", 2, "score", "expected a number"),
+        ("1 Q0 a 1 1.0 t\n1 Q0 b 2 nan t\n", 2, "score", "finite"),
+        ("1 Q0 a 1 inf t\n", 1, "score", "finite"),
+        ("1 Q0 a 1 1.0\n", 1, None, "expected 6 columns"),
+        ("1 Q0 a 1 1.0 t\n1 Q0 a 2 0.5 t\n", 2, "docno", "appears twice"),
+    ],
+)
 def test_malformed_run_lines_name_file_line_and_field(tmp_path, text, line, field, reason):
     path = write(tmp_path, "run.txt", text)
     with pytest.raises(TrecFormatError) as error:
@@ -37,12 +40,15 @@ def test_scores_may_be_negative_integers_or_scientific(tmp_path):
     assert read_run(path)[1] == {"1": {"a": -3.0, "b": 0.0015, "c": 200.0}}
 
 
-@pytest.mark.parametrize(("text", "line", "field", "reason"), [
-    ("1 0 a 1\n1 0 b x\n", 2, "rel", "expected an integer"),
-    ("1 0 a\n", 1, None, "expected 4 columns"),
-    ("1 0 a 1\n1 0 a 0\n", 2, "docno", "judged twice"),
-    ("", 0, None, "no qrels lines"),
-])
+@pytest.mark.parametrize(
+    ("text", "line", "field", "reason"),
+    [
+        ("1 0 a 1\n1 0 b x\n", 2, "rel", "expected an integer"),
+        ("1 0 a\n", 1, None, "expected 4 columns"),
+        ("1 0 a 1\n1 0 a 0\n", 2, "docno", "judged twice"),
+        ("", 0, None, "no qrels lines"),
+    ],
+)
 def test_malformed_qrels_lines_name_file_line_and_field(tmp_path, text, line, field, reason):
     path = write(tmp_path, "qrels.txt", text)
     with pytest.raises(TrecFormatError) as error:

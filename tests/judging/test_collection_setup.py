@@ -19,8 +19,9 @@ def test_scale_gets_one_labelled_grade_per_value():
     assert list(collection.grades.values_list("value", flat=True)) == [0, 1, 2, 3]
 
 
-@pytest.mark.parametrize(("max_grade", "threshold", "field"), [(6, 1, "max_grade"), (0, 1, "max_grade"),
-                                                               (2, 3, "relevance_threshold")])
+@pytest.mark.parametrize(
+    ("max_grade", "threshold", "field"), [(6, 1, "max_grade"), (0, 1, "max_grade"), (2, 3, "relevance_threshold")]
+)
 def test_invalid_scales_are_refused(max_grade, threshold, field):
     with pytest.raises(ValidationError) as error:
         services.collection_create(name="x", max_grade=max_grade, relevance_threshold=threshold)

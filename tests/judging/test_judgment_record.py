@@ -34,7 +34,9 @@ def test_recording_same_pair_twice_updates_the_grade_without_duplicating(setting
     judgment = Judgment.objects.get()
     assert (judgment.grade, judgment.seconds_spent) == (3, 5)
     assert list(JudgmentHistory.objects.order_by("id").values_list("old_grade", "new_grade", "action")) == [
-        (None, 1, "created"), (1, 3, "changed")]
+        (None, 1, "created"),
+        (1, 3, "changed"),
+    ]
 
 
 def test_repeating_the_same_judgment_is_idempotent(setting):
@@ -48,7 +50,7 @@ def test_repeating_the_same_judgment_is_idempotent(setting):
 @pytest.mark.parametrize("grade", [-1, 4, 9, True, "2"])
 def test_grade_outside_the_scale_is_rejected_with_a_clear_error(setting, grade):
     _, assessor, topic, document = setting
-    with pytest.raises(ValidationError, match="outside this collection's scale 0..3"):
+    with pytest.raises(ValidationError, match=r"outside this collection's scale 0\.\.3"):
         services.judgment_record(assessor=assessor, topic=topic, document=document, grade=grade)
     assert Judgment.objects.count() == 0
 
@@ -70,8 +72,9 @@ def test_cannot_judge_needs_a_reason(setting):
     _, assessor, topic, document = setting
     with pytest.raises(ValidationError, match="reason"):
         services.judgment_record(assessor=assessor, topic=topic, document=document, grade=None)
-    judgment = services.judgment_record(assessor=assessor, topic=topic, document=document, grade=None,
-                                        cannot_judge_reason="document does not load")
+    judgment = services.judgment_record(
+        assessor=assessor, topic=topic, document=document, grade=None, cannot_judge_reason="document does not load"
+    )
     assert judgment.grade is None and judgment.cannot_judge_reason == "document does not load"
 
 

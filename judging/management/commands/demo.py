@@ -19,9 +19,12 @@ class Command(BaseCommand):
         if not Collection.objects.filter(name=DEMO_NAME).exists():
             self.stdout.write("Loading the demo collection (Python docstrings, 10 topics, 4 runs)...")
             collection = demo_create()
-            self.stdout.write(self.style.SUCCESS(
-                f"Demo ready: {collection.documents.count()} documents, {collection.topics.count()} topics, "
-                f"{collection.runs.count()} runs."))
+            self.stdout.write(
+                self.style.SUCCESS(
+                    f"Demo ready: {collection.documents.count()} documents, {collection.topics.count()} topics, "
+                    f"{collection.runs.count()} runs."
+                )
+            )
         self.stdout.write("\nDemo accounts (username / password, role):")
         for username, password, role in DEMO_USERS:
             self.stdout.write(f"  {username:<6} / {password:<16} {role}")
