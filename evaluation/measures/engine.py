@@ -119,19 +119,24 @@ def _code(labels: np.ndarray) -> np.ndarray:
     return np.where(labels >= 0, labels, UNJUDGED).astype(np.int32)
 
 
+# Above this many evaluated cells per qrels entry, labels are placed through the run set's sorted key index.
+INDEX_LOOKUP_RATIO = 64
+
+
 class _Labeller:
     """Finds the label of any cell of a RunSet: by searching each cell's key in the qrels (few cells), or by
-    placing every qrels entry into the run set's sorted key index once (many cells)."""
+    placing every qrels entry into the run set's sorted key index once (many cells). Several runs retrieve the
+    same (topic, doc), so one qrels entry labels every cell in its key's range."""
 
     def __init__(self, qrels: PreparedQrels, runset: RunSet, cells: int):
         self.qrels, self.runset = qrels, runset
         self.all_labels = None
-        if len(qrels.keys) and cells > 64 * len(qrels.keys):
+        if len(qrels.keys) and cells > INDEX_LOOKUP_RATIO * len(qrels.keys):
             sorted_keys, order = runset.key_index
-            found = np.minimum(np.searchsorted(sorted_keys, qrels.keys), len(sorted_keys) - 1)
-            hit = sorted_keys[found] == qrels.keys
+            first = np.searchsorted(sorted_keys, qrels.keys, side="left")
+            count = np.searchsorted(sorted_keys, qrels.keys, side="right") - first
             self.all_labels = np.full(len(runset.docs), NONPOOL, dtype=np.int32)
-            self.all_labels[order[found[hit]]] = _code(qrels.labels[hit])
+            self.all_labels[order[cell_index(first, count)]] = np.repeat(_code(qrels.labels), count)
 
     def __call__(self, cells: np.ndarray, topics: np.ndarray) -> np.ndarray:
         if self.all_labels is not None:
