@@ -11,6 +11,7 @@ from functools import cached_property
 import numpy as np
 
 from .data import NONPOOL, PAD, UNJUDGED, PreparedQrels
+from .runset import cell_index
 
 
 class TopicStats:
@@ -25,12 +26,12 @@ class TopicStats:
         hi = np.where(present, qrels.offsets[index + 1] if len(qrels.topics) else 0, 0)
         counts = hi - lo
         entry_topic = np.repeat(np.arange(len(topics)), counts)
-        entry_index = np.concatenate([np.arange(a, b) for a, b in zip(lo, hi, strict=True)]) if len(topics) else []
-        labels = qrels.labels[np.asarray(entry_index, dtype=np.int64)]
+        labels = qrels.labels[cell_index(lo, counts)]
         self.max_label = int(labels.max()) if len(labels) and labels.max() > 0 else 0
         judged = labels >= 0
-        self.histogram = np.zeros((len(topics), self.max_label + 1), dtype=np.int64)
-        np.add.at(self.histogram, (entry_topic[judged], labels[judged]), 1)
+        width = self.max_label + 1
+        flat = np.bincount(entry_topic[judged] * width + labels[judged], minlength=len(topics) * width)
+        self.histogram = flat.reshape(len(topics), width)
         # Ideal ranking: positive labels per topic sorted descending, zero-padded into a matrix.
         positive = labels > 0
         p_topic, p_label = entry_topic[positive], labels[positive]

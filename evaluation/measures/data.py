@@ -92,13 +92,25 @@ class PreparedRun:
     def from_scores(
         cls, tag: str, scores: Mapping[str, Mapping[str, float]], topics: Vocabulary, docs: Vocabulary
     ) -> PreparedRun:
-        """Builds a run from {topic: {docno: score}}, sorting each topic once in trec_eval order."""
-        rankings = {}
-        for topic, doc_scores in scores.items():
-            docnos = list(doc_scores)
-            order = trec_order(docnos, np.fromiter(doc_scores.values(), dtype=np.float64, count=len(docnos)))
-            rankings[topics.id(topic)] = docs.ids(docnos)[order]
-        return cls.from_rankings(tag, rankings)
+        """Builds a run from {topic: {docno: score}}, putting every topic in trec_eval order with one global sort:
+        topic, then score descending, then docno descending (docnos ranked once by their byte order)."""
+        names = list(scores)
+        lengths = np.fromiter((len(scores[t]) for t in names), dtype=np.int64, count=len(names))
+        total = int(lengths.sum())
+        ids = docs.ids(d for t in names for d in scores[t])
+        values = np.fromiter((v for t in names for v in scores[t].values()), dtype=np.float64, count=total)
+        unique_ids, inverse = np.unique(ids, return_inverse=True)
+        by_docno = sorted(range(len(unique_ids)), key=lambda i: docs.names[unique_ids[i]])
+        docno_rank = np.empty(len(unique_ids), dtype=np.int64)
+        docno_rank[by_docno] = np.arange(len(unique_ids))
+        topic_ids = topics.ids(names)
+        topic_slot = np.empty(len(names), dtype=np.int64)
+        topic_slot[np.argsort(topic_ids, kind="stable")] = np.arange(len(names))
+        order = np.lexsort((-docno_rank[inverse], -values, np.repeat(topic_slot, lengths)))
+        sorted_topics = np.sort(topic_ids)
+        offsets = np.zeros(len(names) + 1, dtype=np.int64)
+        np.cumsum(lengths[np.argsort(topic_ids, kind="stable")], out=offsets[1:])
+        return cls(tag, sorted_topics, offsets, ids[order])
 
     def ranking(self, topic: int) -> np.ndarray:
         index = self._position.get(int(topic))

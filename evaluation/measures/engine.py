@@ -120,7 +120,7 @@ def _code(labels: np.ndarray) -> np.ndarray:
 
 
 # Above this many evaluated cells per qrels entry, labels are placed through the run set's sorted key index.
-INDEX_LOOKUP_RATIO = 64
+INDEX_LOOKUP_RATIO = 8
 
 
 class _Labeller:
@@ -233,10 +233,15 @@ def _aggregate_by_run(measures: list[Measure], run_index: np.ndarray, values: np
     logged = np.log(np.maximum(values, GMAP_FLOOR))
     combined = np.where(kinds == "gmean", logged, values)
     defined = ~np.isnan(combined) | (kinds == "sum")
+    order = np.argsort(run_index, kind="stable")
+    starts = np.searchsorted(run_index[order], np.arange(runs))
+    has_rows = np.bincount(run_index, minlength=runs) > 0
     totals = np.zeros((runs, len(measures)))
     counts = np.zeros((runs, len(measures)))
-    np.add.at(totals, run_index, np.where(defined, combined, 0.0))
-    np.add.at(counts, run_index, defined)
+    if len(order):
+        safe_starts = np.minimum(starts, len(order) - 1)
+        totals = np.add.reduceat(np.where(defined, combined, 0.0)[order], safe_starts, axis=0) * has_rows[:, None]
+        counts = np.add.reduceat(defined[order].astype(np.float64), safe_starts, axis=0) * has_rows[:, None]
     means = np.divide(totals, counts, out=np.full_like(totals, np.nan), where=counts > 0)
     rows_per_run = np.bincount(run_index, minlength=runs)[:, None]
     means = np.where((rows_per_run == 0) & (kinds != "sum"), 0.0, means)

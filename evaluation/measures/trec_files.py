@@ -135,24 +135,42 @@ def read_run(
     """Reads a run file into (tag, {topic: {docno: score}}).
 
     `duplicates` says what to do with a docno repeated within a topic: "error" (trec_eval's behaviour, naming the
-    line), "first" or "last" to keep one of them.
+    line), "first" or "last" to keep one of them. The loop is written out (no per-line objects) because run files
+    reach millions of lines; its checks are iter_run's.
     """
     if duplicates not in ("error", "first", "last"):
         raise ValueError(f"duplicates must be 'error', 'first' or 'last', not {duplicates!r}")
-    path = str(source) if isinstance(source, str | Path) else (name or "<input>")
+    path, lines = _lines(source, name)
     run: dict[str, dict[str, float]] = {}
     tag = None
-    for entry in iter_run(source, name=name):
-        tag = tag or entry.tag
-        docs = run.setdefault(entry.topic, {})
-        if entry.docno in docs:
+    isfinite = math.isfinite
+    for number, text in enumerate(lines, start=1):
+        fields = text.split()
+        if len(fields) != 6 or len(text) > MAX_LINE_CHARS:
+            if not fields:
+                continue
+            _fields(text, path, number)
+            raise TrecFormatError(
+                path, number, None, f"expected 6 columns 'topic iter docno rank score tag', got {len(fields)}"
+            )
+        topic, _, docno, _, score_text, line_tag = fields
+        try:
+            score = float(score_text)
+        except ValueError:
+            score = parse_score(score_text, path, number)
+        if not isfinite(score):
+            parse_score(score_text, path, number)
+        if tag is None:
+            tag = line_tag
+        docs = run.get(topic)
+        if docs is None:
+            docs = run[topic] = {}
+        if docno in docs:
             if duplicates == "error":
-                raise TrecFormatError(
-                    path, entry.line, "docno", f"document {entry.docno!r} appears twice for topic {entry.topic!r}"
-                )
+                raise TrecFormatError(path, number, "docno", f"document {docno!r} appears twice for topic {topic!r}")
             if duplicates == "first":
                 continue
-        docs[entry.docno] = entry.score
+        docs[docno] = score
     if tag is None:
         raise TrecFormatError(path, 0, None, "file has no run lines")
     return tag, run
