@@ -16,7 +16,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from evaluation import agreement  # noqa: E402
+from evaluation import agreement
 
 
 def topic_items(rng, items=2000, assessors=5, scale=4):
