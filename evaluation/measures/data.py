@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import chain
 
 import numpy as np
 
@@ -37,7 +38,11 @@ class Vocabulary:
         return index
 
     def ids(self, names: Iterable[str]) -> np.ndarray:
-        return np.fromiter((self.id(name) for name in names), dtype=np.int64)
+        names = list(names)
+        found = list(map(self._index.get, names))  # C-level lookups; only new names take the slow path
+        if None in found:
+            found = [self.id(name) if index is None else index for name, index in zip(names, found, strict=True)]
+        return np.array(found, dtype=np.int64)
 
     def get(self, name: str) -> int | None:
         return self._index.get(name)
@@ -93,24 +98,33 @@ class PreparedRun:
         cls, tag: str, scores: Mapping[str, Mapping[str, float]], topics: Vocabulary, docs: Vocabulary
     ) -> PreparedRun:
         """Builds a run from {topic: {docno: score}}, putting every topic in trec_eval order with one global sort:
-        topic, then score descending, then docno descending (docnos ranked once by their byte order)."""
+        topic, then score descending, then docno descending in byte order (compared only where scores tie)."""
         names = list(scores)
-        lengths = np.fromiter((len(scores[t]) for t in names), dtype=np.int64, count=len(names))
-        total = int(lengths.sum())
-        ids = docs.ids(d for t in names for d in scores[t])
-        values = np.fromiter((v for t in names for v in scores[t].values()), dtype=np.float64, count=total)
-        unique_ids, inverse = np.unique(ids, return_inverse=True)
-        by_docno = sorted(range(len(unique_ids)), key=lambda i: docs.names[unique_ids[i]])
-        docno_rank = np.empty(len(unique_ids), dtype=np.int64)
-        docno_rank[by_docno] = np.arange(len(unique_ids))
+        lengths = np.array([len(scores[t]) for t in names], dtype=np.int64)
+        docnos = list(chain.from_iterable(scores[t] for t in names))
+        ids = docs.ids(docnos)
+        values = np.concatenate(
+            [np.fromiter(scores[t].values(), dtype=np.float64, count=len(scores[t])) for t in names] or [[]]
+        )
         topic_ids = topics.ids(names)
+        by_topic = np.argsort(topic_ids, kind="stable")
         topic_slot = np.empty(len(names), dtype=np.int64)
-        topic_slot[np.argsort(topic_ids, kind="stable")] = np.arange(len(names))
-        order = np.lexsort((-docno_rank[inverse], -values, np.repeat(topic_slot, lengths)))
-        sorted_topics = np.sort(topic_ids)
+        topic_slot[by_topic] = np.arange(len(names))
+        slot = np.repeat(topic_slot, lengths)
+        order = np.lexsort((-values, slot))
+        tied = np.zeros(len(order), dtype=bool)
+        same = (slot[order][1:] == slot[order][:-1]) & (values[order][1:] == values[order][:-1])
+        tied[1:] |= same
+        tied[:-1] |= same
+        docno_rank = np.zeros(len(order), dtype=np.int64)
+        if tied.any():
+            positions = order[tied]
+            strings = np.array([docnos[i] for i in positions.tolist()], dtype=str)
+            docno_rank[positions] = np.unique(strings, return_inverse=True)[1].ravel()
+            order = np.lexsort((-docno_rank, -values, slot))
         offsets = np.zeros(len(names) + 1, dtype=np.int64)
-        np.cumsum(lengths[np.argsort(topic_ids, kind="stable")], out=offsets[1:])
-        return cls(tag, sorted_topics, offsets, ids[order])
+        np.cumsum(lengths[by_topic], out=offsets[1:])
+        return cls(tag, topic_ids[by_topic], offsets, ids[order])
 
     def ranking(self, topic: int) -> np.ndarray:
         index = self._position.get(int(topic))
