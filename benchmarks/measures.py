@@ -3,7 +3,9 @@
     .venv/bin/pip install -e '.[bench]' && .venv/bin/python benchmarks/measures.py [--quick]
 
 (a) all runs x all topics for eleven measures, on prepared input for each tool; (b) re-evaluating one topic after
-one judgment changes; (c) file to result (both tools read the same files with the same parser). Shape 1 is
+one judgment changes; (c) file to result: the same files, tokenised by the same code with the same checks
+(`evaluation.measures.trec_files`): pytrec_eval gets `read_run`'s dicts, its input format, and ours the columns of
+`read_run_columns`. Shape 1 is
 50 topics x 100 runs x depth 1000; shape 2 is 20,000 topics x 4 runs x depth 100 with ~2 relevant per topic.
 """
 

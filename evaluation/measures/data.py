@@ -10,8 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import chain
+from operator import ne
 
 import numpy as np
+
+from .vocabulary import DocumentVocabulary, Vocabulary
 
 # Label codes inside the engine's label matrices, below every real label (real labels < 0 become UNJUDGED).
 NONPOOL = -1  # retrieved, absent from the qrels
@@ -21,34 +24,12 @@ PAD = -3  # past the end of a ranking
 MAX_ID = 2**32  # topic and document ids are packed into one int64 key as topic << 32 | doc
 
 
-class Vocabulary:
-    """Assigns dense integer ids to strings (docnos or topic ids) in order of first appearance."""
+class RepeatedDocument(ValueError):
+    """A run lists the same document twice for one topic; `position` is the later entry's index in the input."""
 
-    def __init__(self, names: Iterable[str] = ()):
-        self._index: dict[str, int] = {}
-        self.names: list[str] = []
-        for name in names:
-            self.id(name)
-
-    def id(self, name: str) -> int:
-        index = self._index.get(name)
-        if index is None:
-            index = self._index[name] = len(self.names)
-            self.names.append(name)
-        return index
-
-    def ids(self, names: Iterable[str]) -> np.ndarray:
-        names = list(names)
-        found = list(map(self._index.get, names))  # C-level lookups; only new names take the slow path
-        if None in found:
-            found = [self.id(name) if index is None else index for name, index in zip(names, found, strict=True)]
-        return np.array(found, dtype=np.int64)
-
-    def get(self, name: str) -> int | None:
-        return self._index.get(name)
-
-    def __len__(self) -> int:
-        return len(self.names)
+    def __init__(self, position: int):
+        self.position = position
+        super().__init__(f"entry {position} repeats an earlier (topic, document)")
 
 
 def trec_order(docnos: list[str], scores: list[float] | np.ndarray) -> np.ndarray:
@@ -70,6 +51,13 @@ def _flatten(per_topic: Mapping[int, np.ndarray]) -> tuple[np.ndarray, np.ndarra
     np.cumsum([len(a) for a in arrays], out=offsets[1:])
     flat = np.concatenate(arrays) if arrays else np.empty(0, dtype=np.int64)
     return topics, offsets, flat
+
+
+def _refuse_repeats(keys: np.ndarray) -> None:
+    order = np.argsort(keys, kind="stable")
+    repeated = np.flatnonzero(keys[order][1:] == keys[order][:-1])
+    if len(repeated):
+        raise RepeatedDocument(int(order[1:][repeated].min()))
 
 
 @dataclass(eq=False)
@@ -95,36 +83,60 @@ class PreparedRun:
 
     @classmethod
     def from_scores(
-        cls, tag: str, scores: Mapping[str, Mapping[str, float]], topics: Vocabulary, docs: Vocabulary
+        cls, tag: str, scores: Mapping[str, Mapping[str, float]], topics: Vocabulary, docs: DocumentVocabulary
     ) -> PreparedRun:
-        """Builds a run from {topic: {docno: score}}, putting every topic in trec_eval order with one global sort:
-        topic, then score descending, then docno descending in byte order (compared only where scores tie)."""
-        names = list(scores)
-        lengths = np.array([len(scores[t]) for t in names], dtype=np.int64)
-        docnos = list(chain.from_iterable(scores[t] for t in names))
-        ids = docs.ids(docnos)
-        values = np.concatenate(
-            [np.fromiter(scores[t].values(), dtype=np.float64, count=len(scores[t])) for t in names] or [[]]
+        """Builds a run from {topic: {docno: score}}."""
+        topic_names = [topic for topic, ranked in scores.items() for _ in range(len(ranked))]
+        docnos = list(chain.from_iterable(scores.values()))
+        values = np.fromiter(chain.from_iterable(r.values() for r in scores.values()), np.float64, len(docnos))
+        return cls.from_columns(tag, topic_names, docnos, values, topics, docs)
+
+    @classmethod
+    def from_columns(
+        cls,
+        tag: str,
+        topic_names: list[str],
+        docnos: list[str],
+        scores: np.ndarray,
+        topics: Vocabulary,
+        docs: DocumentVocabulary,
+    ) -> PreparedRun:
+        """Builds a run from parallel columns (each (topic, docno) once), putting every topic in trec_eval order
+        with one global sort: topic, then score descending, then docno descending in byte order (compared only
+        where scores tie, since comparing strings is what makes sorting runs slow)."""
+        # Runs list each topic's lines together, so ids are looked up one block of lines (one topic) at a time.
+        changes = np.fromiter(map(ne, topic_names[1:], topic_names[:-1]), dtype=bool, count=len(topic_names) - 1)
+        block_starts = np.concatenate(([0], np.flatnonzero(changes) + 1)) if topic_names else np.empty(0, np.int64)
+        block_ends = np.append(block_starts[1:], len(topic_names))
+        block_topics = topics.ids([topic_names[i] for i in block_starts.tolist()])
+        topic_ids = np.repeat(block_topics, block_ends - block_starts)
+        ids = np.concatenate(
+            [
+                docs.ids(topic, docnos[start:end])
+                for topic, start, end in zip(
+                    block_topics.tolist(), block_starts.tolist(), block_ends.tolist(), strict=True
+                )
+            ]
+            or [np.empty(0, dtype=np.int64)]
         )
-        topic_ids = topics.ids(names)
-        by_topic = np.argsort(topic_ids, kind="stable")
-        topic_slot = np.empty(len(names), dtype=np.int64)
-        topic_slot[by_topic] = np.arange(len(names))
-        slot = np.repeat(topic_slot, lengths)
-        order = np.lexsort((-values, slot))
-        tied = np.zeros(len(order), dtype=bool)
-        same = (slot[order][1:] == slot[order][:-1]) & (values[order][1:] == values[order][:-1])
-        tied[1:] |= same
-        tied[:-1] |= same
-        docno_rank = np.zeros(len(order), dtype=np.int64)
-        if tied.any():
+        _refuse_repeats((topic_ids << 32) | ids)
+        values = np.asarray(scores, dtype=np.float64)
+        order = np.lexsort((-values, topic_ids))
+        sorted_topics, sorted_values = topic_ids[order], values[order]
+        same = (sorted_topics[1:] == sorted_topics[:-1]) & (sorted_values[1:] == sorted_values[:-1])
+        if same.any():
+            tied = np.zeros(len(order), dtype=bool)
+            tied[1:] |= same
+            tied[:-1] |= same
             positions = order[tied]
             strings = np.array([docnos[i] for i in positions.tolist()], dtype=str)
+            docno_rank = np.zeros(len(order), dtype=np.int64)
             docno_rank[positions] = np.unique(strings, return_inverse=True)[1].ravel()
-            order = np.lexsort((-docno_rank, -values, slot))
-        offsets = np.zeros(len(names) + 1, dtype=np.int64)
-        np.cumsum(lengths[by_topic], out=offsets[1:])
-        return cls(tag, topic_ids[by_topic], offsets, ids[order])
+            order = np.lexsort((-docno_rank, -values, topic_ids))
+        run_topics, counts = np.unique(topic_ids, return_counts=True)
+        offsets = np.zeros(len(run_topics) + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        return cls(tag, run_topics, offsets, ids[order])
 
     def ranking(self, topic: int) -> np.ndarray:
         index = self._position.get(int(topic))
@@ -170,14 +182,13 @@ class PreparedQrels:
 
     @classmethod
     def from_strings(
-        cls, qrels: Mapping[str, Mapping[str, int]], topics: Vocabulary, docs: Vocabulary
+        cls, qrels: Mapping[str, Mapping[str, int]], topics: Vocabulary, docs: DocumentVocabulary
     ) -> PreparedQrels:
-        return cls.from_mapping(
-            {
-                topics.id(t): dict(zip(docs.ids(judged.keys()).tolist(), judged.values(), strict=True))
-                for t, judged in qrels.items()
-            }
-        )
+        mapping = {}
+        for name, judged in qrels.items():
+            topic = topics.id(name)
+            mapping[topic] = dict(zip(docs.ids(topic, list(judged)).tolist(), judged.values(), strict=True))
+        return cls.from_mapping(mapping)
 
     def topic_labels(self, topic: int) -> tuple[np.ndarray, np.ndarray]:
         index = np.searchsorted(self.topics, topic)

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from .data import PreparedQrels, PreparedRun, Vocabulary
-from .trec_files import read_qrels, read_run
+from .data import PreparedQrels, PreparedRun, RepeatedDocument
+from .trec_files import read_qrels, read_run, read_run_columns
+from .vocabulary import DocumentVocabulary, Vocabulary
 
 
 class Collection:
@@ -14,7 +15,7 @@ class Collection:
 
     def __init__(self):
         self.topics = Vocabulary()
-        self.docs = Vocabulary()
+        self.docs = DocumentVocabulary()
 
     def qrels(self, qrels: Mapping[str, Mapping[str, int]]) -> PreparedQrels:
         return PreparedQrels.from_strings(qrels, self.topics, self.docs)
@@ -28,8 +29,20 @@ class Collection:
     def run_from_file(
         self, path: str | Path | Iterable[str], *, name: str | None = None, duplicates: str = "error"
     ) -> PreparedRun:
-        tag, scores = read_run(path, name=name, duplicates=duplicates)
-        return self.run(tag, scores)
+        """Reads and prepares a run. A document repeated within a topic is rare, so it is looked for after the fast
+        read; when there is one, the careful reader runs to name its line ("error") or keep one copy."""
+        if duplicates not in ("error", "first", "last"):
+            raise ValueError(f"duplicates must be 'error', 'first' or 'last', not {duplicates!r}")
+        columns = read_run_columns(path, name=name)
+        try:
+            return PreparedRun.from_columns(
+                columns.tag, columns.topics, columns.docnos, columns.scores, self.topics, self.docs
+            )
+        except RepeatedDocument:
+            if not isinstance(path, str | Path):
+                raise ValueError("a run read from an iterable of lines cannot be re-read; pass a path") from None
+            tag, scores = read_run(path, name=name, duplicates=duplicates)
+            return self.run(tag, scores)
 
     def topic_name(self, topic_id: int) -> str:
         return self.topics.names[topic_id]
