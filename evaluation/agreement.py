@@ -1,61 +1,119 @@
 """Inter-assessor agreement, pure (no Django): percent agreement, Cohen's and Fleiss' kappa, Krippendorff's alpha,
-Gwet's AC1 and Voorhees' overlap, plus confusion and pairwise matrices.
+Gwet's AC1 and Voorhees' overlap, plus confusion, pairwise and against-consensus matrices.
 
 An item is a mapping assessor -> grade; an assessor who did not judge the item is simply absent. Statistics that are
 undefined for the data (one assessor, nothing pairable, zero expected disagreement) return None, never a made-up
-number. Run `python -m evaluation.agreement JUDGMENTS` for a JSON report.
+number. Every function also accepts a `Labels` matrix, which a report builds once and shares, since the statistics
+are all computed from the same items x assessors table. Run `python -m evaluation.agreement JUDGMENTS` for a JSON
+report.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 Item = Mapping[Hashable, int]
+REFERENCE = "consensus"  # the column name of the reference labels in against-consensus comparisons
 
 
-def _items(items: Iterable[Item] | Mapping[Hashable, Item]) -> list[Item]:
-    return list(items.values()) if isinstance(items, Mapping) else list(items)
+@dataclass(frozen=True)
+class Labels:
+    """Grades as an items x assessors matrix; `judged` marks which assessor graded which item."""
+
+    names: list
+    grades: np.ndarray  # int64, 0 where not judged
+    judged: np.ndarray  # bool
+
+    @classmethod
+    def of(cls, items: Iterable[Item] | Mapping[Hashable, Item] | Labels) -> Labels:
+        if isinstance(items, Labels):
+            return items
+        items = list(items.values()) if isinstance(items, Mapping) else list(items)
+        names = sorted({a for item in items for a in item}, key=str)
+        column = {a: i for i, a in enumerate(names)}
+        grades = np.zeros((len(items), len(names)), dtype=np.int64)
+        judged = np.zeros((len(items), len(names)), dtype=bool)
+        rows = [r for r, item in enumerate(items) for _ in range(len(item))]
+        cols = [column[a] for item in items for a in item]
+        grades[rows, cols] = [g for item in items for g in item.values()]
+        judged[rows, cols] = True
+        return cls(names, grades, judged)
+
+    def binary(self, threshold: int) -> Labels:
+        """The binary view: 1 where grade >= threshold, else 0."""
+        return Labels(self.names, ((self.grades >= threshold) & self.judged).astype(np.int64), self.judged)
+
+    def pair(self, a: Hashable, b: Hashable) -> Labels:
+        """Two assessors' columns, on the items both judged."""
+        i, j = self.names.index(a), self.names.index(b)
+        both = self.judged[:, i] & self.judged[:, j]
+        return Labels([a, b], self.grades[both][:, [i, j]], np.ones((int(both.sum()), 2), dtype=bool))
+
+    def with_reference(self, reference: Sequence[int | None]) -> Labels:
+        """Adds the reference labels (say, the consensus) as one more column, named REFERENCE."""
+        known = np.array([r is not None for r in reference], dtype=bool)
+        column = np.array([0 if r is None else r for r in reference], dtype=np.int64)
+        return Labels(
+            [*self.names, REFERENCE], np.column_stack((self.grades, column)), np.column_stack((self.judged, known))
+        )
+
+    def categories(self, categories: Sequence[int] | None = None) -> np.ndarray:
+        if categories is not None:
+            return np.asarray(list(categories), dtype=np.int64)
+        return np.unique(self.grades[self.judged])
+
+    def counts(self, categories: Sequence[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(items x categories table of how many assessors gave each grade, the categories)."""
+        cats = self.categories(categories)
+        position = np.clip(np.searchsorted(cats, self.grades), 0, max(len(cats) - 1, 0))
+        if len(cats) == 0 or (self.judged & (cats[position] != self.grades)).any():
+            unknown = sorted(set(self.grades[self.judged].tolist()) - set(cats.tolist()))
+            if unknown:
+                raise ValueError(f"grades {unknown} are not among the categories {cats.tolist()}")
+        rows = np.broadcast_to(np.arange(len(self.grades))[:, None], self.grades.shape)
+        flat = (rows * len(cats) + position)[self.judged]
+        table = np.bincount(flat, minlength=len(self.grades) * len(cats)).reshape(len(self.grades), len(cats))
+        return table.astype(np.float64), cats
 
 
-def _categories(items: Sequence[Item], categories: Sequence[int] | None) -> list[int]:
-    if categories is not None:
-        return list(categories)
-    return sorted({grade for item in items for grade in item.values()})
-
-
-def _none_if_nan(value: float) -> float | None:
+def _none_if_nan(value: float | None) -> float | None:
     return None if value is None or not np.isfinite(value) else float(value)
 
 
-def assessors(items: Iterable[Item] | Mapping[Hashable, Item]) -> list:
-    return sorted({a for item in _items(items) for a in item}, key=str)
+def assessors(items) -> list:
+    return list(Labels.of(items).names)
 
 
 def percent_agreement(items, definition: str = "pairwise", tolerance: int = 0) -> float | None:
     """`pairwise`: the mean, over items judged by at least two assessors, of the share of assessor pairs whose grades
     differ by at most `tolerance`. `all_agree`: the share of such items on which every pair agrees."""
-    shares = []
-    for item in _items(items):
-        grades = list(item.values())
-        if len(grades) < 2:
-            continue
-        pairs = [abs(a - b) <= tolerance for a, b in itertools.combinations(grades, 2)]
-        shares.append(all(pairs) if definition == "all_agree" else sum(pairs) / len(pairs))
     if definition not in ("pairwise", "all_agree"):
         raise ValueError(f"definition must be 'pairwise' or 'all_agree', not {definition!r}")
-    return float(np.mean(shares)) if shares else None
+    table, cats = Labels.of(items).counts()
+    per_item = table.sum(axis=1)
+    pairable = per_item >= 2
+    if not pairable.any():
+        return None
+    close = (np.abs(cats[:, None] - cats[None, :]) <= tolerance).astype(np.float64)
+    agreeing = ((table * (table @ close)).sum(axis=1) - per_item)[pairable]  # ordered pairs, self-pairs removed
+    pairs = (per_item * (per_item - 1))[pairable]
+    if definition == "all_agree":
+        return float(np.mean(agreeing == pairs))
+    return float(np.mean(agreeing / pairs))
 
 
-def _two_raters(items: Sequence[Item], raters) -> tuple[Hashable, Hashable]:
+def _two_raters(labels: Labels, raters) -> Labels:
     if raters is not None:
-        return tuple(raters)
-    names = assessors(items)
-    if len(names) != 2:
-        raise ValueError(f"Cohen's kappa compares two assessors; these items have {len(names)}: name two with raters=")
-    return names[0], names[1]
+        return labels.pair(*raters)
+    if len(labels.names) != 2:
+        raise ValueError(
+            f"Cohen's kappa compares two assessors; these items have {len(labels.names)}: name two with raters="
+        )
+    return labels.pair(*labels.names)
 
 
 def _weight_matrix(size: int, weights: str | None) -> np.ndarray:
@@ -72,15 +130,17 @@ def _weight_matrix(size: int, weights: str | None) -> np.ndarray:
 def confusion_matrix(items, raters=None, categories: Sequence[int] | None = None) -> np.ndarray:
     """Counts of (grade by the first assessor, grade by the second) over the items both judged; rows and columns
     follow `categories` (default: every grade either gave, ascending)."""
-    items = _items(items)
-    first, second = _two_raters(items, raters)
-    both = [(item[first], item[second]) for item in items if first in item and second in item]
-    cats = _categories([{0: a, 1: b} for a, b in both], categories)
-    index = {c: i for i, c in enumerate(cats)}
-    matrix = np.zeros((len(cats), len(cats)), dtype=np.int64)
-    for a, b in both:
-        matrix[index[a], index[b]] += 1
-    return matrix
+    both = _two_raters(Labels.of(items), raters)
+    cats = both.categories(categories)
+    position = np.searchsorted(cats, both.grades)
+    if (
+        len(both.grades)
+        and ((position >= len(cats)) | (cats[np.minimum(position, len(cats) - 1)] != both.grades)).any()
+    ):
+        raise ValueError(f"some grades are not among the categories {cats.tolist()}")
+    size = len(cats)
+    flat = np.bincount(position[:, 0] * size + position[:, 1], minlength=size * size) if len(both.grades) else None
+    return np.zeros((size, size), dtype=np.int64) if flat is None else flat.reshape(size, size).astype(np.int64)
 
 
 def cohen_kappa(items, weights: str | None = None, categories: Sequence[int] | None = None, raters=None):
@@ -99,16 +159,6 @@ def cohen_kappa(items, weights: str | None = None, categories: Sequence[int] | N
     return _none_if_nan(1.0 - (w * observed).sum() / denominator) if denominator else None
 
 
-def _count_table(items: Sequence[Item], categories: Sequence[int] | None) -> np.ndarray:
-    cats = _categories(items, categories)
-    index = {c: i for i, c in enumerate(cats)}
-    table = np.zeros((len(items), len(cats)), dtype=np.float64)
-    for row, item in enumerate(items):
-        for grade in item.values():
-            table[row, index[grade]] += 1
-    return table
-
-
 def fleiss_kappa(items, categories: Sequence[int] | None = None) -> float | None:
     """Fleiss' kappa (1971) for any number of assessors per item.
 
@@ -117,10 +167,10 @@ def fleiss_kappa(items, categories: Sequence[int] | None = None) -> float | None
     P_e = sum_j p_j^2 pools the category proportions over all grades of the kept items. With a constant number of
     assessors this is exactly Fleiss' formula (and statsmodels' fleiss_kappa).
     """
-    items = [item for item in _items(items) if len(item) >= 2]
-    if not items:
+    table, _ = Labels.of(items).counts(categories)
+    table = table[table.sum(axis=1) >= 2]
+    if not len(table):
         return None
-    table = _count_table(items, categories)
     per_item = table.sum(axis=1)
     agreement = ((table * table).sum(axis=1) - per_item) / (per_item * (per_item - 1))
     proportions = table.sum(axis=0) / table.sum()
@@ -132,11 +182,10 @@ def gwet_ac1(items, categories: Sequence[int] | None = None) -> float | None:
     """Gwet's AC1 (Gwet 2008) for several assessors with missing grades: (p_a - p_e) / (1 - p_e), where p_a is the
     mean pairwise agreement over items with >= 2 grades and p_e = sum_k pi_k (1 - pi_k) / (Q - 1), pi_k the mean
     over items of the share of the item's grades in category k, Q the number of categories."""
-    all_items = [item for item in _items(items) if item]
-    cats = _categories(all_items, categories)
-    if len(cats) < 2 or not all_items:
+    table, cats = Labels.of(items).counts(categories)
+    table = table[table.sum(axis=1) > 0]
+    if len(cats) < 2 or not len(table):
         return None
-    table = _count_table(all_items, cats)
     per_item = table.sum(axis=1)
     pairable = per_item >= 2
     if not pairable.any():
@@ -169,20 +218,17 @@ def krippendorff_alpha(items, level: str = "nominal") -> float | None:
     """Krippendorff's alpha from the coincidence matrix (Krippendorff 2011, "Computing Krippendorff's alpha"):
     alpha = 1 - (n - 1) sum o_ck d_ck / sum n_c n_k d_ck over the values actually used; items with fewer than two
     grades are not pairable and are left out. `level` picks the distance: nominal, ordinal, interval or ratio."""
-    items = [item for item in _items(items) if len(item) >= 2]
-    if not items:
+    labels = Labels.of(items)
+    pairable = labels.judged.sum(axis=1) >= 2
+    if not pairable.any():
         return None
-    values = np.array(sorted({g for item in items for g in item.values()}), dtype=np.float64)
-    index = {v: i for i, v in enumerate(values.tolist())}
-    coincidence = np.zeros((len(values), len(values)))
-    for item in items:
-        counts = np.zeros(len(values))
-        for grade in item.values():
-            counts[index[float(grade)]] += 1
-        coincidence += (np.outer(counts, counts) - np.diag(counts)) / (len(item) - 1)
+    kept = Labels(labels.names, labels.grades[pairable], labels.judged[pairable])
+    table, values = kept.counts()
+    weighted = table / (table.sum(axis=1) - 1)[:, None]
+    coincidence = table.T @ weighted - np.diag(weighted.sum(axis=0))
     marginals = coincidence.sum(axis=1)
     n = marginals.sum()
-    distance = _distance(values, marginals, level)
+    distance = _distance(values.astype(np.float64), marginals, level)
     expected = (np.outer(marginals, marginals) * distance).sum()
     if expected == 0:
         return None
@@ -192,74 +238,139 @@ def krippendorff_alpha(items, level: str = "nominal") -> float | None:
 def overlap(items, threshold: int = 1) -> float | None:
     """Voorhees' overlap: |A & B| / |A | B| of the items each assessor of a pair judged relevant (grade >= threshold),
     over the items both judged, averaged over assessor pairs with a non-empty union."""
-    items = _items(items)
+    labels = Labels.of(items)
+    relevant = (labels.grades >= threshold) & labels.judged
     values = []
-    for a, b in itertools.combinations(assessors(items), 2):
-        both = [item for item in items if a in item and b in item]
-        relevant_a = {i for i, item in enumerate(both) if item[a] >= threshold}
-        relevant_b = {i for i, item in enumerate(both) if item[b] >= threshold}
-        union = relevant_a | relevant_b
+    for i, j in itertools.combinations(range(len(labels.names)), 2):
+        both = labels.judged[:, i] & labels.judged[:, j]
+        union = int(((relevant[:, i] | relevant[:, j]) & both).sum())
         if union:
-            values.append(len(relevant_a & relevant_b) / len(union))
+            values.append(int((relevant[:, i] & relevant[:, j] & both).sum()) / union)
     return float(np.mean(values)) if values else None
 
 
 def binarised(items, threshold: int) -> list[dict]:
-    """The binary view of graded items: 1 where grade >= threshold, else 0."""
-    return [{a: int(g >= threshold) for a, g in item.items()} for item in _items(items)]
+    """The binary view of graded items as mappings: 1 where grade >= threshold, else 0."""
+    items = list(items.values()) if isinstance(items, Mapping) else list(items)
+    return [{a: int(g >= threshold) for a, g in item.items()} for item in items]
 
 
 def pairwise(items, statistic, **parameters) -> dict[tuple, float | None]:
     """`statistic` for every pair of assessors, on the items both judged: {(a, b): value}."""
-    items = _items(items)
+    labels = Labels.of(items)
     result = {}
-    for a, b in itertools.combinations(assessors(items), 2):
-        both = [{a: item[a], b: item[b]} for item in items if a in item and b in item]
-        result[(a, b)] = statistic(both, **parameters) if both else None
+    for a, b in itertools.combinations(labels.names, 2):
+        both = labels.pair(a, b)
+        result[(a, b)] = statistic(both, **parameters) if len(both.grades) else None
     return result
 
 
-def agreement_report(items, *, categories: Sequence[int] | None = None, threshold: int = 1) -> dict:
-    """Every statistic on the graded labels and on the binary view, with the parameters that produced it."""
-    items = _items(items)
-    cats = _categories(items, categories)
-    names = assessors(items)
-    graded = {
-        "items": len(items),
-        "assessors": len(names),
-        "percent_agreement": percent_agreement(items),
-        "percent_agreement_within_1": percent_agreement(items, tolerance=1),
-        "all_agree": percent_agreement(items, definition="all_agree"),
-        "fleiss_kappa": fleiss_kappa(items, cats),
-        "gwet_ac1": gwet_ac1(items, cats),
-        "krippendorff_alpha_nominal": krippendorff_alpha(items, "nominal"),
-        "krippendorff_alpha_ordinal": krippendorff_alpha(items, "ordinal"),
-        "krippendorff_alpha_interval": krippendorff_alpha(items, "interval"),
+def against_reference(items, reference: Sequence[int | None], statistic, **parameters) -> dict:
+    """`statistic` for each assessor against reference labels (one per item, None where there is none), on the items
+    both have: {assessor: value}. With the consensus as reference, this is each assessor against the consensus."""
+    labels = Labels.of(items).with_reference(reference)
+    result = {}
+    for name in labels.names[:-1]:
+        both = labels.pair(name, REFERENCE)
+        result[name] = statistic(both, **parameters) if len(both.grades) else None
+    return result
+
+
+def _keyed(pairs: Mapping[tuple, object]) -> dict[str, object]:
+    return {f"{a}|{b}": value for (a, b), value in pairs.items()}
+
+
+def _comparisons(labels: Labels, cats: list[int], binary: Labels) -> dict[str, object]:
+    """Pairwise statistics between assessors, graded and binary, keyed "a|b"."""
+    return {
+        "percent_agreement": _keyed(pairwise(labels, percent_agreement)),
+        "cohen_kappa": _keyed(pairwise(labels, cohen_kappa, categories=cats)),
+        "cohen_kappa_quadratic": _keyed(pairwise(labels, cohen_kappa, weights="quadratic", categories=cats)),
+        "binary_cohen_kappa": _keyed(pairwise(binary, cohen_kappa, categories=[0, 1])),
+        "confusion": _keyed(
+            {
+                (a, b): confusion_matrix(labels, (a, b), cats).tolist()
+                for a, b in itertools.combinations(labels.names, 2)
+            }
+        ),
     }
-    if len(names) == 2:
-        graded["cohen_kappa"] = cohen_kappa(items, categories=cats)
-        graded["cohen_kappa_linear"] = cohen_kappa(items, "linear", cats)
-        graded["cohen_kappa_quadratic"] = cohen_kappa(items, "quadratic", cats)
-    binary = binarised(items, threshold)
+
+
+def _against_consensus(labels: Labels, reference: Sequence[int | None], cats: list[int], threshold: int) -> dict:
+    with_reference = labels.with_reference(reference)
+    binary = with_reference.binary(threshold)
+    report = {}
+    for name in labels.names:
+        both = with_reference.pair(name, REFERENCE)
+        report[str(name)] = {
+            "items": len(both.grades),
+            "percent_agreement": percent_agreement(both) if len(both.grades) else None,
+            "cohen_kappa": cohen_kappa(both, categories=cats) if len(both.grades) else None,
+            "cohen_kappa_quadratic": cohen_kappa(both, "quadratic", cats) if len(both.grades) else None,
+            "binary_cohen_kappa": cohen_kappa(binary.pair(name, REFERENCE), categories=[0, 1])
+            if len(both.grades)
+            else None,
+            "confusion": confusion_matrix(both, categories=cats).tolist(),
+        }
+    return report
+
+
+def agreement_report(
+    items,
+    *,
+    categories: Sequence[int] | None = None,
+    threshold: int = 1,
+    reference: Sequence[int | None] | None = None,
+) -> dict:
+    """Every statistic on the graded labels and on the binary view, with the parameters that produced it; the
+    assessor x assessor comparisons with their confusion matrices; and, given `reference` labels aligned with the
+    items (the consensus), each assessor against them."""
+    labels = Labels.of(items)
+    cats = labels.categories(categories).tolist()
+    binary = labels.binary(threshold)
+    two = len(labels.names) == 2
+    graded = {
+        "items": len(labels.grades),
+        "assessors": len(labels.names),
+        "percent_agreement": percent_agreement(labels),
+        "percent_agreement_within_1": percent_agreement(labels, tolerance=1),
+        "all_agree": percent_agreement(labels, definition="all_agree"),
+        "fleiss_kappa": fleiss_kappa(labels, cats),
+        "gwet_ac1": gwet_ac1(labels, cats),
+        "krippendorff_alpha_nominal": krippendorff_alpha(labels, "nominal"),
+        "krippendorff_alpha_ordinal": krippendorff_alpha(labels, "ordinal"),
+        "krippendorff_alpha_interval": krippendorff_alpha(labels, "interval"),
+    }
+    if two:
+        graded["cohen_kappa"] = cohen_kappa(labels, categories=cats)
+        graded["cohen_kappa_linear"] = cohen_kappa(labels, "linear", cats)
+        graded["cohen_kappa_quadratic"] = cohen_kappa(labels, "quadratic", cats)
     binary_report = {
         "percent_agreement": percent_agreement(binary),
         "fleiss_kappa": fleiss_kappa(binary, [0, 1]),
         "gwet_ac1": gwet_ac1(binary, [0, 1]),
         "krippendorff_alpha_nominal": krippendorff_alpha(binary, "nominal"),
-        "overlap": overlap(items, threshold),
+        "overlap": overlap(labels, threshold),
     }
-    if len(names) == 2:
+    if two:
         binary_report["cohen_kappa"] = cohen_kappa(binary, categories=[0, 1])
-    return {
+    comparisons = _comparisons(labels, cats, binary)
+    report = {
         "parameters": {
             "categories": cats,
             "threshold": threshold,
             "fleiss": "Fleiss 1971, per-item rater counts (see fleiss_kappa)",
+            "pairs": "statistics between two assessors use only the items both judged",
         },
         "graded": graded,
         "binary": binary_report,
-        "pairwise_cohen_kappa": {f"{a}|{b}": v for (a, b), v in pairwise(items, cohen_kappa, categories=cats).items()},
+        "assessors": [str(name) for name in labels.names],
+        "pairwise": comparisons,
+        "pairwise_cohen_kappa": comparisons["cohen_kappa"],
     }
+    if reference is not None:
+        report["against_consensus"] = _against_consensus(labels, reference, cats, threshold)
+    return report
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from .names import Measure, MeasureNameError, parse_measure, parse_measures
 from .ranked import minimum_average_precision, precision_recall_points
 from .registry import FAMILIES, TREC_DEFAULT
 from .runset import RunSet
-from .trec_files import TrecFormatError, read_qrels, read_run
+from .trec_files import RunColumns, TrecFormatError, read_qrels, read_run, read_run_columns
 
 __all__ = [
     "FAMILIES",
@@ -26,6 +26,7 @@ __all__ = [
     "MeasureNameError",
     "PreparedQrels",
     "PreparedRun",
+    "RunColumns",
     "RunResult",
     "RunSet",
     "TrecFormatError",
@@ -40,6 +41,7 @@ __all__ = [
     "precision_recall_points",
     "read_qrels",
     "read_run",
+    "read_run_columns",
     "spearman_rho",
     "tau_ap",
     "trec_order",

@@ -154,3 +154,53 @@ def test_report_holds_graded_and_binary_views_with_parameters():
     assert report["parameters"]["threshold"] == 3
     assert not math.isnan(report["binary"]["fleiss_kappa"])
     assert "krippendorff_alpha_ordinal" in report["graded"]
+
+
+def sparse_items(seed, items=300, assessors=4, scale=4, missing=0.3):
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, scale, items)
+    grades = np.clip(truth + rng.integers(-1, 2, (assessors, items)) * (rng.random((assessors, items)) < 0.4), 0, 3)
+    present = rng.random((assessors, items)) >= missing
+    return [{a: int(grades[a, i]) for a in range(assessors) if present[a, i]} for i in range(items)]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_pairwise_kappa_and_confusion_match_sklearn_on_the_items_both_judged(seed):
+    items = sparse_items(seed)
+    report = agreement.agreement_report(items, categories=range(4), threshold=2)
+    for key, value in report["pairwise"]["cohen_kappa_quadratic"].items():
+        a, b = (int(x) for x in key.split("|"))
+        both = [item for item in items if a in item and b in item]
+        expected = cohen_kappa_score([i[a] for i in both], [i[b] for i in both], weights="quadratic", labels=range(4))
+        assert value == pytest.approx(expected, abs=1e-12)
+        confusion = np.array(report["pairwise"]["confusion"][key])
+        assert confusion.sum() == len(both) and confusion[1, 2] == sum(i[a] == 1 and i[b] == 2 for i in both)
+
+
+def test_each_assessor_against_the_consensus_uses_the_items_they_judged():
+    items = [{"a": 1, "b": 0}, {"a": 1}, {"b": 2}, {"a": 0, "b": 0}]
+    reference = [1, 0, 2, None]  # the last item has no consensus label
+    report = agreement.agreement_report(items, categories=range(3), threshold=1, reference=reference)
+    against = report["against_consensus"]
+    assert against["a"]["items"] == 2 and against["a"]["percent_agreement"] == 0.5
+    assert against["b"]["items"] == 2 and against["b"]["percent_agreement"] == 0.5
+    expected = cohen_kappa_score([1, 1], [1, 0], labels=range(3))
+    assert against["a"]["cohen_kappa"] == pytest.approx(expected)
+    assert np.array(against["b"]["confusion"]).sum() == 2
+
+
+def test_percent_agreement_with_tolerance_matches_a_direct_count():
+    items = sparse_items(7, missing=0.5)
+    for tolerance in (0, 1, 2):
+        shares = []
+        for item in items:
+            grades = list(item.values())
+            pairs = [(x, y) for i, x in enumerate(grades) for y in grades[i + 1 :]]
+            if pairs:
+                shares.append(sum(abs(x - y) <= tolerance for x, y in pairs) / len(pairs))
+        assert agreement.percent_agreement(items, tolerance=tolerance) == pytest.approx(np.mean(shares), abs=1e-12)
+
+
+def test_a_grade_outside_the_given_categories_is_a_clear_error():
+    with pytest.raises(ValueError, match=r"grades \[7\] are not among the categories"):
+        agreement.fleiss_kappa([{"a": 1, "b": 7}], categories=range(4))
