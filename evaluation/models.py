@@ -16,6 +16,7 @@ class TopicState(models.Model):
     generation = models.PositiveBigIntegerField(default=0)
     computed_generation = models.PositiveBigIntegerField(default=0)
     dirty_since = models.DateTimeField(null=True, blank=True)
+    claimed_at = models.DateTimeField(null=True, blank=True, help_text="When a worker last took the topic on.")
     computed_at = models.DateTimeField(null=True, blank=True)
     recompute_count = models.PositiveBigIntegerField(default=0)
 
@@ -25,6 +26,25 @@ class TopicState(models.Model):
     @property
     def fresh(self) -> bool:
         return not self.dirty and self.computed_generation == self.generation
+
+
+class CollectionState(models.Model):
+    """A collection's qrels version (bumped by every judgment change) and the staleness of its collection-wide
+    agreement, which follows the same dirty-flag and generation protocol as TopicState."""
+
+    collection = models.OneToOneField(
+        Collection, on_delete=models.CASCADE, primary_key=True, related_name="evaluation_state"
+    )
+    qrels_version = models.PositiveBigIntegerField(default=0)
+    dirty = models.BooleanField(default=False, db_index=True)
+    generation = models.PositiveBigIntegerField(default=0)
+    computed_generation = models.PositiveBigIntegerField(default=0)
+    dirty_since = models.DateTimeField(null=True, blank=True)
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    computed_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"collection {self.collection_id}: qrels version {self.qrels_version}"
 
 
 class TopicValue(models.Model):
@@ -53,6 +73,7 @@ class RunValue(models.Model):
     measure = models.CharField(max_length=100)
     value = models.FloatField(null=True)
     topics = models.PositiveIntegerField(default=0, help_text="Topics evaluated (in both the run and the qrels).")
+    qrels_version = models.PositiveBigIntegerField(default=0, help_text="The collection's qrels version used.")
     settings_key = models.CharField(max_length=200)
     computed_at = models.DateTimeField(auto_now=True)
 
@@ -90,3 +111,28 @@ class TopicAgreement(models.Model):
 
     def __str__(self) -> str:
         return f"{self.topic_id or 'all'} {self.statistic}={self.value}"
+
+
+class AgreementReport(models.Model):
+    """The full agreement report of a topic (or of the whole collection when topic is empty): every statistic with
+    its parameters, the assessor x assessor and against-consensus matrices, and system-ranking agreement."""
+
+    collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="agreement_reports")
+    topic = models.ForeignKey(Topic, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    report = models.JSONField(default=dict)
+    generation = models.PositiveBigIntegerField(default=0)
+    settings_key = models.CharField(max_length=200)
+    computed_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["collection", "topic"], condition=models.Q(topic__isnull=False), name="report_unique_per_topic"
+            ),
+            models.UniqueConstraint(
+                fields=["collection"], condition=models.Q(topic__isnull=True), name="report_unique_per_collection"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"agreement report {self.collection_id}/{self.topic_id or 'all'}"

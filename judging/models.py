@@ -49,6 +49,17 @@ class Collection(models.Model):
         max_length=20, choices=ConsensusMethod.choices, default=ConsensusMethod.MAJORITY
     )
     measures = models.JSONField(default=default_measures, blank=True)
+    primary_assessor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="Whose grade the 'primary' consensus method takes (majority where they did not judge).",
+    )
+    agreement_measure = models.CharField(
+        max_length=100, default="AP", help_text="The measure runs are ranked by when asking whether assessors agree."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -257,3 +268,57 @@ class JudgmentHistory(models.Model):
 
     def __str__(self) -> str:
         return f"{self.action} {self.topic_id}/{self.document_id}: {self.old_grade} -> {self.new_grade}"
+
+
+class Adjudication(models.Model):
+    """An admin's label for a (topic, document) on which assessors disagree; it always wins in the consensus."""
+
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="adjudications")
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="adjudications")
+    grade = models.SmallIntegerField()
+    adjudicator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    note = models.TextField(blank=True)
+    decided_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["topic", "document"], name="adjudication_unique"),
+            models.CheckConstraint(condition=Q(grade__gte=0, grade__lte=MAX_SCALE), name="adjudication_grade_0_to_5"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.topic_id}/{self.document_id} adjudicated {self.grade}"
+
+
+class JobState(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+class Job(models.Model):
+    """Long work (an import, a pool build, a full recompute) and its progress, for the pages and the API to poll."""
+
+    kind = models.CharField(max_length=40)
+    collection = models.ForeignKey(Collection, null=True, blank=True, on_delete=models.CASCADE, related_name="jobs")
+    state = models.CharField(max_length=10, choices=JobState.choices, default=JobState.QUEUED)
+    done = models.PositiveBigIntegerField(default=0)
+    total = models.PositiveBigIntegerField(default=0)
+    message = models.TextField(blank=True)
+    result = models.JSONField(default=dict, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.state} {self.done}/{self.total}"
+
+    @property
+    def percent(self) -> int:
+        return 100 if self.state == JobState.DONE else int(100 * self.done / self.total) if self.total else 0

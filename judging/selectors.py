@@ -7,7 +7,7 @@ from collections import defaultdict
 import numpy as np
 from django.db.models import Count, Q, QuerySet
 
-from .models import Assignment, Collection, Judgment, PoolItem, Ranking, Run, Topic
+from .models import Adjudication, Assignment, Collection, Judgment, PoolItem, Ranking, Run, Topic
 
 
 def collection_for_topic(*, topic_id: int) -> Collection:
@@ -23,6 +23,41 @@ def topic_judgments(*, topic_id: int) -> dict[int, dict[int, int]]:
     for document_id, assessor_id, grade in rows:
         items[document_id][assessor_id] = grade
     return dict(items)
+
+
+def topic_adjudications(*, topic_id: int) -> dict[int, int]:
+    """{document id: adjudicated grade} for one topic."""
+    return dict(Adjudication.objects.filter(topic_id=topic_id).values_list("document_id", "grade"))
+
+
+def collection_judgments(*, collection_id: int) -> dict[int, dict[int, dict[int, int]]]:
+    """{topic id: {document id: {assessor id: grade}}} for a whole collection, in one streamed query."""
+    items: dict[int, dict[int, dict[int, int]]] = defaultdict(lambda: defaultdict(dict))
+    rows = Judgment.objects.filter(topic__collection_id=collection_id, grade__isnull=False).values_list(
+        "topic_id", "document_id", "assessor_id", "grade"
+    )
+    for topic_id, document_id, assessor_id, grade in rows.iterator(chunk_size=10_000):
+        items[topic_id][document_id][assessor_id] = grade
+    return {topic: dict(documents) for topic, documents in items.items()}
+
+
+def collection_adjudications(*, collection_id: int) -> dict[int, dict[int, int]]:
+    """{topic id: {document id: adjudicated grade}}."""
+    result: dict[int, dict[int, int]] = defaultdict(dict)
+    for topic_id, document_id, grade in Adjudication.objects.filter(topic__collection_id=collection_id).values_list(
+        "topic_id", "document_id", "grade"
+    ):
+        result[topic_id][document_id] = grade
+    return dict(result)
+
+
+def collection_rankings(*, collection_id: int) -> dict[int, dict[int, np.ndarray]]:
+    """{run id: {topic id: document ids in trec_eval order}} for every run of a collection, streamed."""
+    result: dict[int, dict[int, np.ndarray]] = defaultdict(dict)
+    rows = Ranking.objects.filter(run__collection_id=collection_id).values_list("run_id", "topic_id", "document_ids")
+    for run_id, topic_id, blob in rows.iterator(chunk_size=500):
+        result[run_id][topic_id] = np.frombuffer(bytes(blob), dtype="<i8")
+    return dict(result)
 
 
 def topic_rankings(*, topic_id: int) -> dict[int, np.ndarray]:

@@ -19,6 +19,7 @@ from .models import (
     MAX_SCALE,
     ROLE_ADMIN,
     ROLES,
+    Adjudication,
     Assignment,
     AssignmentState,
     Collection,
@@ -298,3 +299,49 @@ def judgment_delete(*, assessor, topic: Topic, document: Document, changed_by=No
     judgment.delete()
     evaluation_services.topics_changed(topic_ids=[topic.id])
     return True
+
+
+# Settings whose change alters stored metrics or agreement, so that every topic must be recomputed.
+EVALUATION_SETTINGS = (
+    "relevance_threshold",
+    "max_grade",
+    "consensus_method",
+    "primary_assessor",
+    "measures",
+    "collection_size",
+    "agreement_measure",
+)
+
+
+@transaction.atomic
+def collection_settings_update(*, collection: Collection, **changes) -> Collection:
+    """Changes a collection's settings; if an evaluation setting changed, every topic is marked stale (and so
+    recomputed) in the same transaction."""
+    locked = Collection.objects.select_for_update().get(pk=collection.pk)
+    changed = {name for name, value in changes.items() if getattr(locked, name) != value}
+    for name, value in changes.items():
+        setattr(locked, name, value)
+    locked.full_clean()
+    locked.save()
+    if changed & set(EVALUATION_SETTINGS):
+        evaluation_services.collection_changed(collection_id=locked.pk)
+    return locked
+
+
+@transaction.atomic
+def run_delete(*, run: Run) -> None:
+    """Deletes a run and its rankings; the topics it retrieved for are recomputed without it."""
+    topic_ids = list(run.rankings.values_list("topic_id", flat=True))
+    run.delete()
+    evaluation_services.topics_changed(topic_ids=topic_ids)
+
+
+@transaction.atomic
+def adjudication_record(*, topic: Topic, document: Document, grade: int, adjudicator, note: str = "") -> Adjudication:
+    """Records an admin's label for a disputed item; it overrides every consensus method for that item."""
+    _validate_judgment(topic, document, grade, "")
+    adjudication, _ = Adjudication.objects.update_or_create(
+        topic=topic, document=document, defaults={"grade": grade, "adjudicator": adjudicator, "note": note}
+    )
+    evaluation_services.topics_changed(topic_ids=[topic.id])
+    return adjudication

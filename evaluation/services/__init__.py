@@ -1,0 +1,27 @@
+"""Writes of the evaluation app: staleness, recomputing topics and collection-wide agreement, storing results.
+
+The data flow (see STYLE.md): a judgment write calls `topics_changed` inside its transaction; the topic's flag flips
+to dirty and, only on that flip, a recompute is enqueued after commit. The task takes the topic's lock, clears the
+flag, computes from the stored judgments and rankings with the pure engines, and upserts results stamped with the
+generation it read; it repeats while the topic is dirty again. A periodic sweep re-enqueues whatever was left stale.
+"""
+
+from .recompute import (
+    collection_agreement_recompute,
+    collection_recompute,
+    collection_recompute_job,
+    topic_recompute,
+)
+from .staleness import collection_changed, stale_topics_sweep, topics_changed
+from .storage import runs_aggregate
+
+__all__ = [
+    "collection_agreement_recompute",
+    "collection_changed",
+    "collection_recompute",
+    "collection_recompute_job",
+    "runs_aggregate",
+    "stale_topics_sweep",
+    "topic_recompute",
+    "topics_changed",
+]

@@ -1,0 +1,179 @@
+"""Recomputing a topic's metrics and agreement, a collection's agreement, and a whole collection."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from judging import jobs
+from judging import selectors as judging_selectors
+from judging.models import Collection, Topic
+
+from .. import agreement
+from ..consensus import consensus
+from ..measures import PreparedQrels, PreparedRun, RunSet, as_measures, evaluate
+from ..models import CollectionState, TopicState
+from ..ranking_agreement import system_ranking_agreement
+from . import locks, storage
+
+
+def _claim(model, pk: int) -> int | None:
+    """Takes on a stale row: clears its flag (so changes from now on re-dirty it) and returns the generation to
+    compute, or None when there is nothing to do. Call while holding the row's lock."""
+    with transaction.atomic():
+        state = model.objects.select_for_update().filter(pk=pk).first()
+        if state is None or (not state.dirty and state.computed_generation >= state.generation):
+            return None
+        model.objects.filter(pk=pk).update(dirty=False, dirty_since=None, claimed_at=timezone.now())
+        return state.generation
+
+
+def _needs_work(model, pk: int) -> bool:
+    return model.objects.filter(pk=pk, dirty=True).exists()
+
+
+def _exclusively(namespace: int, model, pk: int, compute: Callable[[int], None]) -> bool:
+    """Runs `compute(generation)` while the row is stale, holding its lock; returns whether anything was computed.
+
+    A caller that finds the lock taken returns at once: the holder loops until the row is clean. The holder looks
+    once more after letting go, so a change that landed just as it finished is never left to the sweep."""
+    computed = False
+    while True:
+        with locks.exclusive(namespace, pk) as mine:
+            if not mine:
+                return computed
+            while (generation := _claim(model, pk)) is not None:
+                compute(generation)
+                computed = True
+        if not _needs_work(model, pk):
+            return computed
+
+
+def topic_recompute(*, topic_id: int) -> bool:
+    """Brings one topic's per-run values and agreement up to date, then the runs' aggregates. Idempotent; returns
+    False when there was nothing to do (already fresh, or another worker holds the topic)."""
+    return _exclusively(locks.TOPIC, TopicState, topic_id, lambda generation: _topic(topic_id, generation))
+
+
+def _consensus(collection: Collection, judgments: dict, adjudicated: dict):
+    return consensus(
+        judgments,
+        collection.consensus_method,
+        primary=collection.primary_assessor_id,
+        adjudicated=adjudicated,
+        categories=range(collection.max_grade + 1),
+    )
+
+
+def _topic(topic_id: int, generation: int) -> None:
+    collection = judging_selectors.collection_for_topic(topic_id=topic_id)
+    judgments = judging_selectors.topic_judgments(topic_id=topic_id)
+    labels = _consensus(collection, judgments, judging_selectors.topic_adjudications(topic_id=topic_id)).labels
+    rankings = judging_selectors.topic_rankings(topic_id=topic_id)
+    runs = RunSet([PreparedRun.from_rankings(str(run_id), {topic_id: docs}) for run_id, docs in rankings.items()])
+    measures = as_measures(collection.measures)
+    values = []
+    if labels and rankings:
+        result = evaluate(
+            PreparedQrels.from_mapping({topic_id: labels}),
+            runs,
+            measures,
+            relevance_level=collection.relevance_threshold,
+            max_grade=collection.max_grade,
+            collection_size=collection.collection_size or collection.documents.count(),
+        )
+        for tag, run_result in result.runs.items():
+            for measure, value in zip(measures, run_result.values[0], strict=True):
+                values.append((int(tag), str(measure), None if value != value else float(value)))
+    documents = list(judgments)
+    report = agreement.agreement_report(
+        [judgments[d] for d in documents],
+        categories=range(collection.max_grade + 1),
+        threshold=collection.relevance_threshold,
+        reference=[labels.get(d) for d in documents],
+    )
+    if rankings and judgments:
+        report["system_ranking"] = system_ranking_agreement(
+            {topic_id: judgments},
+            {topic_id: labels},
+            runs,
+            measure=collection.agreement_measure,
+            relevance_level=collection.relevance_threshold,
+            max_grade=collection.max_grade,
+        )
+    storage.store_topic(collection, topic_id, generation, values, report)
+
+
+def collection_agreement_recompute(*, collection_id: int) -> bool:
+    """Brings the collection-wide agreement report up to date (all items pooled, and system-ranking agreement over
+    all topics). Idempotent; False when there was nothing to do."""
+    return _exclusively(
+        locks.COLLECTION, CollectionState, collection_id, lambda g: _collection_agreement(collection_id, g)
+    )
+
+
+def _collection_agreement(collection_id: int, generation: int) -> None:
+    collection = Collection.objects.get(pk=collection_id)
+    judgments = judging_selectors.collection_judgments(collection_id=collection_id)  # {topic: {doc: {who: grade}}}
+    adjudicated = judging_selectors.collection_adjudications(collection_id=collection_id)
+    consensus_labels = {
+        topic: _consensus(collection, documents, adjudicated.get(topic, {})).labels
+        for topic, documents in judgments.items()
+    }
+    keys = [(topic, doc) for topic, documents in judgments.items() for doc in documents]
+    report = agreement.agreement_report(
+        [judgments[t][d] for t, d in keys],
+        categories=range(collection.max_grade + 1),
+        threshold=collection.relevance_threshold,
+        reference=[consensus_labels[t].get(d) for t, d in keys],
+    )
+    rankings = judging_selectors.collection_rankings(collection_id=collection_id)  # {run: {topic: docs}}
+    if rankings and judgments:
+        runs = RunSet([PreparedRun.from_rankings(str(run_id), per_topic) for run_id, per_topic in rankings.items()])
+        report["system_ranking"] = system_ranking_agreement(
+            judgments,
+            consensus_labels,
+            runs,
+            measure=collection.agreement_measure,
+            relevance_level=collection.relevance_threshold,
+            max_grade=collection.max_grade,
+        )
+    storage.store_collection_agreement(collection, generation, report)
+
+
+def collection_recompute(*, collection_id: int, progress: Callable[[int, int], None] | None = None) -> int:
+    """Marks every topic stale and recomputes them all (and the collection-wide agreement) in this process,
+    reporting (done, total) to `progress`. Returns the number of topics."""
+    topic_ids = list(Topic.objects.filter(collection_id=collection_id).order_by("id").values_list("id", flat=True))
+    now = timezone.now()
+    with transaction.atomic():
+        for topic_id in topic_ids:
+            TopicState.objects.get_or_create(topic_id=topic_id)
+        TopicState.objects.filter(topic_id__in=topic_ids).update(
+            dirty=True, generation=F("generation") + 1, dirty_since=now
+        )
+        CollectionState.objects.get_or_create(collection_id=collection_id)
+        CollectionState.objects.filter(pk=collection_id).update(dirty=True, generation=F("generation") + 1)
+    total = len(topic_ids) + 1
+    for done, topic_id in enumerate(topic_ids, start=1):
+        topic_recompute(topic_id=topic_id)
+        if progress:
+            progress(done, total)
+    collection_agreement_recompute(collection_id=collection_id)
+    if progress:
+        progress(total, total)
+    return len(topic_ids)
+
+
+def collection_recompute_job(*, collection_id: int, job_id: int | None = None) -> int:
+    """`collection_recompute` reporting its progress to a Job (the admin action's and the API's)."""
+    try:
+        topics = collection_recompute(collection_id=collection_id, progress=jobs.job_tracker(job_id))
+    except Exception as error:
+        jobs.job_finish(job_id, error=f"{type(error).__name__}: {error}")
+        raise
+    jobs.job_finish(job_id, result={"topics": topics})
+    return topics
