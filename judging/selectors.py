@@ -60,6 +60,12 @@ def collection_rankings(*, collection_id: int) -> dict[int, dict[int, np.ndarray
     return dict(result)
 
 
+def topic_rankings_by_run(*, run_id: int) -> dict[int, np.ndarray]:
+    """{topic id: document ids in trec_eval order} for one run."""
+    rows = Ranking.objects.filter(run_id=run_id).values_list("topic_id", "document_ids")
+    return {topic_id: np.frombuffer(bytes(blob), dtype="<i8") for topic_id, blob in rows}
+
+
 def topic_rankings(*, topic_id: int) -> dict[int, np.ndarray]:
     """{run id: document ids in trec_eval order} for every run that retrieved for the topic: one query."""
     rows = Ranking.objects.filter(topic_id=topic_id).values_list("run_id", "document_ids")

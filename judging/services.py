@@ -149,7 +149,7 @@ def run_create(
             )
         )
     Ranking.objects.bulk_create(rankings, batch_size=500)
-    evaluation_services.topics_changed(topic_ids=[r.topic_id for r in rankings])
+    evaluation_services.topics_changed(topic_ids=[r.topic_id for r in rankings], qrels_changed=False)
     return run
 
 
@@ -333,7 +333,7 @@ def run_delete(*, run: Run) -> None:
     """Deletes a run and its rankings; the topics it retrieved for are recomputed without it."""
     topic_ids = list(run.rankings.values_list("topic_id", flat=True))
     run.delete()
-    evaluation_services.topics_changed(topic_ids=topic_ids)
+    evaluation_services.topics_changed(topic_ids=topic_ids, qrels_changed=False)
 
 
 @transaction.atomic

@@ -28,10 +28,10 @@ def _enqueue(task_name: str, key: int) -> None:
         logger.warning("could not enqueue %s(%s); the periodic sweep will", task_name, key, exc_info=True)
 
 
-def topics_changed(*, topic_ids: Iterable[int]) -> None:
+def topics_changed(*, topic_ids: Iterable[int], qrels_changed: bool = True) -> None:
     """Marks topics stale; call inside the transaction that changed their judgments or rankings.
 
-    Bumps each topic's generation and its collection's qrels version. Enqueues one recompute per topic, after
+    Bumps each topic's generation and, when judgments changed (not just rankings), its collection's qrels version. Enqueues one recompute per topic, after
     commit, only for topics whose flag flips from clean to dirty: many changes while a recompute is pending cause
     no extra messages. The collection-wide agreement is only marked stale: it is recomputed by the sweep, a few
     seconds later, so that its heavier work never delays the per-topic metrics assessors' changes are waiting for.
@@ -51,7 +51,7 @@ def topics_changed(*, topic_ids: Iterable[int]) -> None:
     for collection_id in collection_ids:
         CollectionState.objects.get_or_create(collection_id=collection_id)
         CollectionState.objects.filter(collection_id=collection_id).update(
-            qrels_version=F("qrels_version") + 1, generation=F("generation") + 1, dirty=True
+            qrels_version=F("qrels_version") + int(qrels_changed), generation=F("generation") + 1, dirty=True
         )
         CollectionState.objects.filter(collection_id=collection_id, dirty_since__isnull=True).update(dirty_since=now)
 

@@ -1,0 +1,218 @@
+"""The judgment -> stored metrics pipeline (embedded mode: tasks run in-process after commit).
+
+Whatever sequence of changes happens, the stored values must equal a from-scratch evaluation of the final judgments,
+by our engine and by trec_eval itself.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import timedelta
+
+import pytest
+import pytrec_eval
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from evaluation import services as evaluation_services
+from evaluation.consensus import consensus
+from evaluation.measures import PreparedQrels, PreparedRun, as_measures, evaluate
+from evaluation.models import AgreementReport, CollectionState, RunValue, TopicState, TopicValue
+from judging import jobs, selectors, services
+from judging.models import Job, JobState
+
+from ..factories import make_collection, make_user
+
+pytestmark = pytest.mark.django_db(transaction=True)  # real commits, so on_commit recomputes run
+
+TREC_NAMES = {"AP": "map", "P@5": "P_5", "nDCG@10": "ndcg_cut_10", "RR": "recip_rank", "Rprec": "Rprec"}
+
+
+def from_scratch(collection):
+    """{(run id, topic id, measure): value} evaluated now from the stored judgments, and the pytrec_eval view."""
+    measures = as_measures(collection.measures)
+    expected, qrels_all = {}, {}
+    for topic in collection.topics.all():
+        judgments = selectors.topic_judgments(topic_id=topic.id)
+        labels = consensus(
+            judgments,
+            collection.consensus_method,
+            primary=collection.primary_assessor_id,
+            adjudicated=selectors.topic_adjudications(topic_id=topic.id),
+            categories=range(collection.max_grade + 1),
+        ).labels
+        if not labels:
+            continue
+        qrels_all[str(topic.id)] = {str(d): g for d, g in labels.items()}
+        rankings = selectors.topic_rankings(topic_id=topic.id)
+        result = evaluate(
+            PreparedQrels.from_mapping({topic.id: labels}),
+            [PreparedRun.from_rankings(str(r), {topic.id: docs}) for r, docs in rankings.items()],
+            measures,
+            relevance_level=collection.relevance_threshold,
+            max_grade=collection.max_grade,
+            collection_size=collection.documents.count(),
+        )
+        for tag, run_result in result.runs.items():
+            for measure, value in zip(measures, run_result.values[0], strict=True):
+                expected[(int(tag), topic.id, str(measure))] = None if math.isnan(value) else float(value)
+    return expected, qrels_all
+
+
+def stored(collection):
+    return {(v.run_id, v.topic_id, v.measure): v.value for v in TopicValue.objects.filter(run__collection=collection)}
+
+
+def assert_matches_trec_eval(collection, qrels):
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, set(TREC_NAMES.values()), relevance_level=1)
+    for run in collection.runs.all():
+        run_dict = {}
+        for topic_id, docs in selectors.topic_rankings_by_run(run_id=run.id).items():
+            run_dict[str(topic_id)] = {str(d): float(len(docs) - i) for i, d in enumerate(docs.tolist())}
+        reference = evaluator.evaluate(run_dict)
+        for topic, values in reference.items():
+            for ours, theirs in TREC_NAMES.items():
+                value = TopicValue.objects.get(run=run, topic_id=int(topic), measure=ours).value
+                assert value == pytest.approx(values[theirs], abs=1e-12), (run.tag, topic, ours)
+
+
+operations = st.lists(
+    st.tuples(
+        st.integers(0, 2),  # assessor
+        st.integers(0, 1),  # topic
+        st.integers(0, 7),  # pool item
+        st.one_of(st.none(), st.integers(0, 3)),  # grade; None deletes the judgment
+    ),
+    min_size=1,
+    max_size=25,
+)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(operations=operations, method=st.sampled_from(["majority", "median", "mean", "dawid_skene"]))
+def test_after_any_sequence_of_changes_stored_values_equal_a_from_scratch_evaluation(operations, method):
+    collection = make_collection(max_grade=3, threshold=1, topics=2, documents=10, runs=3, depth=8)
+    collection = services.collection_settings_update(
+        collection=collection, consensus_method=method, measures=[*collection.measures, *TREC_NAMES]
+    )
+    people = [make_user() for _ in range(3)]
+    topics = list(collection.topics.order_by("number"))
+    for person in people:
+        for topic in topics:
+            services.assignment_create(assessor=person, topic=topic)
+    items = {t.id: list(t.pool_items.order_by("-priority", "id")) for t in topics}
+    for who, t, i, grade in operations:
+        topic = topics[t]
+        item = items[topic.id][i % len(items[topic.id])]
+        if grade is None:
+            services.judgment_delete(assessor=people[who], topic=topic, document=item.document)
+        else:
+            services.judgment_record(assessor=people[who], topic=topic, document=item.document, grade=grade)
+    expected, qrels = from_scratch(collection)
+    assert stored(collection) == pytest.approx(expected, abs=1e-12)
+    for state in TopicState.objects.filter(topic__collection=collection):
+        assert state.fresh
+    if method != "dawid_skene":  # trec_eval reads the same consensus qrels; D-S is checked above against ours
+        assert_matches_trec_eval(collection, qrels)
+    measures = as_measures(collection.measures)
+    for run in collection.runs.all():
+        for measure in measures:
+            per_topic = [v for (r, _, m), v in expected.items() if r == run.id and m == str(measure)]
+            run_value = RunValue.objects.get(run=run, measure=str(measure))
+            if not per_topic:
+                assert run_value.value is None and run_value.topics == 0
+                continue
+            from evaluation.measures import aggregate
+
+            want = aggregate(measure, [math.nan if v is None else v for v in per_topic])
+            assert run_value.value == pytest.approx(None if math.isnan(want) else want, abs=1e-12)
+
+
+def judge_all(collection, people, grades):
+    topic = collection.topics.get(number="1")
+    for person in people:
+        services.assignment_create(assessor=person, topic=topic)
+    for item, per_person in zip(topic.pool_items.order_by("-priority", "id"), grades, strict=False):
+        for person, grade in zip(people, per_person, strict=True):
+            services.judgment_record(assessor=person, topic=topic, document=item.document, grade=grade)
+    return topic
+
+
+def test_changing_the_threshold_recomputes_and_records_the_settings_used():
+    collection = make_collection(max_grade=3, threshold=1, topics=1, documents=6, runs=2, depth=4)
+    topic = judge_all(collection, [make_user()], [[1], [3], [0], [2]])
+    before = TopicValue.objects.get(run__tag="run0", topic=topic, measure="AP")
+    assert "rel>=1" in before.settings_key
+    collection = services.collection_settings_update(collection=collection, relevance_threshold=3)
+    after = TopicValue.objects.get(run__tag="run0", topic=topic, measure="AP")
+    assert "rel>=3" in after.settings_key and after.generation > before.generation
+    assert stored(collection) == pytest.approx(from_scratch(collection)[0], abs=1e-12)
+    assert RunValue.objects.filter(run__collection=collection, qrels_version__gt=0).exists()
+
+
+def test_switching_to_the_primary_assessor_and_adjudicating_change_the_qrels():
+    collection = make_collection(max_grade=1, threshold=1, topics=1, documents=6, runs=2, depth=4)
+    primary, other, third = make_user(), make_user(), make_user()
+    topic = judge_all(collection, [primary, other, third], [[1, 0, 0], [0, 1, 1], [1, 1, 1], [0, 0, 0]])
+    first_item = topic.pool_items.order_by("-priority", "id").first()
+    collection = services.collection_settings_update(
+        collection=collection, consensus_method="primary", primary_assessor=primary
+    )
+    assert stored(collection) == pytest.approx(from_scratch(collection)[0], abs=1e-12)
+    services.adjudication_record(topic=topic, document=first_item.document, grade=0, adjudicator=make_user("admin"))
+    expected, _ = from_scratch(collection)
+    assert stored(collection) == pytest.approx(expected, abs=1e-12)
+    labels = consensus(
+        selectors.topic_judgments(topic_id=topic.id),
+        "primary",
+        primary=primary.id,
+        adjudicated=selectors.topic_adjudications(topic_id=topic.id),
+    ).labels
+    assert labels[first_item.document_id] == 0  # the adjudication beat the primary assessor's 1
+
+
+def test_each_topic_stores_a_full_agreement_report_and_the_collection_one_follows_the_sweep():
+    collection = make_collection(max_grade=3, threshold=2, topics=1, documents=8, runs=3, depth=6)
+    a, b = make_user(), make_user()
+    judge_all(collection, [a, b], [[3, 2], [0, 1], [2, 0], [1, 1], [3, 3], [0, 0]])
+    report = AgreementReport.objects.get(collection=collection, topic__isnull=False).report
+    assert set(report["against_consensus"]) == {str(a.id), str(b.id)}
+    assert report["pairwise"]["confusion"][f"{a.id}|{b.id}"][3][3] == 1
+    assert set(report["system_ranking"]["scores"]["consensus"]) == {str(r.id) for r in collection.runs.all()}
+    state = CollectionState.objects.get(pk=collection.pk)
+    assert state.dirty and state.qrels_version == 12
+    evaluation_services.stale_topics_sweep(older_than=timedelta(0))
+    state.refresh_from_db()
+    assert not state.dirty and state.computed_generation == state.generation
+    overall = AgreementReport.objects.get(collection=collection, topic__isnull=True).report
+    assert overall["graded"]["items"] == 6 and "system_ranking" in overall
+
+
+def test_a_claim_abandoned_by_a_dead_worker_is_swept_and_recomputed():
+    collection = make_collection(topics=1, runs=2)
+    topic = judge_all(collection, [make_user()], [[1], [0]])
+    TopicState.objects.filter(topic=topic).update(dirty=True, generation=99)
+    from evaluation.services.recompute import _claim
+
+    assert _claim(TopicState, topic.id) == 99  # a worker took it on, then died before storing
+    assert not TopicState.objects.get(topic=topic).fresh
+    assert evaluation_services.stale_topics_sweep(older_than=timedelta(0)) == 1
+    assert TopicState.objects.get(topic=topic).fresh
+
+
+def test_deleting_a_run_removes_its_values():
+    collection = make_collection(topics=1, runs=2)
+    judge_all(collection, [make_user()], [[1], [0], [1]])
+    services.run_delete(run=collection.runs.get(tag="run1"))
+    assert not TopicValue.objects.filter(run__tag="run1", run__collection=collection).exists()
+    assert set(RunValue.objects.filter(run__collection=collection).values_list("run__tag", flat=True)) == {"run0"}
+
+
+def test_a_full_recompute_reports_progress_to_its_job():
+    collection = make_collection(topics=3, runs=2)
+    judge_all(collection, [make_user()], [[1], [0]])
+    job = jobs.job_create(kind="recompute", collection=collection)
+    assert evaluation_services.collection_recompute_job(collection_id=collection.id, job_id=job.id) == 3
+    job.refresh_from_db()
+    assert (job.state, job.done, job.total, job.percent) == (JobState.DONE, 4, 4, 100)
+    assert Job.objects.get(pk=job.pk).result == {"topics": 3}
