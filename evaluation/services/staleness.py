@@ -31,10 +31,11 @@ def _enqueue(task_name: str, key: int) -> None:
 def topics_changed(*, topic_ids: Iterable[int], qrels_changed: bool = True) -> None:
     """Marks topics stale; call inside the transaction that changed their judgments or rankings.
 
-    Bumps each topic's generation and, when judgments changed (not just rankings), its collection's qrels version. Enqueues one recompute per topic, after
-    commit, only for topics whose flag flips from clean to dirty: many changes while a recompute is pending cause
-    no extra messages. The collection-wide agreement is only marked stale: it is recomputed by the sweep, a few
-    seconds later, so that its heavier work never delays the per-topic metrics assessors' changes are waiting for.
+    Bumps each topic's generation and, when judgments changed (not only rankings), its collection's qrels version.
+    Enqueues one recompute per topic, after commit, only for topics whose flag flips from clean to dirty: many
+    changes while a recompute is pending cause no extra messages. The collection-wide agreement is only marked
+    stale: the sweep recomputes it a few seconds later, so that its heavier work never delays the per-topic metrics
+    that assessors' changes are waiting for.
     """
     now = timezone.now()
     topic_ids = sorted(set(topic_ids))
