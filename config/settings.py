@@ -168,7 +168,8 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"celery": {"level": os.environ.get("CELERY_LOG_LEVEL", "WARNING")}},
+    # Not CELERY_LOG_LEVEL: a celery worker sets that variable itself, to a number, for its child processes.
+    "loggers": {"celery": {"level": os.environ.get("WORKBENCH_CELERY_LOG_LEVEL", "WARNING")}},
 }
 
 if not DEBUG:
