@@ -2,7 +2,21 @@
 
 from django.contrib import admin
 
-from .models import Assignment, Collection, Document, Grade, Judgment, JudgmentHistory, PoolItem, Ranking, Run, Topic
+from . import jobs, services
+from .models import (
+    Adjudication,
+    Assignment,
+    Collection,
+    Document,
+    Grade,
+    Job,
+    Judgment,
+    JudgmentHistory,
+    PoolItem,
+    Ranking,
+    Run,
+    Topic,
+)
 
 
 class GradeInline(admin.TabularInline):
@@ -24,6 +38,25 @@ class CollectionAdmin(admin.ModelAdmin):
     list_filter = ["blind", "consensus_method", "max_grade"]
     search_fields = ["name", "description"]
     inlines = [GradeInline]
+    actions = ["recompute"]
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            return super().save_model(request, obj, form, change)
+        # Through the service, so that a changed threshold, scale, consensus or measure set triggers a recompute.
+        original = Collection.objects.get(pk=obj.pk)
+        changes = {name: getattr(obj, name) for name in form.changed_data if name in services.EVALUATION_SETTINGS}
+        other = {name: getattr(obj, name) for name in form.changed_data if name not in changes}
+        services.collection_settings_update(collection=original, **changes, **other)
+
+    @admin.action(description="Recompute all metrics and agreement (background job)")
+    def recompute(self, request, queryset):
+        from evaluation.tasks import recompute_collection
+
+        for collection in queryset:
+            job = jobs.job_create(kind="recompute", collection=collection, created_by=request.user)
+            recompute_collection.delay(collection.id, job.id)
+        self.message_user(request, "Recompute started; follow it under Jobs.")
 
 
 @admin.register(Topic)
@@ -101,3 +134,18 @@ class JudgmentHistoryAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+
+@admin.register(Adjudication)
+class AdjudicationAdmin(admin.ModelAdmin):
+    list_display = ["topic", "document", "grade", "adjudicator", "decided_at"]
+    list_filter = ["topic__collection"]
+    list_select_related = ["topic", "document", "adjudicator"]
+    readonly_fields = ["topic", "document", "grade", "adjudicator", "note", "decided_at"]
+
+
+@admin.register(Job)
+class JobAdmin(admin.ModelAdmin):
+    list_display = ["kind", "collection", "state", "done", "total", "percent", "updated_at"]
+    list_filter = ["kind", "state"]
+    readonly_fields = ["kind", "collection", "state", "done", "total", "message", "result", "created_by"]

@@ -216,3 +216,35 @@ def test_a_full_recompute_reports_progress_to_its_job():
     job.refresh_from_db()
     assert (job.state, job.done, job.total, job.percent) == (JobState.DONE, 4, 4, 100)
     assert Job.objects.get(pk=job.pk).result == {"topics": 3}
+
+
+def test_the_recompute_command_shows_progress_and_brings_every_topic_up_to_date(capsys):
+    from django.core.management import call_command
+
+    collection = make_collection(topics=3, runs=2)
+    judge_all(collection, [make_user()], [[1], [0]])
+    TopicState.objects.filter(topic__collection=collection).update(dirty=True)
+    call_command("recompute", collection.name)
+    out, err = capsys.readouterr()
+    assert "Recomputed 3 topics" in out and "topic" in err  # tqdm's bar goes to stderr
+    assert all(s.fresh for s in TopicState.objects.filter(topic__collection=collection))
+
+
+def test_saving_a_collection_in_the_admin_recomputes_when_an_evaluation_setting_changed(client):
+    collection = make_collection(max_grade=3, threshold=1, topics=1, runs=2)
+    topic = judge_all(collection, [make_user()], [[1], [3]])
+    admin_user = make_user("admin")
+    admin_user.is_staff = admin_user.is_superuser = True
+    admin_user.save()
+    client.force_login(admin_user)
+    generation = TopicState.objects.get(topic=topic).generation
+    from django.forms.models import model_to_dict
+
+    data = {k: ("" if v is None else v) for k, v in model_to_dict(collection).items() if k != "id"}
+    data.update(relevance_threshold=2, measures='["AP", "P@5"]', primary_assessor="")
+    data.update({"grades-TOTAL_FORMS": 0, "grades-INITIAL_FORMS": 0})
+    response = client.post(f"/admin/judging/collection/{collection.id}/change/", data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    state = TopicState.objects.get(topic=topic)
+    assert state.generation > generation and state.fresh
+    assert set(TopicValue.objects.filter(topic=topic).values_list("measure", flat=True)) == {"AP", "P@5"}
