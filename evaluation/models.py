@@ -7,41 +7,47 @@ from django.db import models
 from judging.models import Collection, Run, Topic
 
 
-class TopicState(models.Model):
-    """Whether a topic's derived results are stale. `generation` counts changes; a recompute that read generation g
-    stamps its results with g, so an older computation never overwrites a newer one."""
+class StaleResults(models.Model):
+    """The staleness protocol shared by a topic's results and a collection's agreement.
 
-    topic = models.OneToOneField(Topic, on_delete=models.CASCADE, primary_key=True, related_name="evaluation_state")
+    A change sets `dirty` and bumps `generation`; a worker claims the row (clears `dirty`, sets `claimed_at`),
+    computes, and stores its results stamped with the generation it read, so an older computation never overwrites
+    a newer one. A claim whose results never arrive (`computed_generation` behind) is what the sweep looks for.
+    """
+
     dirty = models.BooleanField(default=False, db_index=True)
     generation = models.PositiveBigIntegerField(default=0)
     computed_generation = models.PositiveBigIntegerField(default=0)
     dirty_since = models.DateTimeField(null=True, blank=True)
-    claimed_at = models.DateTimeField(null=True, blank=True, help_text="When a worker last took the topic on.")
+    claimed_at = models.DateTimeField(null=True, blank=True, help_text="When a worker last took this on.")
     computed_at = models.DateTimeField(null=True, blank=True)
-    recompute_count = models.PositiveBigIntegerField(default=0)
 
-    def __str__(self) -> str:
-        return f"{self.topic_id}: {'stale' if self.dirty else 'fresh'} (generation {self.generation})"
+    class Meta:
+        abstract = True
 
     @property
     def fresh(self) -> bool:
         return not self.dirty and self.computed_generation == self.generation
 
 
-class CollectionState(models.Model):
-    """A collection's qrels version (bumped by every judgment change) and the staleness of its collection-wide
-    agreement, which follows the same dirty-flag and generation protocol as TopicState."""
+class TopicState(StaleResults):
+    """Whether a topic's per-run values and agreement are up to date with its judgments and rankings."""
+
+    topic = models.OneToOneField(Topic, on_delete=models.CASCADE, primary_key=True, related_name="evaluation_state")
+    recompute_count = models.PositiveBigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.topic_id}: {'stale' if self.dirty else 'fresh'} (generation {self.generation})"
+
+
+class CollectionState(StaleResults):
+    """A collection's qrels version (bumped by every judgment change) and whether its collection-wide agreement is
+    up to date."""
 
     collection = models.OneToOneField(
         Collection, on_delete=models.CASCADE, primary_key=True, related_name="evaluation_state"
     )
     qrels_version = models.PositiveBigIntegerField(default=0)
-    dirty = models.BooleanField(default=False, db_index=True)
-    generation = models.PositiveBigIntegerField(default=0)
-    computed_generation = models.PositiveBigIntegerField(default=0)
-    dirty_since = models.DateTimeField(null=True, blank=True)
-    claimed_at = models.DateTimeField(null=True, blank=True)
-    computed_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"collection {self.collection_id}: qrels version {self.qrels_version}"
@@ -84,6 +90,23 @@ class RunValue(models.Model):
         return f"{self.run_id} {self.measure}={self.value}"
 
 
+def unique_per_topic_or_collection(fields: list[str], prefix: str) -> list[models.UniqueConstraint]:
+    """Rows about one topic are unique per topic; rows about the whole collection (topic empty) per collection.
+    Two partial constraints, since NULLs never collide in a plain unique constraint."""
+    return [
+        models.UniqueConstraint(
+            fields=["collection", "topic", *fields],
+            condition=models.Q(topic__isnull=False),
+            name=f"{prefix}_unique_per_topic",
+        ),
+        models.UniqueConstraint(
+            fields=["collection", *fields],
+            condition=models.Q(topic__isnull=True),
+            name=f"{prefix}_unique_per_collection",
+        ),
+    ]
+
+
 class TopicAgreement(models.Model):
     """Inter-assessor agreement on one topic (or the whole collection when topic is empty), one row per statistic."""
 
@@ -96,18 +119,7 @@ class TopicAgreement(models.Model):
     computed_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        constraints = [
-            models.UniqueConstraint(
-                fields=["collection", "topic", "statistic"],
-                condition=models.Q(topic__isnull=False),
-                name="agreement_unique_per_topic",
-            ),
-            models.UniqueConstraint(
-                fields=["collection", "statistic"],
-                condition=models.Q(topic__isnull=True),
-                name="agreement_unique_per_collection",
-            ),
-        ]
+        constraints = unique_per_topic_or_collection(["statistic"], "agreement")
 
     def __str__(self) -> str:
         return f"{self.topic_id or 'all'} {self.statistic}={self.value}"
@@ -125,14 +137,7 @@ class AgreementReport(models.Model):
     computed_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        constraints = [
-            models.UniqueConstraint(
-                fields=["collection", "topic"], condition=models.Q(topic__isnull=False), name="report_unique_per_topic"
-            ),
-            models.UniqueConstraint(
-                fields=["collection"], condition=models.Q(topic__isnull=True), name="report_unique_per_collection"
-            ),
-        ]
+        constraints = unique_per_topic_or_collection([], "report")
 
     def __str__(self) -> str:
         return f"agreement report {self.collection_id}/{self.topic_id or 'all'}"
