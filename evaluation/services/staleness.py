@@ -40,14 +40,15 @@ def topics_changed(*, topic_ids: Iterable[int], qrels_changed: bool = True) -> N
     now = timezone.now()
     topic_ids = sorted(set(topic_ids))
     for topic_id in topic_ids:  # sorted, so concurrent writers lock rows in the same order
-        TopicState.objects.get_or_create(topic_id=topic_id)
-        flipped = TopicState.objects.filter(topic_id=topic_id, dirty=False).update(
-            dirty=True, generation=F("generation") + 1, dirty_since=now
+        # Locked, so a worker's claim cannot slip between reading the flag and bumping the generation (which would
+        # leave a change behind a clean flag, with no message).
+        state, _ = TopicState.objects.select_for_update().get_or_create(topic_id=topic_id)
+        flipped = not state.dirty
+        TopicState.objects.filter(topic_id=topic_id).update(
+            dirty=True, generation=F("generation") + 1, dirty_since=now if flipped else state.dirty_since
         )
         if flipped:
             transaction.on_commit(lambda t=topic_id: _enqueue("recompute_topic", t))
-        else:
-            TopicState.objects.filter(topic_id=topic_id).update(generation=F("generation") + 1)
     collection_ids = sorted(set(Topic.objects.filter(id__in=topic_ids).values_list("collection_id", flat=True)))
     for collection_id in collection_ids:
         CollectionState.objects.get_or_create(collection_id=collection_id)
