@@ -54,10 +54,42 @@ def _flatten(per_topic: Mapping[int, np.ndarray]) -> tuple[np.ndarray, np.ndarra
 
 
 def _refuse_repeats(keys: np.ndarray) -> None:
-    order = np.argsort(keys, kind="stable")
+    order = np.argsort(keys)
     repeated = np.flatnonzero(keys[order][1:] == keys[order][:-1])
     if len(repeated):
-        raise RepeatedDocument(int(order[1:][repeated].min()))
+        later = np.maximum(order[1:][repeated], order[:-1][repeated])
+        raise RepeatedDocument(int(later.min()))
+
+
+def _trec_order_by_topic(topic_rank: np.ndarray, values: np.ndarray, topics: int) -> np.ndarray:
+    """Positions sorted by topic, then score descending; equal scores are left in any order (see below).
+
+    Two passes beat one lexsort several times over: an unstable sort of the scores, then a stable sort by topic,
+    which numpy does as a radix sort when the topic key fits in 16 bits."""
+    by_score = np.argsort(-values)
+    key = topic_rank[by_score].astype(np.uint16 if topics <= 1 << 16 else np.int64)
+    return by_score[np.argsort(key, kind="stable")]
+
+
+def _break_score_ties(order: np.ndarray, topic_ids: np.ndarray, values: np.ndarray, docnos: list[str]) -> np.ndarray:
+    """Puts each run of equal scores within a topic in docno-descending byte order, as trec_eval does.
+
+    Only the tied entries are touched: their docnos are the only strings compared."""
+    sorted_topics, sorted_values = topic_ids[order], values[order]
+    same = (sorted_topics[1:] == sorted_topics[:-1]) & (sorted_values[1:] == sorted_values[:-1])
+    if not same.any():
+        return order
+    tied = np.zeros(len(order), dtype=bool)
+    tied[1:] |= same
+    tied[:-1] |= same
+    slots = np.flatnonzero(tied)
+    group = np.cumsum(np.concatenate(([True], ~same))[slots])  # one number per run of equal scores
+    positions = order[slots]
+    strings = np.array([docnos[i] for i in positions.tolist()], dtype=str)
+    docno_rank = np.unique(strings, return_inverse=True)[1].ravel()
+    order = order.copy()
+    order[slots] = positions[np.lexsort((-docno_rank, group))]
+    return order
 
 
 @dataclass(eq=False)
@@ -101,9 +133,9 @@ class PreparedRun:
         topics: Vocabulary,
         docs: DocumentVocabulary,
     ) -> PreparedRun:
-        """Builds a run from parallel columns (each (topic, docno) once), putting every topic in trec_eval order
-        with one global sort: topic, then score descending, then docno descending in byte order (compared only
-        where scores tie, since comparing strings is what makes sorting runs slow)."""
+        """Builds a run from parallel columns (each (topic, docno) once), putting every topic in trec_eval order:
+        topic, then score descending, then docno descending in byte order (compared only where scores tie, since
+        comparing strings is what makes sorting runs slow)."""
         # Runs list each topic's lines together, so ids are looked up one block of lines (one topic) at a time.
         changes = np.fromiter(map(ne, topic_names[1:], topic_names[:-1]), dtype=bool, count=len(topic_names) - 1)
         block_starts = np.concatenate(([0], np.flatnonzero(changes) + 1)) if topic_names else np.empty(0, np.int64)
@@ -121,21 +153,12 @@ class PreparedRun:
         )
         _refuse_repeats((topic_ids << 32) | ids)
         values = np.asarray(scores, dtype=np.float64)
-        order = np.lexsort((-values, topic_ids))
-        sorted_topics, sorted_values = topic_ids[order], values[order]
-        same = (sorted_topics[1:] == sorted_topics[:-1]) & (sorted_values[1:] == sorted_values[:-1])
-        if same.any():
-            tied = np.zeros(len(order), dtype=bool)
-            tied[1:] |= same
-            tied[:-1] |= same
-            positions = order[tied]
-            strings = np.array([docnos[i] for i in positions.tolist()], dtype=str)
-            docno_rank = np.zeros(len(order), dtype=np.int64)
-            docno_rank[positions] = np.unique(strings, return_inverse=True)[1].ravel()
-            order = np.lexsort((-docno_rank, -values, topic_ids))
-        run_topics, counts = np.unique(topic_ids, return_counts=True)
+        run_topics, topic_rank = np.unique(block_topics, return_inverse=True)
+        order = _trec_order_by_topic(np.repeat(topic_rank, block_ends - block_starts), values, len(run_topics))
+        order = _break_score_ties(order, topic_ids, values, docnos)
         offsets = np.zeros(len(run_topics) + 1, dtype=np.int64)
-        np.cumsum(counts, out=offsets[1:])
+        sizes = np.bincount(topic_rank, weights=block_ends - block_starts, minlength=len(run_topics))
+        np.cumsum(sizes.astype(np.int64), out=offsets[1:])
         return cls(tag, run_topics, offsets, ids[order])
 
     def ranking(self, topic: int) -> np.ndarray:

@@ -43,7 +43,7 @@ class RunSet:
     def key_index(self) -> tuple[np.ndarray, np.ndarray]:
         """(sorted keys, permutation into docs): the (topic << 32 | doc) keys of every cell, sorted."""
         keys = (self.cell_topic << 32) | self.docs
-        order = np.argsort(keys, kind="stable")
+        order = np.argsort(keys)  # equal keys label alike, so stability is not needed (and costs 3x)
         return keys[order], order
 
     def rows_of_topics(self, topics: np.ndarray) -> np.ndarray:

@@ -177,7 +177,7 @@ def _fast_columns(path: str) -> RunColumns | None:
     topics: list[str] = []
     docnos: list[str] = []
     scores: list[np.ndarray] = []
-    tags: set[str] = set()
+    tag = None
     collecting = gc.isenabled()
     gc.disable()  # millions of short-lived strings would otherwise trigger collections that find nothing to free
     try:
@@ -189,7 +189,10 @@ def _fast_columns(path: str) -> RunColumns | None:
                     return None
                 topics += tokens[0::6]
                 docnos += tokens[2::6]
-                tags.update(dict.fromkeys(tokens[5::6]))
+                line_tags = tokens[5::6]
+                tag = tag or line_tags[0]
+                if line_tags.count(tag) != len(line_tags):
+                    return None  # several tags: the careful reader takes the first, as trec_eval does
                 score_texts = tokens[4::6]
                 try:
                     values = np.fromiter(map(float, score_texts), dtype=np.float64, count=len(score_texts))
@@ -201,9 +204,9 @@ def _fast_columns(path: str) -> RunColumns | None:
     finally:
         if collecting:
             gc.enable()
-    if not topics or len(tags) != 1:
+    if not topics:
         return None
-    return RunColumns(tags.pop(), topics, docnos, np.concatenate(scores))
+    return RunColumns(tag, topics, docnos, np.concatenate(scores))
 
 
 def _chunk_tokens(chunk: bytes) -> list[str] | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import filterfalse
 
 import numpy as np
 
@@ -61,11 +62,12 @@ class DocumentVocabulary:
 def _ids(index: dict[str, int], names: list[str], wanted: list[str]) -> np.ndarray:
     """Ids of `wanted` in `index`, adding the new ones (numbered on from `names`, which they are appended to).
 
-    Lookups are C-level `map` calls, with no per-name Python code: run files hold millions of names."""
-    found = list(map(index.get, wanted))
-    if None in found:
-        new = list(dict.fromkeys(name for name, i in zip(wanted, found, strict=True) if i is None))
+    Lookups are C-level `map` calls, with no per-name Python code: run files hold millions of names. Known names
+    are the common case, so the first attempt assumes all are known and the KeyError path adds the others."""
+    try:
+        return np.fromiter(map(index.__getitem__, wanted), dtype=np.int64, count=len(wanted))
+    except KeyError:
+        new = list(filterfalse(index.__contains__, dict.fromkeys(wanted)))
         index.update(zip(new, range(len(names), len(names) + len(new)), strict=True))
         names += new
-        found = list(map(index.get, wanted))
-    return np.array(found, dtype=np.int64)
+        return np.fromiter(map(index.__getitem__, wanted), dtype=np.int64, count=len(wanted))

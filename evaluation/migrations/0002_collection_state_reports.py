@@ -5,52 +5,90 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('evaluation', '0001_initial'),
-        ('judging', '0003_adjudication_jobs_primary_assessor'),
+        ("evaluation", "0001_initial"),
+        ("judging", "0003_adjudication_jobs_primary_assessor"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='CollectionState',
+            name="CollectionState",
             fields=[
-                ('dirty', models.BooleanField(db_index=True, default=False)),
-                ('generation', models.PositiveBigIntegerField(default=0)),
-                ('computed_generation', models.PositiveBigIntegerField(default=0)),
-                ('dirty_since', models.DateTimeField(blank=True, null=True)),
-                ('claimed_at', models.DateTimeField(blank=True, help_text='When a worker last took this on.', null=True)),
-                ('computed_at', models.DateTimeField(blank=True, null=True)),
-                ('collection', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, primary_key=True, related_name='evaluation_state', serialize=False, to='judging.collection')),
-                ('qrels_version', models.PositiveBigIntegerField(default=0)),
+                ("dirty", models.BooleanField(db_index=True, default=False)),
+                ("generation", models.PositiveBigIntegerField(default=0)),
+                ("computed_generation", models.PositiveBigIntegerField(default=0)),
+                ("dirty_since", models.DateTimeField(blank=True, null=True)),
+                (
+                    "claimed_at",
+                    models.DateTimeField(blank=True, help_text="When a worker last took this on.", null=True),
+                ),
+                ("computed_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "collection",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        primary_key=True,
+                        related_name="evaluation_state",
+                        serialize=False,
+                        to="judging.collection",
+                    ),
+                ),
+                ("qrels_version", models.PositiveBigIntegerField(default=0)),
             ],
             options={
-                'abstract': False,
+                "abstract": False,
             },
         ),
         migrations.AddField(
-            model_name='runvalue',
-            name='qrels_version',
+            model_name="runvalue",
+            name="qrels_version",
             field=models.PositiveBigIntegerField(default=0, help_text="The collection's qrels version used."),
         ),
         migrations.AddField(
-            model_name='topicstate',
-            name='claimed_at',
-            field=models.DateTimeField(blank=True, help_text='When a worker last took this on.', null=True),
+            model_name="topicstate",
+            name="claimed_at",
+            field=models.DateTimeField(blank=True, help_text="When a worker last took this on.", null=True),
         ),
         migrations.CreateModel(
-            name='AgreementReport',
+            name="AgreementReport",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('report', models.JSONField(default=dict)),
-                ('generation', models.PositiveBigIntegerField(default=0)),
-                ('settings_key', models.CharField(max_length=200)),
-                ('computed_at', models.DateTimeField(auto_now=True)),
-                ('collection', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='agreement_reports', to='judging.collection')),
-                ('topic', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='judging.topic')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("report", models.JSONField(default=dict)),
+                ("generation", models.PositiveBigIntegerField(default=0)),
+                ("settings_key", models.CharField(max_length=200)),
+                ("computed_at", models.DateTimeField(auto_now=True)),
+                (
+                    "collection",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="agreement_reports",
+                        to="judging.collection",
+                    ),
+                ),
+                (
+                    "topic",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="judging.topic",
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(condition=models.Q(('topic__isnull', False)), fields=('collection', 'topic'), name='report_unique_per_topic'), models.UniqueConstraint(condition=models.Q(('topic__isnull', True)), fields=('collection',), name='report_unique_per_collection')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("topic__isnull", False)),
+                        fields=("collection", "topic"),
+                        name="report_unique_per_topic",
+                    ),
+                    models.UniqueConstraint(
+                        condition=models.Q(("topic__isnull", True)),
+                        fields=("collection",),
+                        name="report_unique_per_collection",
+                    ),
+                ],
             },
         ),
     ]
