@@ -1,0 +1,327 @@
+"""Import services: each parses a file completely, then writes everything in one transaction, or nothing.
+
+Every problem is reported by file, line and field; with problems, nothing is written (ImportFailed lists the first
+hundred) unless `skip_invalid`, which writes the valid records and reports the rest as skipped. Importing the same
+file twice changes nothing the second time. The web page, the API and the management commands all call these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from evaluation import services as evaluation_services
+from evaluation.measures import trec_order
+
+from ..models import Collection, Document, Judgment, JudgmentHistory, Ranking, Run, Topic
+from .documents import parse_documents
+from .problems import ImportFailed, Problem, Problems, Progress
+from .topics import parse_topics
+from .trec_lines import parse_qrels, parse_run
+
+DOCUMENT_BATCH = 2000
+IMPORTED_ASSESSOR = "imported"
+
+
+@dataclass
+class ImportReport:
+    kind: str
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    skipped: list[Problem] = field(default_factory=list)
+    skipped_count: int = 0
+
+    def as_dict(self) -> dict:
+        return {
+            "kind": self.kind,
+            "created": self.created,
+            "updated": self.updated,
+            "unchanged": self.unchanged,
+            "skipped_count": self.skipped_count,
+            "skipped": [p.as_dict() for p in self.skipped],
+        }
+
+    def __str__(self) -> str:
+        skipped = f", skipped {self.skipped_count} invalid" if self.skipped_count else ""
+        return f"{self.kind}: {self.created} created, {self.updated} updated, {self.unchanged} unchanged{skipped}"
+
+
+def _settle(problems: Problems, report: ImportReport, skip_invalid: bool) -> None:
+    """Raises ImportFailed when there were problems and skipping was not asked for; else records what was skipped."""
+    if problems and not skip_invalid:
+        raise ImportFailed(problems)
+    report.skipped, report.skipped_count = problems.listed, problems.count
+
+
+def topics_import(
+    *,
+    collection: Collection,
+    path: str | Path,
+    format: str | None = None,
+    name: str | None = None,
+    skip_invalid: bool = False,
+    progress: Progress | None = None,
+) -> ImportReport:
+    """Imports topics (TREC, TSV or JSONL, guessed from the content when `format` is None); existing numbers are
+    updated in place, so their judgments and results stay attached."""
+    problems, report = Problems(), ImportReport("topics")
+    records = list(parse_topics(path, problems, format=format, name=name, progress=progress))
+    _settle(problems, report, skip_invalid)
+    with transaction.atomic():
+        existing = {t.number: t for t in Topic.objects.filter(collection=collection)}
+        new, changed = [], []
+        for record in records:
+            values = {
+                "title": record.title,
+                "description": record.description,
+                "narrative": record.narrative,
+                "extra": record.extra,
+            }
+            topic = existing.get(record.number)
+            if topic is None:
+                new.append(Topic(collection=collection, number=record.number, **values))
+            elif any(getattr(topic, key) != value for key, value in values.items()):
+                for key, value in values.items():
+                    setattr(topic, key, value)
+                changed.append(topic)
+            else:
+                report.unchanged += 1
+        Topic.objects.bulk_create(new)
+        Topic.objects.bulk_update(changed, ["title", "description", "narrative", "extra"])
+    report.created, report.updated = len(new), len(changed)
+    return report
+
+
+def documents_import(
+    *,
+    collection: Collection,
+    path: str | Path,
+    format: str | None = None,
+    name: str | None = None,
+    skip_invalid: bool = False,
+    progress: Progress | None = None,
+) -> ImportReport:
+    """Imports documents (JSONL, TREC SGML or TSV), streamed in batches inside one transaction; a problem anywhere
+    rolls the whole file back. Existing docnos are updated when their content differs."""
+    problems, report = Problems(), ImportReport("documents")
+    fields = ["title", "body", "url", "extra"]
+    with transaction.atomic():
+        batch = []
+        for record in parse_documents(path, problems, format=format, name=name, progress=progress):
+            if problems and not skip_invalid:
+                continue  # keep reading, to list the problems, but stop writing: the transaction will roll back
+            batch.append(record)
+            if len(batch) == DOCUMENT_BATCH:
+                _write_documents(collection, batch, fields, report)
+                batch = []
+        if batch and not (problems and not skip_invalid):
+            _write_documents(collection, batch, fields, report)
+        _settle(problems, report, skip_invalid)
+    return report
+
+
+def _write_documents(collection: Collection, records: list, fields: list[str], report: ImportReport) -> None:
+    existing = {
+        d.docno: d for d in Document.objects.filter(collection=collection, docno__in=[r.docno for r in records])
+    }
+    new, changed = [], []
+    for record in records:
+        values = {key: getattr(record, key) for key in fields}
+        document = existing.get(record.docno)
+        if document is None:
+            new.append(Document(collection=collection, docno=record.docno, **values))
+        elif any(getattr(document, key) != value for key, value in values.items()):
+            for key, value in values.items():
+                setattr(document, key, value)
+            changed.append(document)
+        else:
+            report.unchanged += 1
+    Document.objects.bulk_create(new)
+    Document.objects.bulk_update(changed, fields)
+    report.created += len(new)
+    report.updated += len(changed)
+
+
+def _offset_progress(progress: Progress | None, before: int, total: int) -> Progress | None:
+    if progress is None:
+        return None
+    return lambda done, _size: progress(before + done, total)
+
+
+def runs_import(
+    *,
+    collection: Collection,
+    paths: Sequence[str | Path],
+    names: Sequence[str] | None = None,
+    skip_invalid: bool = False,
+    progress: Progress | None = None,
+    owner=None,
+    precedence: int = 1,
+) -> ImportReport:
+    """Imports TREC run files (one run per tag; a file may hold several). Every topic and docno must be in the
+    collection, and a docno may appear once per topic. Rankings are stored in trec_eval order. Re-importing a run
+    with the same rankings changes nothing; different rankings replace the old ones, and the topics are recomputed."""
+    problems, report = Problems(), ImportReport("runs")
+    names = list(names) if names is not None else [str(p) for p in paths]
+    topics = dict(Topic.objects.filter(collection=collection).values_list("number", "id"))
+    documents = dict(Document.objects.filter(collection=collection).values_list("docno", "id"))
+    runs: dict[str, dict[int, dict[str, tuple[float, int]]]] = {}
+    tag_file: dict[str, str] = {}
+    sizes = [Path(p).stat().st_size for p in paths]
+    for index, (path, file) in enumerate(zip(paths, names, strict=True)):
+        tracker = _offset_progress(progress, sum(sizes[:index]), sum(sizes))
+        for line in parse_run(path, problems, name=file, progress=tracker):
+            if tag_file.setdefault(line.tag, file) != file:
+                problems.add(file, line.line, "tag", f"run {line.tag!r} is also in {tag_file[line.tag]}")
+                continue
+            topic_id = topics.get(line.topic)
+            if topic_id is None:
+                problems.add(file, line.line, "qid", f"topic {line.topic!r} is not in the collection")
+                continue
+            if line.docno not in documents:
+                problems.add(file, line.line, "docno", f"document {line.docno!r} is not in the collection")
+                continue
+            ranked = runs.setdefault(line.tag, {}).setdefault(topic_id, {})
+            if line.docno in ranked:
+                first = ranked[line.docno][1]
+                problems.add(
+                    file,
+                    line.line,
+                    "docno",
+                    f"document {line.docno!r} already ranked for topic {line.topic!r} on line {first}",
+                )
+                continue
+            ranked[line.docno] = (line.score, line.line)
+    _settle(problems, report, skip_invalid)
+    with transaction.atomic():
+        changed_topics: set[int] = set()
+        for tag, per_topic in runs.items():
+            outcome, topic_ids = _store_run(collection, tag, per_topic, documents, owner=owner, precedence=precedence)
+            setattr(report, outcome, getattr(report, outcome) + 1)
+            changed_topics |= topic_ids
+        evaluation_services.topics_changed(topic_ids=sorted(changed_topics), qrels_changed=False)
+    return report
+
+
+def _store_run(collection, tag, per_topic, documents, *, owner, precedence) -> tuple[str, set[int]]:
+    """Writes one run's rankings; returns ('created' | 'updated' | 'unchanged', the topics whose rankings changed)."""
+    rankings = {}
+    for topic_id, ranked in per_topic.items():
+        docnos = list(ranked)
+        scores = np.fromiter((score for score, _ in ranked.values()), dtype=np.float64, count=len(docnos))
+        order = trec_order(docnos, scores)
+        ids = np.fromiter((documents[d] for d in docnos), dtype="<i8", count=len(docnos))[order]
+        rankings[topic_id] = (ids.tobytes(), scores[order].astype("<f8").tobytes(), len(docnos))
+    run = Run.objects.filter(collection=collection, tag=tag).first()
+    outcome = "created"
+    if run is not None:
+        old = {r.topic_id: (bytes(r.document_ids), bytes(r.scores), r.depth) for r in run.rankings.all()}
+        if old == rankings:
+            return "unchanged", set()
+        run.rankings.all().delete()
+        outcome, touched = "updated", set(old)
+    else:
+        run = Run.objects.create(collection=collection, tag=tag, owner=owner, precedence=precedence)
+        touched = set()
+    Ranking.objects.bulk_create(
+        (
+            Ranking(run=run, topic_id=topic_id, document_ids=ids, scores=scores, depth=depth)
+            for topic_id, (ids, scores, depth) in rankings.items()
+        ),
+        batch_size=500,
+    )
+    return outcome, touched | set(rankings)
+
+
+def qrels_import(
+    *,
+    collection: Collection,
+    path: str | Path,
+    name: str | None = None,
+    assessor: str | None = None,
+    skip_invalid: bool = False,
+    progress: Progress | None = None,
+    imported_by=None,
+) -> ImportReport:
+    """Imports TREC qrels as judgments, to seed a campaign or compare with it. A fifth column names the assessor;
+    lines without one are `assessor`'s (default 'imported'). Assessors new to the workbench are created as users
+    who cannot log in. Grades must be on the collection's scale. Changed topics are recomputed."""
+    problems, report = Problems(), ImportReport("qrels")
+    file = name or str(path)
+    topics = dict(Topic.objects.filter(collection=collection).values_list("number", "id"))
+    documents = dict(Document.objects.filter(collection=collection).values_list("docno", "id"))
+    default_assessor = assessor or IMPORTED_ASSESSOR
+    grades: dict[tuple[str, int, int], tuple[int, int]] = {}
+    for line in parse_qrels(path, problems, name=file, progress=progress):
+        topic_id, document_id = topics.get(line.topic), documents.get(line.docno)
+        if topic_id is None:
+            problems.add(file, line.line, "qid", f"topic {line.topic!r} is not in the collection")
+        elif document_id is None:
+            problems.add(file, line.line, "docno", f"document {line.docno!r} is not in the collection")
+        elif not 0 <= line.grade <= collection.max_grade:
+            problems.add(
+                file, line.line, "grade", f"{line.grade} is outside the collection's scale 0..{collection.max_grade}"
+            )
+        else:
+            key = (line.assessor or default_assessor, topic_id, document_id)
+            if key in grades:
+                problems.add(
+                    file, line.line, "docno", f"judged again by the same assessor (first on line {grades[key][1]})"
+                )
+            else:
+                grades[key] = (line.grade, line.line)
+    _settle(problems, report, skip_invalid)
+    with transaction.atomic():
+        users = _assessors({key[0] for key in grades})
+        existing = {
+            (j.assessor_id, j.topic_id, j.document_id): j
+            for j in Judgment.objects.filter(topic__collection=collection, assessor__in=users.values())
+        }
+        new, changed, history = [], [], []
+        for (username, topic_id, document_id), (grade, _) in grades.items():
+            user = users[username]
+            judgment = existing.get((user.id, topic_id, document_id))
+            if judgment is not None and judgment.grade == grade:
+                report.unchanged += 1
+                continue
+            old_grade = judgment.grade if judgment is not None else None
+            if judgment is None:
+                new.append(Judgment(assessor=user, topic_id=topic_id, document_id=document_id, grade=grade))
+            else:
+                judgment.grade, judgment.cannot_judge_reason = grade, ""
+                changed.append(judgment)
+            history.append(
+                JudgmentHistory(
+                    assessor=user,
+                    topic_id=topic_id,
+                    document_id=document_id,
+                    changed_by=imported_by or user,
+                    old_grade=old_grade,
+                    new_grade=grade,
+                    action="created" if judgment is None else "changed",
+                    note=f"imported from {file}",
+                )
+            )
+        Judgment.objects.bulk_create(new, batch_size=2000)
+        Judgment.objects.bulk_update(changed, ["grade", "cannot_judge_reason"], batch_size=2000)
+        JudgmentHistory.objects.bulk_create(history, batch_size=2000)
+        report.created, report.updated = len(new), len(changed)
+        evaluation_services.topics_changed(topic_ids=sorted({h.topic_id for h in history}))
+    return report
+
+
+def _assessors(usernames: set[str]) -> dict:
+    User = get_user_model()
+    users = {u.username: u for u in User.objects.filter(username__in=usernames)}
+    for username in sorted(usernames - set(users)):
+        user = User(username=username, is_active=False)
+        user.set_unusable_password()
+        user.save()
+        users[username] = user
+    return users

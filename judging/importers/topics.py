@@ -1,0 +1,146 @@
+"""Topic files: TREC (`<top> <num> <title> <desc> <narr> </top>`), TSV (`id<TAB>text`) and JSONL."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .problems import MAX_RECORD_BYTES, Problems, Progress, numbered_lines
+from .sniffing import sniff
+
+FORMATS = ("trec", "tsv", "jsonl")
+_TAG = re.compile(r"^\s*<(/?)(top|num|title|desc|narr)>\s*", re.IGNORECASE)
+_LABELS = {"num": "Number:", "desc": "Description:", "narr": "Narrative:"}
+
+
+@dataclass
+class TopicRecord:
+    line: int
+    number: str
+    title: str
+    description: str = ""
+    narrative: str = ""
+    extra: dict = field(default_factory=dict)
+
+
+def parse_topics(
+    path: str | Path, problems: Problems, *, format: str | None = None, name: str | None = None, progress=None
+) -> Iterator[TopicRecord]:
+    """Yields the topics of a file; malformed ones become problems (a number repeated in the file, too)."""
+    format = format or sniff(path, markup="<top", markup_format="trec")
+    if format not in FORMATS:
+        raise ValueError(f"unknown topic format {format!r}; choose one of {', '.join(FORMATS)}")
+    file = name or str(path)
+    reader = {"trec": _trec, "tsv": _tsv, "jsonl": _jsonl}[format]
+    seen: dict[str, int] = {}
+    for record in reader(path, problems, file, progress):
+        if record.number in seen:
+            problems.add(
+                file, record.line, "number", f"topic {record.number!r} already defined on line {seen[record.number]}"
+            )
+            continue
+        seen[record.number] = record.line
+        yield record
+
+
+def _tsv(path, problems: Problems, file: str, progress: Progress | None) -> Iterator[TopicRecord]:
+    for number, text in numbered_lines(path, problems, name=file, progress=progress):
+        if not text.strip():
+            continue
+        columns = text.split("\t")
+        if len(columns) != 2:
+            problems.add(file, number, None, f"expected 2 tab-separated columns 'id<TAB>text', got {len(columns)}")
+        elif not columns[0].strip() or not columns[1].strip():
+            problems.add(file, number, "id" if not columns[0].strip() else "text", "must not be empty")
+        else:
+            yield TopicRecord(number, columns[0].strip(), columns[1].strip())
+
+
+_JSON_NUMBER = ("number", "qid", "query_id", "id", "num")
+_JSON_TITLE = ("title", "query", "text")
+
+
+def _jsonl(path, problems: Problems, file: str, progress: Progress | None) -> Iterator[TopicRecord]:
+    for number, text in numbered_lines(path, problems, name=file, max_bytes=MAX_RECORD_BYTES, progress=progress):
+        if not text.strip():
+            continue
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as error:
+            problems.add(file, number, None, f"not valid JSON ({error.msg} at column {error.colno})")
+            continue
+        if not isinstance(value, dict):
+            problems.add(file, number, None, "expected a JSON object per line")
+            continue
+        key = next((k for k in _JSON_NUMBER if k in value), None)
+        title_key = next((k for k in _JSON_TITLE if k in value), None)
+        if key is None or not str(value[key]).strip():
+            problems.add(file, number, "number", f"missing; give one of {', '.join(_JSON_NUMBER)}")
+            continue
+        if title_key is None or not isinstance(value[title_key], str) or not value[title_key].strip():
+            problems.add(file, number, "title", f"missing or not text; give one of {', '.join(_JSON_TITLE)}")
+            continue
+        known = {key, title_key, "description", "narrative"}
+        yield TopicRecord(
+            number,
+            str(value[key]).strip(),
+            value[title_key].strip(),
+            str(value.get("description") or "").strip(),
+            str(value.get("narrative") or "").strip(),
+            {k: v for k, v in value.items() if k not in known},
+        )
+
+
+def _trec(path, problems: Problems, file: str, progress: Progress | None) -> Iterator[TopicRecord]:
+    """TREC topic files: fields run from their tag to the next tag; labels like 'Number:' are dropped."""
+    fields: dict[str, list[str]] | None = None
+    current, start = None, 0
+    for number, text in numbered_lines(path, problems, name=file, max_bytes=MAX_RECORD_BYTES, progress=progress):
+        match = _TAG.match(text)
+        while match:
+            closing, tag = match.group(1), match.group(2).lower()
+            text = text[match.end() :]
+            if tag == "top" and not closing:
+                if fields is not None:
+                    problems.add(file, start, None, "<top> not closed before the next <top>")
+                fields, current, start = {}, None, number
+            elif tag == "top":
+                if fields is None:
+                    problems.add(file, number, None, "</top> without a <top>")
+                else:
+                    record = _trec_record(fields, start, problems, file)
+                    if record:
+                        yield record
+                fields, current = None, None
+            elif fields is None:
+                problems.add(file, number, tag, f"<{tag}> outside a <top> ... </top> block")
+            else:
+                current = None if closing else tag
+                if current:
+                    fields.setdefault(current, [])
+            match = _TAG.match(text)
+        if current and fields is not None and text.strip():
+            fields[current].append(re.sub(r"</\w+>\s*$", "", text.strip()))
+    if fields is not None:
+        problems.add(file, start, None, "<top> not closed at the end of the file")
+
+
+def _trec_record(fields: dict[str, list[str]], start: int, problems: Problems, file: str) -> TopicRecord | None:
+    def value(tag: str) -> str:
+        text = " ".join(fields.get(tag, [])).strip()
+        label = _LABELS.get(tag)
+        if label and text.lower().startswith(label.lower()):
+            text = text[len(label) :].strip()
+        return text
+
+    number, title = value("num"), value("title")
+    if not number:
+        problems.add(file, start, "num", "topic has no <num>")
+        return None
+    if not title:
+        problems.add(file, start, "title", f"topic {number!r} has no <title>")
+        return None
+    return TopicRecord(start, number, title, value("desc"), value("narr"))
