@@ -11,6 +11,8 @@ from collections.abc import Callable
 
 from .models import Job, JobState
 
+__all__ = ["Job", "job_create", "job_finish", "job_tracker"]
+
 MIN_SECONDS_BETWEEN_WRITES = 0.25
 
 

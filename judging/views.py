@@ -8,12 +8,15 @@ from __future__ import annotations
 from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from . import selectors, services
-from .models import ROLE_ASSESSOR, Assignment, Collection, Document, Judgment, Topic
+from . import jobs, selectors, services, tasks
+from .forms import ImportForm
+from .models import ROLE_ASSESSOR, Assignment, Collection, Document, Job, Judgment, Topic
+from .uploads import upload_store
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -94,3 +97,28 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     collections = Collection.objects.order_by("name")
     rows = [(c, selectors.topics_with_progress(collection_id=c.id)) for c in collections]
     return render(request, "judging/dashboard.html", {"rows": rows})
+
+
+@staff_member_required
+def import_upload(request: HttpRequest, collection_id: int) -> HttpResponse:
+    """Upload a file to import; the import runs as a Celery task and the job page shows its progress."""
+    collection = get_object_or_404(Collection, pk=collection_id)
+    form = ImportForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["file"]
+        path = upload_store(upload)
+        kind = form.cleaned_data["kind"]
+        job = jobs.job_create(kind=f"import {kind}", collection=collection, created_by=request.user)
+        transaction.on_commit(
+            lambda: tasks.import_file.delay(job.id, kind, str(path), upload.name, form.cleaned_data["skip_invalid"])
+        )
+        return redirect("judging:job", job_id=job.id)
+    return render(request, "judging/import.html", {"collection": collection, "form": form})
+
+
+@staff_member_required
+def job(request: HttpRequest, job_id: int) -> HttpResponse:
+    """A job's progress; the partial answers the page's polling until the job ends."""
+    found = get_object_or_404(Job.objects.select_related("collection"), pk=job_id)
+    template = "judging/_job.html" if request.htmx else "judging/job.html"
+    return render(request, template, {"job": found})

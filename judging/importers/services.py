@@ -325,3 +325,30 @@ def _assessors(usernames: set[str]) -> dict:
         user.save()
         users[username] = user
     return users
+
+
+IMPORT_KINDS = ("topics", "documents", "runs", "qrels")
+
+
+def import_job_run(*, job_id: int, kind: str, path: str, name: str, skip_invalid: bool = False) -> dict:
+    """Runs one uploaded file's import for a Job (the web page's and the API's), reporting progress to it. A refused
+    file ends the Job as failed, with its problems in the result; the uploaded file is removed either way."""
+    from .. import jobs
+
+    job = jobs.Job.objects.select_related("collection", "created_by").get(pk=job_id)
+    options = {"collection": job.collection, "skip_invalid": skip_invalid, "progress": jobs.job_tracker(job_id)}
+    try:
+        if kind == "runs":
+            report = runs_import(paths=[path], names=[name], owner=job.created_by, **options)
+        elif kind == "qrels":
+            report = qrels_import(path=path, name=name, imported_by=job.created_by, **options)
+        else:
+            report = {"topics": topics_import, "documents": documents_import}[kind](path=path, name=name, **options)
+    except ImportFailed as failure:
+        result = {"count": failure.count, "problems": [p.as_dict() for p in failure.problems]}
+        jobs.job_finish(job_id, result=result, error=str(failure).splitlines()[0])
+        return result
+    finally:
+        Path(path).unlink(missing_ok=True)
+    jobs.job_finish(job_id, result=report.as_dict())
+    return report.as_dict()
