@@ -51,3 +51,38 @@ def collection_agreement(*, collection_id: int) -> dict[str, float | None]:
         if value is not None:
             sums[statistic].append(value)
     return {name: (sum(v) / len(v) if v else None) for name, v in sums.items()}
+
+
+def collection_status(*, collection_id: int) -> dict:
+    """Whether each topic's stored values are fresh or being recomputed, with the qrels version and settings the
+    stored values came from; two queries."""
+    from judging.models import Collection, Topic
+
+    from .models import CollectionState
+    from .services.storage import settings_key
+
+    collection = Collection.objects.get(pk=collection_id)
+    state = CollectionState.objects.filter(collection_id=collection_id).first()
+    states = {s.topic_id: s for s in TopicState.objects.filter(topic__collection_id=collection_id)}
+    topics = []
+    for topic_id, number in Topic.objects.filter(collection_id=collection_id).values_list("id", "number"):
+        topic_state = states.get(topic_id)
+        topics.append(
+            {
+                "topic": number,
+                "fresh": topic_state.fresh if topic_state else True,
+                "generation": topic_state.generation if topic_state else 0,
+                "computed_generation": topic_state.computed_generation if topic_state else 0,
+                "computed_at": topic_state.computed_at if topic_state else None,
+            }
+        )
+    stale = sum(not t["fresh"] for t in topics)
+    return {
+        "collection": collection.name,
+        "qrels_version": state.qrels_version if state else 0,
+        "settings": settings_key(collection),
+        "fresh": stale == 0 and (state is None or state.fresh),
+        "stale_topics": stale,
+        "agreement_fresh": state.fresh if state else True,
+        "topics": topics,
+    }

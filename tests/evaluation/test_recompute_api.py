@@ -1,0 +1,63 @@
+"""The recompute API: status per topic (fresh or being recomputed, with qrels version and settings), a full
+recompute started by an admin as a Job, and the Job's progress."""
+
+from __future__ import annotations
+
+import pytest
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from evaluation import services as evaluation_services
+from evaluation.models import RunValue
+from judging import services
+from judging.models import Job, JobState
+from tests.factories import make_collection, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+def api_as(role):
+    user = make_user(role)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    return client, user
+
+
+def test_status_says_which_topics_are_being_recomputed_and_from_which_qrels():
+    collection = make_collection(topics=2)
+    evaluation_services.collection_recompute(collection_id=collection.id)
+    client, _ = api_as("researcher")
+    topic = collection.topics.first()
+    assessor = make_user()
+    services.assignment_create(assessor=assessor, topic=topic)
+    document = topic.pool_items.first().document
+    services.judgment_record(assessor=assessor, topic=topic, document=document, grade=1)  # callbacks held: stale
+    status = client.get(f"/api/collections/{collection.id}/status/").json()
+    assert status["fresh"] is False and status["stale_topics"] == 1
+    assert status["settings"].startswith("rel>=1;scale=0..3")
+    assert {t["topic"]: t["fresh"] for t in status["topics"]} == {topic.number: False, "2": True}
+    evaluation_services.topic_recompute(topic_id=topic.id)  # what the worker does with the queued message
+    status = client.get(f"/api/collections/{collection.id}/status/").json()
+    assert status["stale_topics"] == 0 and status["qrels_version"] == 1
+
+
+def test_an_admin_starts_a_full_recompute_and_follows_its_job(django_capture_on_commit_callbacks):
+    collection = make_collection(topics=3)
+    RunValue.objects.all().delete()
+    client, _ = api_as("admin")
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(f"/api/collections/{collection.id}/recompute/")
+    assert response.status_code == 202
+    job = client.get(response.json()["url"]).json()
+    assert (job["state"], job["percent"], job["result"]) == (JobState.DONE, 100, {"topics": 3})
+    assert RunValue.objects.filter(run__collection=collection).exists()
+
+
+@pytest.mark.parametrize("role", ["assessor", "researcher"])
+def test_only_admins_can_recompute_or_read_jobs(role):
+    collection = make_collection(topics=1)
+    client, _ = api_as(role)
+    assert client.post(f"/api/collections/{collection.id}/recompute/").status_code == 403
+    job = Job.objects.create(kind="recompute", collection=collection)
+    assert client.get(f"/api/jobs/{job.id}/").status_code == 403
+    assert APIClient().get(f"/api/collections/{collection.id}/status/").status_code in (401, 403)
