@@ -9,9 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .problems import MAX_RECORD_BYTES, Problems, Progress, numbered_lines
-from .sniffing import sniff
+from .sniffing import read_records
 
-FORMATS = ("jsonl", "trec", "tsv")
 MAX_DOCNO_CHARS = 200
 _JSON_DOCNO = ("docno", "doc_id", "docid", "id", "_id")
 _JSON_BODY = ("text", "body", "contents")
@@ -31,21 +30,16 @@ def parse_documents(
     path: str | Path, problems: Problems, *, format: str | None = None, name: str | None = None, progress=None
 ) -> Iterator[DocumentRecord]:
     """Yields documents one at a time (a file is never read whole); a docno repeated in the file is a problem."""
-    format = format or sniff(path, markup="<doc", markup_format="trec")
-    if format not in FORMATS:
-        raise ValueError(f"unknown document format {format!r}; choose one of {', '.join(FORMATS)}")
+    readers = {"trec": _sgml, "jsonl": _jsonl, "tsv": _tsv}
     file = name or str(path)
-    reader = {"jsonl": _jsonl, "trec": _sgml, "tsv": _tsv}[format]
-    seen: set[str] = set()
-    for record in reader(path, problems, file, progress):
+    for record in read_records(
+        path, readers, format=format, markup="<doc", file=file, key="docno", problems=problems, progress=progress
+    ):
         if len(record.docno) > MAX_DOCNO_CHARS:
             problems.add(file, record.line, "docno", f"longer than {MAX_DOCNO_CHARS} characters")
         elif any(c.isspace() for c in record.docno):
             problems.add(file, record.line, "docno", f"{record.docno!r} contains white space (TREC files split on it)")
-        elif record.docno in seen:
-            problems.add(file, record.line, "docno", f"document {record.docno!r} appears twice in the file")
         else:
-            seen.add(record.docno)
             yield record
 
 

@@ -75,26 +75,7 @@ def topics_import(
     _settle(problems, report, skip_invalid)
     with transaction.atomic():
         existing = {t.number: t for t in Topic.objects.filter(collection=collection)}
-        new, changed = [], []
-        for record in records:
-            values = {
-                "title": record.title,
-                "description": record.description,
-                "narrative": record.narrative,
-                "extra": record.extra,
-            }
-            topic = existing.get(record.number)
-            if topic is None:
-                new.append(Topic(collection=collection, number=record.number, **values))
-            elif any(getattr(topic, key) != value for key, value in values.items()):
-                for key, value in values.items():
-                    setattr(topic, key, value)
-                changed.append(topic)
-            else:
-                report.unchanged += 1
-        Topic.objects.bulk_create(new)
-        Topic.objects.bulk_update(changed, ["title", "description", "narrative", "extra"])
-    report.created, report.updated = len(new), len(changed)
+        _upsert(Topic, collection, "number", records, existing, ["title", "description", "narrative", "extra"], report)
     return report
 
 
@@ -130,20 +111,25 @@ def _write_documents(collection: Collection, records: list, fields: list[str], r
     existing = {
         d.docno: d for d in Document.objects.filter(collection=collection, docno__in=[r.docno for r in records])
     }
+    _upsert(Document, collection, "docno", records, existing, fields, report)
+
+
+def _upsert(model, collection, key: str, records, existing: dict, fields: list[str], report: ImportReport) -> None:
+    """Creates the records whose `key` is new, updates those whose fields differ, counts the rest as unchanged."""
     new, changed = [], []
     for record in records:
-        values = {key: getattr(record, key) for key in fields}
-        document = existing.get(record.docno)
-        if document is None:
-            new.append(Document(collection=collection, docno=record.docno, **values))
-        elif any(getattr(document, key) != value for key, value in values.items()):
-            for key, value in values.items():
-                setattr(document, key, value)
-            changed.append(document)
+        values = {name: getattr(record, name) for name in fields}
+        row = existing.get(getattr(record, key))
+        if row is None:
+            new.append(model(collection=collection, **{key: getattr(record, key)}, **values))
+        elif any(getattr(row, name) != value for name, value in values.items()):
+            for name, value in values.items():
+                setattr(row, name, value)
+            changed.append(row)
         else:
             report.unchanged += 1
-    Document.objects.bulk_create(new)
-    Document.objects.bulk_update(changed, fields)
+    model.objects.bulk_create(new, batch_size=DOCUMENT_BATCH)
+    model.objects.bulk_update(changed, fields, batch_size=DOCUMENT_BATCH)
     report.created += len(new)
     report.updated += len(changed)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 
@@ -14,3 +15,29 @@ def sniff(path: str | Path, *, markup: str, markup_format: str) -> str:
     if head[: len(markup)].lower() == markup.encode().lower():
         return markup_format
     return "tsv"
+
+
+def read_records(
+    path: str | Path,
+    readers: dict[str, Callable],
+    *,
+    format: str | None,
+    markup: str,
+    file: str,
+    key: str,
+    problems,
+    progress,
+) -> Iterator:
+    """Runs the reader for the file's format (given, or sniffed; `markup` marks the first reader's format) and
+    turns a `key` value repeated in the file into a problem naming both lines."""
+    format = format or sniff(path, markup=markup, markup_format=next(iter(readers)))
+    if format not in readers:
+        raise ValueError(f"unknown format {format!r}; choose one of {', '.join(readers)}")
+    seen: dict[str, int] = {}
+    for record in readers[format](path, problems, file, progress):
+        value = getattr(record, key)
+        if value in seen:
+            problems.add(file, record.line, key, f"{value!r} already appears on line {seen[value]}")
+            continue
+        seen[value] = record.line
+        yield record

@@ -9,9 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .problems import MAX_RECORD_BYTES, Problems, Progress, numbered_lines
-from .sniffing import sniff
+from .sniffing import read_records
 
-FORMATS = ("trec", "tsv", "jsonl")
 _TAG = re.compile(r"^\s*<(/?)(top|num|title|desc|narr)>\s*", re.IGNORECASE)
 _LABELS = {"num": "Number:", "desc": "Description:", "narr": "Narrative:"}
 
@@ -30,20 +29,17 @@ def parse_topics(
     path: str | Path, problems: Problems, *, format: str | None = None, name: str | None = None, progress=None
 ) -> Iterator[TopicRecord]:
     """Yields the topics of a file; malformed ones become problems (a number repeated in the file, too)."""
-    format = format or sniff(path, markup="<top", markup_format="trec")
-    if format not in FORMATS:
-        raise ValueError(f"unknown topic format {format!r}; choose one of {', '.join(FORMATS)}")
-    file = name or str(path)
-    reader = {"trec": _trec, "tsv": _tsv, "jsonl": _jsonl}[format]
-    seen: dict[str, int] = {}
-    for record in reader(path, problems, file, progress):
-        if record.number in seen:
-            problems.add(
-                file, record.line, "number", f"topic {record.number!r} already defined on line {seen[record.number]}"
-            )
-            continue
-        seen[record.number] = record.line
-        yield record
+    readers = {"trec": _trec, "tsv": _tsv, "jsonl": _jsonl}
+    yield from read_records(
+        path,
+        readers,
+        format=format,
+        markup="<top",
+        file=name or str(path),
+        key="number",
+        problems=problems,
+        progress=progress,
+    )
 
 
 def _tsv(path, problems: Problems, file: str, progress: Progress | None) -> Iterator[TopicRecord]:

@@ -79,7 +79,7 @@ def test_tsv_and_jsonl_topics_are_read_and_reimporting_changes_nothing(tmp_path,
     ("name", "text", "line", "field", "reason"),
     [
         ("t.tsv", "1\tok\n2\ttoo\tmany\n", 2, None, "expected 2 tab-separated columns"),
-        ("t.tsv", "1\tok\n1\tagain\n", 2, "number", "already defined on line 1"),
+        ("t.tsv", "1\tok\n1\tagain\n", 2, "number", "already appears on line 1"),
         ("t.jsonl", '{"qid": "1", "query": "q"}\n{"qid": "2", "query": \n', 2, None, "not valid JSON"),
         ("t.jsonl", '{"query": "q"}\n', 1, "number", "missing"),
         ("t.trec", "<top>\n<num> Number: 7\n</top>\n", 1, "title", "has no <title>"),

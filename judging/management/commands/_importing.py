@@ -52,3 +52,27 @@ class ImportCommand(BaseCommand):
         if report.skipped_count > len(report.skipped):
             self.stderr.write(f"... and {report.skipped_count - len(report.skipped)} more skipped")
         self.stdout.write(self.style.SUCCESS(str(report)))
+
+
+class FileImportCommand(ImportCommand):
+    """An import of one kind of file at a time, through `service(collection=, path=, format=, ...)`."""
+
+    formats: tuple[str, ...] = ()
+
+    @staticmethod
+    def service(**options):
+        raise NotImplementedError
+
+    def add_arguments(self, parser):
+        super().add_arguments(parser)
+        parser.add_argument("--format", choices=self.formats, help="the file format (default: guessed)")
+
+    def handle(self, *args, collection, files, skip_invalid, format, **options):
+        target = collection_named(collection)
+        for path in files:
+            with self.progress_bar(f"{self.kind} {path}") as progress:
+                self.run_import(
+                    lambda path=path, progress=progress: self.service(
+                        collection=target, path=path, format=format, skip_invalid=skip_invalid, progress=progress
+                    )
+                )
