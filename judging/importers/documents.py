@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .problems import MAX_RECORD_BYTES, Problems, Progress, numbered_lines
+from .problems import MAX_RECORD_BYTES, Problems, Progress, first_key, json_objects, numbered_lines
 from .sniffing import read_records
 
 MAX_DOCNO_CHARS = 200
@@ -44,22 +43,12 @@ def parse_documents(
 
 
 def _jsonl(path, problems: Problems, file: str, progress: Progress | None) -> Iterator[DocumentRecord]:
-    for number, text in numbered_lines(path, problems, name=file, max_bytes=MAX_RECORD_BYTES, progress=progress):
-        if not text.strip():
-            continue
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as error:
-            problems.add(file, number, None, f"not valid JSON ({error.msg} at column {error.colno})")
-            continue
-        if not isinstance(value, dict):
-            problems.add(file, number, None, "expected a JSON object per line")
-            continue
-        key = next((k for k in _JSON_DOCNO if k in value), None)
+    for number, value in json_objects(path, problems, name=file, progress=progress):
+        key = first_key(value, _JSON_DOCNO)
         if key is None or not str(value[key]).strip():
             problems.add(file, number, "docno", f"missing; give one of {', '.join(_JSON_DOCNO)}")
             continue
-        body_key = next((k for k in _JSON_BODY if k in value), None)
+        body_key = first_key(value, _JSON_BODY)
         known = {key, body_key, "title", "url"}
         yield DocumentRecord(
             number,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,3 +94,37 @@ def numbered_lines(
             yield number, text.rstrip("\r\n")
         if progress is not None:
             progress(total, total)
+
+
+def json_objects(
+    path: str | Path, problems: Problems, *, name: str, progress: Progress | None = None
+) -> Iterator[tuple[int, dict]]:
+    """Yields (line number, object) for a JSONL file; blank lines are skipped, anything but a JSON object per line
+    is a problem."""
+    for number, text in numbered_lines(path, problems, name=name, max_bytes=MAX_RECORD_BYTES, progress=progress):
+        if not text.strip():
+            continue
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as error:
+            problems.add(name, number, None, f"not valid JSON ({error.msg} at column {error.colno})")
+            continue
+        if not isinstance(value, dict):
+            problems.add(name, number, None, "expected a JSON object per line")
+            continue
+        yield number, value
+
+
+def split_lines(
+    path: str | Path, problems: Problems, *, name: str, progress: Progress | None = None
+) -> Iterator[tuple[int, list[str]]]:
+    """Yields (line number, white-space separated fields) of the non-blank lines of a TREC-style file."""
+    for number, text in numbered_lines(path, problems, name=name, progress=progress):
+        fields = text.split()
+        if fields:
+            yield number, fields
+
+
+def first_key(value: dict, names: tuple[str, ...]) -> str | None:
+    """The first of `names` that `value` has (JSONL files name the same field in several ways)."""
+    return next((key for key in names if key in value), None)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .problems import MAX_RECORD_BYTES, Problems, Progress, numbered_lines
+from .problems import MAX_RECORD_BYTES, Problems, Progress, first_key, json_objects, numbered_lines
 from .sniffing import read_records
 
 _TAG = re.compile(r"^\s*<(/?)(top|num|title|desc|narr)>\s*", re.IGNORECASE)
@@ -60,19 +59,9 @@ _JSON_TITLE = ("title", "query", "text")
 
 
 def _jsonl(path, problems: Problems, file: str, progress: Progress | None) -> Iterator[TopicRecord]:
-    for number, text in numbered_lines(path, problems, name=file, max_bytes=MAX_RECORD_BYTES, progress=progress):
-        if not text.strip():
-            continue
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as error:
-            problems.add(file, number, None, f"not valid JSON ({error.msg} at column {error.colno})")
-            continue
-        if not isinstance(value, dict):
-            problems.add(file, number, None, "expected a JSON object per line")
-            continue
-        key = next((k for k in _JSON_NUMBER if k in value), None)
-        title_key = next((k for k in _JSON_TITLE if k in value), None)
+    for number, value in json_objects(path, problems, name=file, progress=progress):
+        key = first_key(value, _JSON_NUMBER)
+        title_key = first_key(value, _JSON_TITLE)
         if key is None or not str(value[key]).strip():
             problems.add(file, number, "number", f"missing; give one of {', '.join(_JSON_NUMBER)}")
             continue

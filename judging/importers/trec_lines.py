@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from .problems import Problems, Progress, numbered_lines
+from .problems import Problems, Progress, split_lines
 
 
 class RunLine(NamedTuple):
@@ -31,10 +31,7 @@ def parse_run(
     path: str | Path, problems: Problems, *, name: str | None = None, progress: Progress | None = None
 ) -> Iterator[RunLine]:
     file = name or str(path)
-    for number, text in numbered_lines(path, problems, name=file, progress=progress):
-        fields = text.split()
-        if not fields:
-            continue
+    for number, fields in split_lines(path, problems, name=file, progress=progress):
         if len(fields) != 6:
             problems.add(file, number, None, f"expected 6 columns 'qid Q0 docno rank score tag', got {len(fields)}")
             continue
@@ -53,10 +50,7 @@ def parse_qrels(
     path: str | Path, problems: Problems, *, name: str | None = None, progress: Progress | None = None
 ) -> Iterator[QrelsLine]:
     file = name or str(path)
-    for number, text in numbered_lines(path, problems, name=file, progress=progress):
-        fields = text.split()
-        if not fields:
-            continue
+    for number, fields in split_lines(path, problems, name=file, progress=progress):
         if len(fields) not in (4, 5):
             problems.add(
                 file, number, None, f"expected 4 columns 'qid 0 docno grade' (5 with an assessor), got {len(fields)}"

@@ -19,22 +19,24 @@ def admin_client(client):
     return client
 
 
-def upload(client, collection, text: str, kind="runs", capture=None):
-    data = {"kind": kind, "file": SimpleUploadedFile("my.run", text.encode())}
-    with capture(execute=True):
-        response = client.post(reverse("judging:import", args=[collection.id]), data)
-    assert response.status_code == 302
-    return Job.objects.get(pk=int(response.url.rstrip("/").split("/")[-1]))
-
-
-def test_an_uploaded_run_is_imported_by_a_job_that_reports_what_it_did(
-    admin_client, django_capture_on_commit_callbacks, tmp_path, settings
-):
+@pytest.fixture
+def upload(admin_client, django_capture_on_commit_callbacks, tmp_path, settings):
+    """Posts a run file to a new collection's import page, running the import task; returns (collection, job)."""
     settings.MEDIA_ROOT = tmp_path
-    collection = make_collection(runs=0)
-    job = upload(
-        admin_client, collection, "1 Q0 d1 1 2.5 new\n2 Q0 d2 1 1.0 new\n", capture=django_capture_on_commit_callbacks
-    )
+
+    def post(text: str):
+        collection = make_collection(runs=0)
+        data = {"kind": "runs", "file": SimpleUploadedFile("my.run", text.encode())}
+        with django_capture_on_commit_callbacks(execute=True):
+            response = admin_client.post(reverse("judging:import", args=[collection.id]), data)
+        assert response.status_code == 302
+        return collection, Job.objects.get(pk=int(response.url.rstrip("/").split("/")[-1]))
+
+    return post
+
+
+def test_an_uploaded_run_is_imported_by_a_job_that_reports_what_it_did(admin_client, upload, tmp_path):
+    collection, job = upload("1 Q0 d1 1 2.5 new\n2 Q0 d2 1 1.0 new\n")
     assert (job.state, job.result["created"], job.percent) == (JobState.DONE, 1, 100)
     assert Run.objects.filter(collection=collection, tag="new").exists()
     assert not list((tmp_path / "uploads").iterdir())  # the upload is removed once read
@@ -42,14 +44,8 @@ def test_an_uploaded_run_is_imported_by_a_job_that_reports_what_it_did(
     assert b'value="100"' in page.content and b"Created: 1" in page.content
 
 
-def test_a_refused_upload_fails_its_job_and_the_page_lists_each_problem_by_line(
-    admin_client, django_capture_on_commit_callbacks, tmp_path, settings
-):
-    settings.MEDIA_ROOT = tmp_path
-    collection = make_collection(runs=0)
-    job = upload(
-        admin_client, collection, "1 Q0 d1 1 2.5 new\n1 Q0 nope 2 1 new\n", capture=django_capture_on_commit_callbacks
-    )
+def test_a_refused_upload_fails_its_job_and_the_page_lists_each_problem_by_line(admin_client, upload):
+    collection, job = upload("1 Q0 d1 1 2.5 new\n1 Q0 nope 2 1 new\n")
     assert job.state == JobState.FAILED
     assert not Run.objects.filter(collection=collection).exists()
     page = admin_client.get(reverse("judging:job", args=[job.id]), headers={"HX-Request": "true"})
