@@ -3,12 +3,13 @@
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/workbench_bench REDIS_URL=redis://127.0.0.1:6379/3 \
         .venv/bin/python benchmarks/freshness.py [--quick]
 
-Builds a 50 topics x 100 runs x depth 1000 collection in its own PostgreSQL database, starts one Celery worker
-(a separate process, solo pool) and the app under gunicorn, then posts judgments over HTTP at 20 per second, as an
-assessor's browser does. For each one it reports the save latency (the HTTP round trip) and the freshness: from the
-moment the save was sent until the topic's stored generation reaches the one the save created. Finally it checks
-that every judgment is stored exactly once. Peer: none does live recompute; the figure to compare is pytrec_eval's
-time to re-evaluate one topic for all runs from scratch, measured here on the same data.
+Builds a 50 topics x 100 runs x depth 1000 collection in its own PostgreSQL database, starts Celery workers
+(separate processes, solo pool; --workers, default 1) and the app under gunicorn, then posts judgments over HTTP at
+20 per second (--rate), as an assessor's browser does. For each one it reports the save latency (the HTTP round
+trip) and the freshness: from the moment the save was sent until the topic's stored generation reaches the one the
+save created. Finally it checks that every judgment is stored exactly once. Peer: none does live recompute; the
+figure to compare is pytrec_eval's time to re-evaluate one topic for all runs from scratch, measured here on the
+same data.
 """
 
 from __future__ import annotations
@@ -77,6 +78,15 @@ def build(topics: int, runs: int, depth: int):
     return collection
 
 
+def reuse():
+    import django
+
+    django.setup()
+    from judging.models import Collection
+
+    return Collection.objects.filter(name="freshness").first()
+
+
 def quantiles(label, values):
     return f"  {label:<32}" + "  ".join(f"p{q} {percentile(values, q):6.1f} ms" for q in (50, 95, 99))
 
@@ -90,24 +100,31 @@ def main():
     parser.add_argument("--quick", action="store_true", help="10 topics x 20 runs x depth 200, 10 seconds")
     parser.add_argument("--rate", type=float, default=20.0, help="judgments per second")
     parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--reuse", action="store_true", help="keep the collection an earlier run built")
+    parser.add_argument("--workers", type=int, default=1, help="Celery worker processes (topics run in parallel)")
     args = parser.parse_args()
     shape = (10, 20, 200) if args.quick else (50, 100, 1000)
     seconds = 10.0 if args.quick else args.seconds
     if "postgres" not in os.environ.get("DATABASE_URL", "") or not os.environ.get("REDIS_URL"):
         sys.exit("set DATABASE_URL (PostgreSQL) and REDIS_URL; see the docstring")
     start = time.perf_counter()
-    collection = build(*shape)
+    collection = reuse() if args.reuse else None
+    collection = collection or build(*shape)
     print(f"built {shape[0]} topics x {shape[1]} runs x depth {shape[2]} in {time.perf_counter() - start:.0f} s")
     from evaluation.models import TopicState
     from judging.models import Judgment, PoolItem
 
     env = dict(os.environ, WORKBENCH_CELERY_LOG_LEVEL="WARNING")
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "--loglevel", "warning"],
-        cwd=ROOT,
-        env=env,
-        start_new_session=True,
-    )
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "--loglevel", "warning",
+             "-n", f"bench{n}@%h"],
+            cwd=ROOT,
+            env=env,
+            start_new_session=True,
+        )
+        for n in range(args.workers)
+    ]  # fmt: skip
     server = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "config.wsgi", "-w", "2", "-b", "127.0.0.1:8765", "--log-level", "warning"],
         cwd=ROOT,
@@ -179,12 +196,15 @@ def main():
         watcher.join()
         stored = Judgment.objects.filter(topic__collection=collection).count()
         elapsed = time.perf_counter() - began
-        print(f"posted {posted} judgments at {args.rate:.0f}/s over {elapsed:.0f} s; stored {stored}; ", end="")
+        print(
+            f"posted {posted} judgments at {args.rate:.0f}/s to {args.workers} worker(s) over {elapsed:.0f} s; ", end=""
+        )
+        print(f"stored {stored}; ", end="")
         print(f"never fresh: {len(pending)}")
         print(quantiles("save latency (HTTP round trip)", saves))
         print(quantiles("freshness (save -> metrics)", freshness))
     finally:
-        for process in (worker, server):
+        for process in (*workers, server):
             os.killpg(process.pid, 15)
             process.wait(timeout=30)
     peer(collection)

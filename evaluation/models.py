@@ -60,7 +60,9 @@ class TopicValue(models.Model):
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="values")
     measure = models.CharField(max_length=100)
     value = models.FloatField(null=True, help_text="Empty when undefined (a zero denominator).")
-    generation = models.PositiveBigIntegerField()
+    generation = models.PositiveBigIntegerField(
+        help_text="The topic generation that last changed this value; the topic's state says how fresh it is."
+    )
     settings_key = models.CharField(max_length=200, help_text="Threshold, consensus method and scale used.")
     computed_at = models.DateTimeField(auto_now=True)
 
@@ -73,13 +75,20 @@ class TopicValue(models.Model):
 
 
 class RunValue(models.Model):
-    """A run's aggregate over topics (mean, sum or geometric mean as the measure defines)."""
+    """A run's aggregate over topics (mean, sum or geometric mean as the measure defines), kept with the exact total
+    it comes from so that one topic's change updates it without reading the other topics."""
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="values")
     measure = models.CharField(max_length=100)
     value = models.FloatField(null=True)
     topics = models.PositiveIntegerField(default=0, help_text="Topics evaluated (in both the run and the qrels).")
-    qrels_version = models.PositiveBigIntegerField(default=0, help_text="The collection's qrels version used.")
+    defined = models.PositiveIntegerField(default=0, help_text="Topics whose value is defined (in the mean).")
+    total = models.TextField(default="0", help_text="Exact sum of the defined values (evaluation.measures.totals).")
+    qrels_version = models.PositiveBigIntegerField(
+        default=0,
+        help_text="The collection's qrels version when the value last changed; a value unchanged by later judgments "
+        "holds for their versions too (whether it is fresh is the topics' state).",
+    )
     settings_key = models.CharField(max_length=200)
     computed_at = models.DateTimeField(auto_now=True)
 

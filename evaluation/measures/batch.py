@@ -6,6 +6,7 @@ trec_eval order, translated into labels (real labels >= 0, or the NONPOOL / UNJU
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cached_property
 
 import numpy as np
@@ -61,7 +62,7 @@ class RankedBatch:
         stats: TopicStats,
         *,
         relevance_level: int = 1,
-        collection_size: int | None = None,
+        collection_size: int | Callable[[], int] | None = None,
         max_grade: int | None = None,
     ):
         self.labels = labels
@@ -69,12 +70,20 @@ class RankedBatch:
         self.row_topic = row_topic
         self.stats = stats
         self.level = relevance_level
-        self.collection_size = collection_size
+        self._collection_size = collection_size
         self.max_grade = stats.max_label if max_grade is None else max_grade
         self._rel: dict[int, np.ndarray] = {}
         self._rs: dict[int, np.ndarray] = {}
         self._dcg: dict[tuple, np.ndarray] = {}
         self._idcg: dict[tuple, np.ndarray] = {}
+
+    @property
+    def collection_size(self) -> int | None:
+        """N, asked of a callable only when a measure needs it (counting a large collection costs more than
+        evaluating one topic)."""
+        if callable(self._collection_size):
+            self._collection_size = self._collection_size()
+        return self._collection_size
 
     @property
     def rows(self) -> int:

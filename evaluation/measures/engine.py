@@ -7,7 +7,7 @@ every mean (and log(1e-5) to geometric means) and their relevant documents to nu
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -192,14 +192,15 @@ def evaluate(
     complete: bool = False,
     depth: int | None = None,
     topics: Iterable[int] | None = None,
-    collection_size: int | None = None,
+    collection_size: int | Callable[[], int] | None = None,
     max_grade: int | None = None,
     batch_cells: int = DEFAULT_BATCH_CELLS,
 ) -> Evaluation:
     """Evaluates every run for every measure, per topic and aggregated.
 
     `depth` truncates each ranking after sorting (trec_eval -M). `topics` restricts evaluation to those topic ids
-    (re-evaluating one changed topic is `topics=[t]`). `collection_size` is N for set measures needing TN;
+    (re-evaluating one changed topic is `topics=[t]`). `collection_size` is N for set measures needing TN
+    (or a callable giving N, called only if a measure needs it);
     `max_grade` is the scale's top grade for ERR (default: the largest label in the qrels).
     """
     measures = as_measures(measures)

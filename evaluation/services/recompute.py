@@ -24,6 +24,7 @@ def _claim(model, pk: int) -> int | None:
     """Takes on a stale row: clears its flag (so changes from now on re-dirty it) and returns the generation to
     compute, or None when there is nothing to do. Call while holding the row's lock."""
     with transaction.atomic():
+        storage.bulk.commit_without_waiting_for_disk()  # a lost claim leaves the row dirty: computed again
         state = model.objects.select_for_update().filter(pk=pk).first()
         if state is None or (not state.dirty and state.computed_generation >= state.generation):
             return None
@@ -83,7 +84,7 @@ def _topic(topic_id: int, generation: int) -> None:
             measures,
             relevance_level=collection.relevance_threshold,
             max_grade=collection.max_grade,
-            collection_size=collection.collection_size or collection.documents.count(),
+            collection_size=collection.collection_size or collection.documents.count,
         )
         for tag, run_result in result.runs.items():
             for measure, value in zip(measures, run_result.values[0], strict=True):
@@ -162,6 +163,9 @@ def collection_recompute(*, collection_id: int, progress: Callable[[int, int], N
         topic_recompute(topic_id=topic_id)
         if progress:
             progress(done, total)
+    # The topics moved the runs' totals only by what changed; a full recompute also rebuilds them from the stored
+    # values, so totals that were lost or edited by hand come back.
+    storage.runs_aggregate(collection=Collection.objects.get(pk=collection_id))
     collection_agreement_recompute(collection_id=collection_id)
     if progress:
         progress(total, total)

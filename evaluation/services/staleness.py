@@ -7,7 +7,8 @@ from collections.abc import Iterable
 from datetime import timedelta
 
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from judging.models import Topic
@@ -53,9 +54,11 @@ def topics_changed(*, topic_ids: Iterable[int], qrels_changed: bool = True) -> N
     for collection_id in collection_ids:
         CollectionState.objects.get_or_create(collection_id=collection_id)
         CollectionState.objects.filter(collection_id=collection_id).update(
-            qrels_version=F("qrels_version") + int(qrels_changed), generation=F("generation") + 1, dirty=True
+            qrels_version=F("qrels_version") + int(qrels_changed),
+            generation=F("generation") + 1,
+            dirty=True,
+            dirty_since=Coalesce(F("dirty_since"), Value(now)),
         )
-        CollectionState.objects.filter(collection_id=collection_id, dirty_since__isnull=True).update(dirty_since=now)
 
 
 def collection_changed(*, collection_id: int) -> None:

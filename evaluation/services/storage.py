@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from django.db import transaction
-from django.db.models import Avg, Count, F, Sum
+from django.db.models import F
 from django.utils import timezone
 
 from judging.models import Collection, Run
 
-from ..measures import aggregate, as_measures
+from ..measures import as_measures, totals
 from ..models import AgreementReport, CollectionState, RunValue, TopicAgreement, TopicState, TopicValue
+from . import bulk
 
 # The per-topic statistics stored as rows (for the pages and the API to filter and average); the full report,
 # matrices included, is stored as JSON beside them.
@@ -50,20 +51,31 @@ def _statistic_rows(collection: Collection, topic_id: int | None, report: dict, 
 
 @transaction.atomic
 def store_topic(collection: Collection, topic_id: int, generation: int, values, report: dict) -> None:
+    """Stores one topic's per-run values and agreement, writing only the values that changed, then moves the runs'
+    aggregates by exactly those changes."""
+    bulk.commit_without_waiting_for_disk()
     state = TopicState.objects.select_for_update().get(pk=topic_id)
     if state.computed_generation > generation:
         return  # a newer computation already stored its results
     key = settings_key(collection)
-    TopicValue.objects.filter(topic_id=topic_id).exclude(run_id__in={run_id for run_id, _, _ in values}).delete()
-    TopicValue.objects.filter(topic_id=topic_id).exclude(measure__in={m for _, m, _ in values}).delete()
-    TopicValue.objects.bulk_create(
-        [
-            TopicValue(run_id=run_id, topic_id=topic_id, measure=m, value=v, generation=generation, settings_key=key)
-            for run_id, m, v in values
-        ],
-        update_conflicts=True,
-        unique_fields=["run", "topic", "measure"],
-        update_fields=["value", "generation", "settings_key", "computed_at"],
+    new = {(run_id, measure): value for run_id, measure, value in values}
+    old = {
+        (run_id, measure): (value, stored_key)
+        for run_id, measure, value, stored_key in TopicValue.objects.filter(topic_id=topic_id).values_list(
+            "run_id", "measure", "value", "settings_key"
+        )
+    }
+    changed = [pair for pair, value in new.items() if old.get(pair) != (value, key)]
+    gone = [pair for pair in old if pair not in new]
+    if gone:
+        TopicValue.objects.filter(topic_id=topic_id).exclude(run_id__in={run for run, _ in new}).delete()
+        TopicValue.objects.filter(topic_id=topic_id).exclude(measure__in={m for _, m in new}).delete()
+    now = timezone.now()
+    bulk.rows_upsert(
+        TopicValue,
+        ("run_id", "topic_id", "measure", "value", "generation", "settings_key", "computed_at"),
+        [(run, topic_id, measure, new[(run, measure)], generation, key, now) for run, measure in changed],
+        conflict=("run_id", "topic_id", "measure"),
     )
     TopicAgreement.objects.filter(collection=collection, topic_id=topic_id).delete()
     TopicAgreement.objects.bulk_create(_statistic_rows(collection, topic_id, report, generation))
@@ -73,13 +85,15 @@ def store_topic(collection: Collection, topic_id: int, generation: int, values, 
         defaults={"report": report, "generation": generation, "settings_key": key},
     )
     TopicState.objects.filter(pk=topic_id).update(
-        computed_generation=generation, computed_at=timezone.now(), recompute_count=F("recompute_count") + 1
+        computed_generation=generation, computed_at=now, recompute_count=F("recompute_count") + 1
     )
-    runs_aggregate(collection=collection)
+    moves = {pair: (old[pair][0] if pair in old else _ABSENT, new.get(pair, _ABSENT)) for pair in [*changed, *gone]}
+    _runs_move(collection, {pair: move for pair, move in moves.items() if move[0] != move[1]})
 
 
 @transaction.atomic
 def store_collection_agreement(collection: Collection, generation: int, report: dict) -> None:
+    bulk.commit_without_waiting_for_disk()
     state = CollectionState.objects.select_for_update().get(pk=collection.pk)
     if state.computed_generation > generation:
         return
@@ -93,52 +107,77 @@ def store_collection_agreement(collection: Collection, generation: int, report: 
     CollectionState.objects.filter(pk=collection.pk).update(computed_generation=generation, computed_at=timezone.now())
 
 
-def runs_aggregate(*, collection: Collection) -> None:
-    """Recomputes every run's aggregates from the stored per-topic values, no topic re-evaluated.
+_ABSENT = object()  # a (run, measure) with no value stored for the topic, as opposed to an undefined value (None)
 
-    Means and sums are computed by the database (NULL, an undefined per-topic value, is left out of a mean as the
-    engine does); only geometric means (GMAP) fetch their per-topic values.
-    """
-    measures = as_measures(collection.measures)
-    key = settings_key(collection)
-    qrels_version = (
-        CollectionState.objects.filter(pk=collection.pk).values_list("qrels_version", flat=True).first() or 0
-    )
-    stored = TopicValue.objects.filter(run__collection=collection, measure__in=[str(m) for m in measures])
-    summary = {
-        (row["run_id"], row["measure"]): row
-        for row in stored.values("run_id", "measure").annotate(
-            topics=Count("id"), mean=Avg("value"), total=Sum("value")
-        )
+RUN_VALUE_COLUMNS = (
+    "run_id", "measure", "value", "topics", "defined", "total", "qrels_version", "settings_key", "computed_at",
+)  # fmt: skip
+
+
+def _qrels_version(collection: Collection) -> int:
+    return CollectionState.objects.filter(pk=collection.pk).values_list("qrels_version", flat=True).first() or 0
+
+
+def _run_value_row(run_id, measure, kind, topics, defined, total, qrels_version, key, now) -> tuple:
+    value = totals.finish(kind, total, defined)
+    value = None if value is None or value != value else value
+    return (run_id, measure, value, topics, defined, totals.encode(total), qrels_version, key, now)
+
+
+def _runs_move(collection: Collection, moves: dict) -> None:
+    """Applies one topic's value changes, {(run, measure): (old, new)}, to the runs' stored exact totals. Falls back
+    to `runs_aggregate` when any run lacks a total for a measure of the set, or a total was made under other
+    settings (a new run or measure, changed settings). Locks the collection's totals in id order, so concurrent
+    topics of a collection never lose an update."""
+    kinds = {str(m): m.spec.aggregate for m in as_measures(collection.measures)}
+    moves = {pair: move for pair, move in moves.items() if pair[1] in kinds}
+    key, version, now = settings_key(collection), _qrels_version(collection), timezone.now()
+    stored = {
+        (run_id, measure): (topics, defined, total, stored_key)
+        for run_id, measure, topics, defined, total, stored_key in RunValue.objects.select_for_update()
+        .filter(run__collection=collection, measure__in=list(kinds))
+        .order_by("id")
+        .values_list("run_id", "measure", "topics", "defined", "total", "settings_key")
     }
-    geometric = [str(m) for m in measures if m.spec.aggregate == "gmean"]
-    per_topic: dict[tuple[int, str], list[float]] = {}
-    for run_id, measure, value in stored.filter(measure__in=geometric).values_list("run_id", "measure", "value"):
-        per_topic.setdefault((run_id, measure), []).append(float("nan") if value is None else value)
+    runs = Run.objects.filter(collection=collection).count()
+    if len(stored) != runs * len(kinds) or any(stored.get(pair, (None,) * 4)[3] != key for pair in moves):
+        runs_aggregate(collection=collection)
+        return
     rows = []
-    for run_id in Run.objects.filter(collection=collection).values_list("id", flat=True):
-        for measure in measures:
-            row = summary.get((run_id, str(measure)))
-            if row is None:
-                value, topics = None, 0
-            elif measure.spec.aggregate == "gmean":
-                value, topics = aggregate(measure, per_topic[(run_id, str(measure))]), row["topics"]
-            else:
-                value, topics = (row["total"] if measure.spec.aggregate == "sum" else row["mean"]), row["topics"]
-            rows.append(
-                RunValue(
-                    run_id=run_id,
-                    measure=str(measure),
-                    value=None if value is None or value != value else float(value),
-                    topics=topics,
-                    qrels_version=qrels_version,
-                    settings_key=key,
-                )
-            )
-    RunValue.objects.filter(run__collection=collection).exclude(measure__in=[str(m) for m in measures]).delete()
-    RunValue.objects.bulk_create(
-        rows,
-        update_conflicts=True,
-        unique_fields=["run", "measure"],
-        update_fields=["value", "topics", "qrels_version", "settings_key", "computed_at"],
-    )
+    for (run_id, measure), (before, after) in moves.items():
+        kind = kinds[measure]
+        topics, defined, total, _ = stored[(run_id, measure)]
+        total = totals.decode(total)
+        if before is not _ABSENT:
+            topics, defined, total = topics - 1, defined - (before is not None), total - totals.term(kind, before)
+        if after is not _ABSENT:
+            topics, defined, total = topics + 1, defined + (after is not None), total + totals.term(kind, after)
+        rows.append(_run_value_row(run_id, measure, kind, topics, defined, total, version, key, now))
+    bulk.rows_upsert(RunValue, RUN_VALUE_COLUMNS, rows, conflict=("run_id", "measure"))
+
+
+@transaction.atomic
+def runs_aggregate(*, collection: Collection) -> None:
+    """Recomputes every run's aggregates and exact totals from the stored per-topic values, no topic re-evaluated.
+
+    Undefined per-topic values (NULL) stay out of a mean, as in the engine. Used when the totals cannot simply be
+    moved (a run or measure appeared, the settings changed); `_runs_move` handles the everyday single-topic change.
+    """
+    list(RunValue.objects.select_for_update().filter(run__collection=collection).order_by("id").values_list("id"))
+    kinds = {str(m): m.spec.aggregate for m in as_measures(collection.measures)}
+    key, version, now = settings_key(collection), _qrels_version(collection), timezone.now()
+    sums: dict[tuple[int, str], list[int]] = {}  # (run, measure) -> [topics, defined, total]
+    stored = TopicValue.objects.filter(run__collection=collection, measure__in=list(kinds))
+    for run_id, measure, value in stored.values_list("run_id", "measure", "value").iterator(chunk_size=20000):
+        entry = sums.setdefault((run_id, measure), [0, 0, 0])
+        entry[0] += 1
+        if value is not None:
+            entry[1] += 1
+            entry[2] += totals.term(kinds[measure], value)
+    rows = [
+        _run_value_row(run_id, measure, kind, *sums.get((run_id, measure), (0, 0, 0)), version, key, now)
+        for run_id in Run.objects.filter(collection=collection).values_list("id", flat=True)
+        for measure, kind in kinds.items()
+    ]
+    RunValue.objects.filter(run__collection=collection).exclude(measure__in=list(kinds)).delete()
+    bulk.rows_upsert(RunValue, RUN_VALUE_COLUMNS, rows, conflict=("run_id", "measure"))
