@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 
 import numpy as np
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Q, QuerySet, Sum
 
 from .models import Adjudication, Assignment, Collection, Judgment, PoolItem, Ranking, Run, Topic
 
@@ -77,23 +78,33 @@ def collection_runs(*, collection_id: int) -> QuerySet[Run]:
 
 
 def assignments_for_assessor(*, assessor_id: int) -> list[Assignment]:
-    """The assessor's assignments with judged/total counts, in two queries whatever their number."""
+    """The assessor's assignments with judged/total counts and seconds spent, in two queries whatever their number."""
     assignments = list(
         Assignment.objects.filter(assessor_id=assessor_id)
         .select_related("topic__collection")
         .annotate(total=Count("topic__pool_items", distinct=True))
         .order_by("topic__collection__name", "topic__id")
     )
-    judged = dict(
-        Judgment.objects.filter(assessor_id=assessor_id, topic__in=[a.topic_id for a in assignments])
+    judged = {
+        row["topic"]: row
+        for row in Judgment.objects.filter(assessor_id=assessor_id, topic__in=[a.topic_id for a in assignments])
         .values("topic")
-        .annotate(n=Count("id"))
-        .values_list("topic", "n")
-    )
+        .annotate(n=Count("id"), seconds=Sum("seconds_spent"))
+    }
     for assignment in assignments:
-        assignment.judged = judged.get(assignment.topic_id, 0)
+        row = judged.get(assignment.topic_id, {})
+        assignment.judged = row.get("n", 0)
+        assignment.seconds = row.get("seconds") or 0.0
         assignment.percent = round(100 * assignment.judged / assignment.total) if assignment.total else 0
     return assignments
+
+
+def assessor_pace(*, assessor_id: int) -> float | None:
+    """The assessor's median seconds per judgment (judgments with time recorded), None before any."""
+    seconds = sorted(
+        Judgment.objects.filter(assessor_id=assessor_id, seconds_spent__gt=0).values_list("seconds_spent", flat=True)
+    )
+    return float(np.median(seconds)) if seconds else None
 
 
 def pool_queue(*, topic_id: int) -> QuerySet[PoolItem]:
@@ -105,3 +116,48 @@ def topics_with_progress(*, collection_id: int) -> QuerySet[Topic]:
         pool_size=Count("pool_items", distinct=True),
         judged_items=Count("judgments__document", filter=Q(judgments__grade__isnull=False), distinct=True),
     )
+
+
+SHUFFLE_BAND = 10  # items of the priority order shuffled together, per assessor, when the collection asks
+
+
+def _shuffle_key(assessor_id: int, topic_id: int, document_id: int) -> bytes:
+    return hashlib.blake2b(f"{assessor_id}:{topic_id}:{document_id}".encode(), digest_size=8).digest()
+
+
+def judging_queue(*, assessor_id: int, topic: Topic) -> list[dict]:
+    """The assessor's documents for a topic in judging order, each with their own judgment so far (never anyone
+    else's): pool priority first; with the collection's shuffling on, each run of SHUFFLE_BAND consecutive items is
+    put in an order of its own for every assessor (stable across reloads) so that no position effect is shared."""
+    items = list(
+        PoolItem.objects.filter(topic=topic).order_by("-priority", "id").values_list("document_id", "document__docno")
+    )
+    if topic.collection.shuffle_within_priority:
+        items = [
+            item
+            for start in range(0, len(items), SHUFFLE_BAND)
+            for item in sorted(
+                items[start : start + SHUFFLE_BAND], key=lambda i: _shuffle_key(assessor_id, topic.id, i[0])
+            )
+        ]
+    own = {
+        j["document_id"]: j
+        for j in Judgment.objects.filter(assessor_id=assessor_id, topic=topic).values(
+            "document_id", "grade", "note", "cannot_judge_reason", "seconds_spent"
+        )
+    }
+    queue = []
+    for document_id, docno in items:
+        judgment = own.get(document_id)
+        queue.append(
+            {
+                "id": document_id,
+                "docno": docno,
+                "judged": judgment is not None,
+                "grade": judgment["grade"] if judgment else None,
+                "note": judgment["note"] if judgment else "",
+                "reason": judgment["cannot_judge_reason"] if judgment else "",
+                "seconds": judgment["seconds_spent"] if judgment else 0.0,
+            }
+        )
+    return queue

@@ -10,7 +10,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, Value
+from django.db.models.functions import Greatest
 
 from evaluation import services as evaluation_services
 from evaluation.measures import trec_order
@@ -220,21 +221,30 @@ def judgment_record(
     grade: int | None,
     note: str = "",
     seconds_spent: float = 0.0,
+    seconds_total: float | None = None,
     cannot_judge_reason: str = "",
     changed_by=None,
     require_assignment: bool = True,
 ) -> Judgment:
     """Records (creates or updates) `assessor`'s judgment of `document` for `topic`; the one write path.
 
-    Idempotent: recording the same grade again changes nothing but adds the seconds spent. A changed grade is
+    Idempotent: recording the same grade again changes nothing but adds `seconds_spent`. The judging page sends
+    `seconds_total` instead, its running total for the document, which only ever raises the stored seconds: a save
+    retried after a lost response never counts its time twice. A changed grade is
     appended to the history and marks the topic stale (the recompute is enqueued after commit, never before).
     Raises ValidationError for a grade outside the collection's scale or a document of another collection, and
-    PermissionDenied when `require_assignment` and the assessor is not assigned the topic.
+    PermissionDenied when `require_assignment` and the assessor is not assigned the topic or the document is not in
+    its pool.
     """
     _validate_judgment(topic, document, grade, cannot_judge_reason)
-    if require_assignment and not Assignment.objects.filter(assessor=assessor, topic=topic).exists():
-        raise PermissionDenied(f"{assessor} is not assigned topic {topic.number}")
+    if require_assignment:
+        if not Assignment.objects.filter(assessor=assessor, topic=topic).exists():
+            raise PermissionDenied(f"{assessor} is not assigned topic {topic.number}")
+        if not PoolItem.objects.filter(topic=topic, document=document).exists():
+            raise PermissionDenied(f"document {document.docno} is not in the pool of topic {topic.number}")
     seconds_spent = max(float(seconds_spent or 0.0), 0.0)
+    if seconds_total is not None and not 0 <= float(seconds_total) < 1e7:
+        raise ValidationError(f"seconds must be between 0 and 10^7, not {seconds_total}")
     lookup = {"assessor": assessor, "topic": topic, "document": document}
     judgment = Judgment.objects.select_for_update().filter(**lookup).first()
     old_grade, action = None, "created"
@@ -245,7 +255,7 @@ def judgment_record(
                     **lookup,
                     grade=grade,
                     note=note,
-                    seconds_spent=seconds_spent,
+                    seconds_spent=seconds_spent if seconds_total is None else seconds_total,
                     cannot_judge_reason=cannot_judge_reason if grade is None else "",
                 )
         except IntegrityError:
@@ -261,7 +271,11 @@ def judgment_record(
             and judgment.note == note
             and judgment.cannot_judge_reason == (cannot_judge_reason if grade is None else "")
         )
-        Judgment.objects.filter(pk=judgment.pk).update(seconds_spent=F("seconds_spent") + seconds_spent)
+        Judgment.objects.filter(pk=judgment.pk).update(
+            seconds_spent=F("seconds_spent") + seconds_spent
+            if seconds_total is None
+            else Greatest(F("seconds_spent"), Value(float(seconds_total)))
+        )
         if unchanged:
             judgment.refresh_from_db()
             return judgment
@@ -282,8 +296,13 @@ def judgment_record(
 
 
 @transaction.atomic
-def judgment_delete(*, assessor, topic: Topic, document: Document, changed_by=None) -> bool:
-    """Deletes a judgment (e.g. undoing a first judgment); records it in the history and marks the topic stale."""
+def judgment_delete(
+    *, assessor, topic: Topic, document: Document, changed_by=None, require_assignment: bool = False
+) -> bool:
+    """Deletes a judgment (e.g. undoing a first judgment); records it in the history and marks the topic stale.
+    With `require_assignment`, raises PermissionDenied unless the assessor is assigned the topic."""
+    if require_assignment and not Assignment.objects.filter(assessor=assessor, topic=topic).exists():
+        raise PermissionDenied(f"{assessor} is not assigned topic {topic.number}")
     judgment = Judgment.objects.select_for_update().filter(assessor=assessor, topic=topic, document=document).first()
     if judgment is None:
         return False

@@ -2,14 +2,15 @@
 
 from django.urls import path
 
-from . import views
+from .views import assessor, campaign
 
 app_name = "judging"
 urlpatterns = [
-    path("assignments/", views.assignments, name="assignments"),
-    path("judge/<int:topic_id>/", views.judge, name="judge"),
-    path("judge/<int:topic_id>/<int:document_id>/", views.judge_document, name="judge_document"),
-    path("dashboard/", views.dashboard, name="dashboard"),
-    path("collections/<int:collection_id>/import/", views.import_upload, name="import"),
-    path("jobs/<int:job_id>/", views.job, name="job"),
+    path("assignments/", assessor.assignments, name="assignments"),
+    path("judge/<int:topic_id>/", assessor.judge, name="judge"),
+    path("judge/<int:topic_id>/doc/<int:document_id>/", assessor.judge_document, name="judge_document"),
+    path("judge/<int:topic_id>/<int:document_id>/", assessor.judge_save, name="judge_save"),
+    path("dashboard/", campaign.dashboard, name="dashboard"),
+    path("collections/<int:collection_id>/import/", campaign.import_upload, name="import"),
+    path("jobs/<int:job_id>/", campaign.job, name="job"),
 ]

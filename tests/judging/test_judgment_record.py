@@ -112,7 +112,7 @@ def test_a_changed_grade_marks_the_topic_stale_and_recomputes_after_commit(setti
 def test_many_changes_before_commit_enqueue_one_recompute(setting, django_capture_on_commit_callbacks):
     _, assessor, topic, _ = setting
     with django_capture_on_commit_callbacks(execute=False) as callbacks, transaction.atomic():
-        for document in topic.collection.documents.all()[:4]:
+        for document in [item.document for item in topic.pool_items.select_related("document")[:4]]:
             services.judgment_record(assessor=assessor, topic=topic, document=document, grade=1)
     assert len(callbacks) == 1
     assert TopicState.objects.get(topic=topic).generation >= 4

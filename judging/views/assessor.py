@@ -1,0 +1,149 @@
+"""The assessor's pages: the start page, the judging page, one document's panel and the save endpoint it posts to.
+
+The judging page is server-rendered and works without JavaScript (each grade is a form button); judge.js turns it
+into the keyboard-first page: saves go out in the background and are retried until stored, documents are
+prefetched, and the position survives a reload.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from .. import selectors, services
+from ..highlighting import highlighted, query_terms
+from ..models import Assignment, Document, PoolItem, Topic
+
+BINARY_KEYS = {"n": 0, "r": 1}
+
+
+@login_required
+@require_GET
+def assignments(request: HttpRequest) -> HttpResponse:
+    """Start page: each assignment's progress and time, the guidelines, and time left at the assessor's own pace."""
+    items = selectors.assignments_for_assessor(assessor_id=request.user.id)
+    pace = selectors.assessor_pace(assessor_id=request.user.id)
+    remaining = sum(a.total - a.judged for a in items)
+    collections = list({a.topic.collection_id: a.topic.collection for a in items}.values())
+    context = {
+        "assignments": items,
+        "collections": collections,
+        "seconds_spent": sum(a.seconds for a in items),
+        "pace": pace,
+        "seconds_left": pace * remaining if pace is not None else None,
+        "remaining": remaining,
+    }
+    return render(request, "judging/assignments.html", context)
+
+
+def _assigned_topic(request: HttpRequest, topic_id: int) -> Topic:
+    topic = get_object_or_404(Topic.objects.select_related("collection"), pk=topic_id)
+    if not Assignment.objects.filter(assessor=request.user, topic=topic).exists():
+        raise PermissionDenied("this topic is not assigned to you")
+    return topic
+
+
+def _pool_item(topic: Topic, document_id: int) -> PoolItem:
+    """The topic's pool item for a document; 404 for a document of another topic or collection."""
+    return get_object_or_404(PoolItem.objects.select_related("document"), topic=topic, document_id=document_id)
+
+
+def _document_context(topic: Topic, item: PoolItem) -> dict:
+    collection = topic.collection
+    return {
+        "topic": topic,
+        "document": item.document,
+        "body": highlighted(item.document.body, query_terms(topic.title)),
+        "pool_item": None if collection.blind else item,
+    }
+
+
+def _grade_keys(topic: Topic, grades) -> dict[str, int]:
+    keys = {str(g.value): g.value for g in grades}
+    if topic.collection.max_grade == 1:
+        keys.update(BINARY_KEYS)
+    return keys
+
+
+@login_required
+@require_GET
+def judge(request: HttpRequest, topic_id: int) -> HttpResponse:
+    """The judging page, opened at `?doc=ID` or at the first document the assessor has not judged yet."""
+    topic = _assigned_topic(request, topic_id)
+    queue = selectors.judging_queue(assessor_id=request.user.id, topic=topic)
+    grades = list(topic.collection.grades.all())
+    wanted = request.GET.get("doc", "")
+    start = next((i for i, e in enumerate(queue) if str(e["id"]) == wanted), None)
+    if start is None:
+        start = next((i for i, e in enumerate(queue) if not e["judged"]), len(queue))
+    item = _pool_item(topic, queue[start]["id"]) if start < len(queue) else None
+    judged = sum(e["judged"] for e in queue)
+    context = {
+        "topic": topic,
+        "collection": topic.collection,
+        "grades": grades,
+        "queue": queue,
+        "position": start,
+        "judged": judged,
+        "percent": round(100 * judged / len(queue)) if queue else 100,
+        "config": {
+            "topic": topic.id,
+            "start": start,
+            "queue": queue,
+            "keys": _grade_keys(topic, grades),
+            "labels": {g.value: g.label for g in grades},
+            "saveUrl": reverse("judging:judge_save", args=[topic.id, 0]),
+            "documentUrl": reverse("judging:judge_document", args=[topic.id, 0]),
+        },
+        **(_document_context(topic, item) if item else {}),
+    }
+    return render(request, "judging/judge.html", context)
+
+
+@login_required
+@require_GET
+def judge_document(request: HttpRequest, topic_id: int, document_id: int) -> HttpResponse:
+    """One document's panel (what judge.js fetches and prefetches)."""
+    topic = _assigned_topic(request, topic_id)
+    return render(request, "judging/_document.html", _document_context(topic, _pool_item(topic, document_id)))
+
+
+def _wants_json(request: HttpRequest) -> bool:
+    return "application/json" in request.headers.get("Accept", "")
+
+
+@login_required
+@require_POST
+def judge_save(request: HttpRequest, topic_id: int, document_id: int) -> HttpResponse:
+    """Saves one judgment (`grade`, or an empty grade with `cannot_judge_reason`; `note`; `seconds_total`), or with
+    `action=delete` removes it (undoing a first judgment). Answers JSON to the page's script, a redirect to a form.
+    The write service checks the assignment and the pool (403)."""
+    topic = get_object_or_404(Topic.objects.select_related("collection"), pk=topic_id)
+    document = get_object_or_404(Document, pk=document_id, collection_id=topic.collection_id)
+    data = request.POST
+    try:
+        if data.get("action") == "delete":
+            services.judgment_delete(assessor=request.user, topic=topic, document=document, require_assignment=True)
+        else:
+            raw_grade, seconds = data.get("grade", ""), data.get("seconds_total", "")
+            services.judgment_record(
+                assessor=request.user,
+                topic=topic,
+                document=document,
+                grade=int(raw_grade) if raw_grade != "" else None,
+                note=data.get("note", ""),
+                cannot_judge_reason=data.get("cannot_judge_reason", ""),
+                seconds_total=float(seconds) if seconds != "" else None,
+            )
+    except (ValueError, ValidationError) as error:
+        message = "; ".join(error.messages) if isinstance(error, ValidationError) else str(error)
+        return JsonResponse({"error": message}, status=400)
+    except PermissionDenied as error:
+        return JsonResponse({"error": str(error)}, status=403)
+    if _wants_json(request):
+        return JsonResponse({"saved": True})
+    return redirect("judging:judge", topic_id=topic.id)

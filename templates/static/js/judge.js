@@ -1,0 +1,304 @@
+// The judging page's keyboard-first behaviour (the page itself works without it: each grade is a form button).
+//
+// Judgments are applied to the page at once and saved in the background through an outbox kept in localStorage:
+// a failed save (network or server error) stays in the outbox, is shown, and is retried with backoff until the
+// server stores it, even across a reload. Saves carry the document's running seconds total, so a retry never
+// counts time twice. Documents are fetched once and the next ones prefetched, so judging shows the next document
+// without a round trip.
+(() => {
+  "use strict";
+  const config = JSON.parse(document.getElementById("judging-config").textContent);
+  const root = document.getElementById("judging");
+  const form = document.getElementById("judge-form");
+  const slot = document.getElementById("document-slot");
+  const complete = document.getElementById("complete");
+  const note = document.getElementById("note");
+  const reason = document.getElementById("cannot-judge-reason");
+  const status = document.getElementById("save-status");
+  const keymap = document.getElementById("keymap");
+  const csrf = form.querySelector("input[name=csrfmiddlewaretoken]").value;
+  const queue = config.queue;
+  const outboxKey = `judging-outbox-${config.topic}`;
+  const GUARD_MS = 250; // a grade key this soon after a document appears is a double press, not a judgment
+  const PREFETCH = 3;
+
+  const urlFor = (template, id) => template.replace(/\/0\/$/, `/${id}/`);
+  const cache = new Map(); // document id -> Promise of its panel's HTML
+  let outbox = JSON.parse(localStorage.getItem(outboxKey) || "[]");
+  let sending = false;
+  let retryDelay = 1000;
+  let retryTimer = null;
+  const undo = [];
+  let position = config.start;
+  let shownAt = performance.now();
+  let visibleMs = 0; // time on the current document while the page was visible
+  let visibleSince = document.visibilityState === "visible" ? performance.now() : null;
+
+  function panel(id) {
+    if (!cache.has(id)) {
+      const request = fetch(urlFor(config.documentUrl, id), { credentials: "same-origin" }).then((response) => {
+        if (!response.ok) throw new Error(`document ${id}: HTTP ${response.status}`);
+        return response.text();
+      });
+      request.catch(() => cache.delete(id)); // fetched again next time
+      cache.set(id, request);
+    }
+    return cache.get(id);
+  }
+
+  // --- time actually spent looking at the document -------------------------------------------------------------
+  function secondsOnDocument() {
+    const running = visibleSince === null ? 0 : performance.now() - visibleSince;
+    return (visibleMs + running) / 1000;
+  }
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") visibleSince = performance.now();
+    else if (visibleSince !== null) { visibleMs += performance.now() - visibleSince; visibleSince = null; }
+  });
+
+  // --- showing a document --------------------------------------------------------------------------------------
+  function judgedCount() { return queue.filter((e) => e.judged).length; }
+
+  function renderProgress() {
+    const judged = judgedCount();
+    const progress = document.getElementById("progress");
+    progress.value = judged;
+    progress.textContent = `${Math.round((100 * judged) / Math.max(queue.length, 1))}%`;
+    document.getElementById("judged-count").textContent = `${judged} / ${queue.length} judged`;
+    document.getElementById("judged-list-count").textContent = `(${judged})`;
+    const list = document.getElementById("judged-list");
+    list.replaceChildren(...queue.flatMap((entry, index) => {
+      if (!entry.judged) return [];
+      const item = document.createElement("li");
+      const link = document.createElement("a");
+      link.href = `?doc=${entry.id}`;
+      link.dataset.index = index;
+      link.textContent = entry.docno;
+      item.append(link, ` · ${entry.grade === null ? "can't judge" : `${entry.grade} ${config.labels[entry.grade] || ""}`}`);
+      if (index === position) item.className = "current";
+      return [item];
+    }));
+  }
+
+  function renderChoice(entry) {
+    for (const button of form.querySelectorAll("button[data-grade]")) {
+      button.setAttribute("aria-pressed", String(entry.judged && String(entry.grade) === button.dataset.grade));
+    }
+    note.value = entry.note || "";
+    reason.value = entry.reason || "";
+  }
+
+  async function show(index) {
+    if (index < 0 || index >= queue.length) return;
+    position = index;
+    const entry = queue[index];
+    const started = performance.now();
+    complete.hidden = true;
+    form.hidden = false;
+    document.getElementById("position").textContent = `Document ${index + 1} of ${queue.length}`;
+    renderChoice(entry);
+    renderProgress();
+    history.replaceState(null, "", `?doc=${entry.id}`);
+    visibleMs = 0;
+    visibleSince = document.visibilityState === "visible" ? performance.now() : null;
+    try {
+      const html = await panel(entry.id);
+      if (position !== index) return; // the assessor moved on while it loaded
+      slot.innerHTML = html; // server-rendered and escaped
+    } catch (error) {
+      slot.innerHTML = "";
+      slot.append(Object.assign(document.createElement("p"), { className: "card error", textContent: `Could not load the document (${error.message}); press j then k to retry.` }));
+    }
+    shownAt = performance.now();
+    root.dataset.lastShowMs = String(Math.round(shownAt - started));
+    root.dataset.shown = String(entry.id);
+    document.getElementById("document")?.focus({ preventScroll: true });
+    for (let k = 1; k <= PREFETCH && index + k < queue.length; k += 1) panel(queue[index + k].id).catch(() => {});
+  }
+
+  function showComplete() {
+    position = queue.length;
+    form.hidden = true;
+    slot.replaceChildren();
+    complete.hidden = false;
+    document.getElementById("position").textContent = `All ${queue.length} judged`;
+    renderProgress();
+    history.replaceState(null, "", "?");
+    complete.focus();
+  }
+
+  function nextUnjudged(after) {
+    for (let k = 1; k <= queue.length; k += 1) {
+      const index = (after + k) % queue.length;
+      if (!queue[index].judged) return index;
+    }
+    return -1;
+  }
+
+  // --- saving --------------------------------------------------------------------------------------------------
+  function persist() { localStorage.setItem(outboxKey, JSON.stringify(outbox)); }
+
+  function setStatus(text, kind) {
+    status.textContent = text;
+    status.className = kind || "muted";
+  }
+
+  function enqueue(save) {
+    // One pending save per document is enough: the latest state is what must reach the server.
+    outbox = outbox.filter((pending) => pending.id !== save.id || pending.inFlight);
+    outbox.push(save);
+    persist();
+    flush();
+  }
+
+  async function flush() {
+    if (sending || retryTimer) return;
+    const save = outbox.find((pending) => !pending.inFlight);
+    if (!save) { setStatus(outbox.length ? "Saving…" : "All saved", outbox.length ? "saving" : "muted"); return; }
+    sending = true;
+    save.inFlight = true;
+    setStatus("Saving…", "saving");
+    const body = new URLSearchParams(save.fields);
+    try {
+      const response = await fetch(urlFor(config.saveUrl, save.id), {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "X-CSRFToken": csrf, Accept: "application/json" },
+        body,
+      });
+      if (response.status >= 500 || response.status === 429) throw new Error(`HTTP ${response.status}`);
+      outbox = outbox.filter((pending) => pending !== save);
+      persist();
+      retryDelay = 1000;
+      if (!response.ok) {
+        const answer = await response.json().catch(() => ({}));
+        setStatus(`Not saved: ${answer.error || `HTTP ${response.status}`}`, "failed"); // retrying cannot help
+        sending = false;
+        return;
+      }
+      sending = false;
+      flush();
+    } catch (error) {
+      save.inFlight = false;
+      sending = false;
+      setStatus(`Not saved yet (${error.message}); retrying in ${Math.round(retryDelay / 1000)} s`, "failed");
+      retryTimer = setTimeout(() => { retryTimer = null; flush(); }, retryDelay);
+      retryDelay = Math.min(retryDelay * 2, 10000);
+    }
+  }
+
+  function fieldsOf(entry, seconds) {
+    if (!entry.judged) return { action: "delete" };
+    return {
+      grade: entry.grade === null ? "" : String(entry.grade),
+      note: entry.note || "",
+      cannot_judge_reason: entry.grade === null ? entry.reason : "",
+      seconds_total: seconds.toFixed(2),
+    };
+  }
+
+  // --- judging -------------------------------------------------------------------------------------------------
+  function judge(grade, cannotJudgeReason = "") {
+    if (position >= queue.length) return;
+    const entry = queue[position];
+    undo.push({ index: position, before: { ...entry } });
+    const seconds = entry.seconds + secondsOnDocument();
+    Object.assign(entry, { judged: true, grade, note: note.value, reason: cannotJudgeReason, seconds });
+    enqueue({ id: entry.id, fields: fieldsOf(entry, seconds) });
+    const next = nextUnjudged(position);
+    if (next === -1) showComplete(); else show(next);
+  }
+
+  function undoLast() {
+    const last = undo.pop();
+    if (!last) { setStatus("Nothing to undo", "muted"); return; }
+    const entry = queue[last.index];
+    Object.assign(entry, last.before);
+    enqueue({ id: entry.id, fields: fieldsOf(entry, entry.seconds) });
+    show(last.index);
+  }
+
+  form.addEventListener("submit", (event) => {
+    event.preventDefault(); // mouse clicks on the grade buttons take the same path as keys
+    const button = event.submitter;
+    if (!button) return;
+    if (button.id === "cannot-judge") {
+      if (!reason.value) { reason.focus(); setStatus("Choose a reason first", "failed"); return; }
+      judge(null, reason.value);
+    } else {
+      judge(Number(button.dataset.grade));
+    }
+  });
+
+  reason.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && reason.value) { event.preventDefault(); judge(null, reason.value); }
+  });
+
+  document.getElementById("judged-list").addEventListener("click", (event) => {
+    const link = event.target.closest("a[data-index]");
+    if (!link) return;
+    event.preventDefault();
+    show(Number(link.dataset.index));
+  });
+
+  document.getElementById("show-keys").addEventListener("click", () => keymap.showModal());
+
+  document.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.target.closest("textarea, input, select")) {
+      if (event.key === "Escape") { event.target.blur(); document.getElementById("document")?.focus(); }
+      return;
+    }
+    if (keymap.open) { if (event.key === "?") { keymap.close(); event.preventDefault(); } return; }
+    const key = event.key;
+    if (key in config.keys) {
+      event.preventDefault();
+      if (event.repeat || performance.now() - shownAt < GUARD_MS || form.hidden) return;
+      judge(config.keys[key]);
+    } else if (key === "j" || key === "ArrowRight") {
+      event.preventDefault();
+      if (position < queue.length - 1) show(position + 1);
+    } else if (key === "k" || key === "ArrowLeft") {
+      event.preventDefault();
+      if (position > 0) show(position - 1);
+    } else if (key === "u") {
+      event.preventDefault();
+      undoLast();
+    } else if (key === "e") {
+      event.preventDefault();
+      note.focus();
+    } else if (key === "x") {
+      event.preventDefault();
+      reason.focus();
+    } else if (key === "?") {
+      event.preventDefault();
+      keymap.showModal();
+    }
+  });
+
+  window.addEventListener("online", () => { clearTimeout(retryTimer); retryTimer = null; retryDelay = 1000; flush(); });
+
+  // Saves left from before a reload: show them as made, and send them.
+  for (const pending of outbox) {
+    delete pending.inFlight;
+    const entry = queue.find((e) => e.id === pending.id);
+    if (!entry) continue;
+    if (pending.fields.action === "delete") Object.assign(entry, { judged: false, grade: null });
+    else Object.assign(entry, { judged: true, grade: pending.fields.grade === "" ? null : Number(pending.fields.grade), note: pending.fields.note, reason: pending.fields.cannot_judge_reason });
+  }
+  persist();
+  if (config.start < queue.length && queue[config.start].judged && outbox.some((p) => p.id === queue[config.start].id)) {
+    const next = nextUnjudged(config.start);
+    if (next === -1) showComplete(); else show(next);
+  } else if (config.start < queue.length) {
+    renderChoice(queue[config.start]);
+    renderProgress();
+    cache.set(queue[config.start].id, Promise.resolve(slot.innerHTML));
+    root.dataset.shown = String(queue[config.start].id);
+    document.getElementById("document")?.focus({ preventScroll: true });
+    for (let k = 1; k <= PREFETCH && config.start + k < queue.length; k += 1) panel(queue[config.start + k].id).catch(() => {});
+  } else {
+    showComplete();
+  }
+  flush();
+})();
