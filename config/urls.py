@@ -6,6 +6,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
 from evaluation import api as evaluation_api
+from judging import api as judging_api
 from judging.views import home
 
 urlpatterns = [
@@ -27,4 +28,5 @@ urlpatterns = [
         name="api-collection-recompute",
     ),
     path("api/jobs/<int:job_id>/", evaluation_api.JobView.as_view(), name="api-job"),
+    path("api/judgments/", judging_api.JudgmentListCreate.as_view(), name="api-judgments"),
 ]

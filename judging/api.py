@@ -1,0 +1,81 @@
+"""REST endpoints of the judging app: an assessor's own judgments, read and written through the one write service."""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import exceptions, generics, serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from . import services
+from .models import Document, Judgment, Topic
+
+
+class JudgmentSerializer(serializers.ModelSerializer):
+    topic = serializers.PrimaryKeyRelatedField(queryset=Topic.objects.all())
+    document = serializers.PrimaryKeyRelatedField(queryset=Document.objects.all())
+    grade = serializers.IntegerField(allow_null=True, min_value=0, max_value=5)
+    seconds_total = serializers.FloatField(write_only=True, required=False, min_value=0, max_value=1e7)
+
+    class Meta:
+        model = Judgment
+        fields = [
+            "id",
+            "topic",
+            "document",
+            "grade",
+            "note",
+            "cannot_judge_reason",
+            "seconds_spent",
+            "seconds_total",
+            "updated_at",
+        ]
+        read_only_fields = ["id", "seconds_spent", "updated_at"]
+        validators = []  # (assessor, topic, document) is unique: a repeated POST updates, it is not an error
+
+
+class JudgmentListCreate(generics.ListCreateAPIView):
+    """The caller's own judgments (never anyone else's), filterable by `topic`; POST records one (creating or
+    updating it, idempotently) for a topic assigned to the caller and a document in its pool, else 403."""
+
+    serializer_class = JudgmentSerializer
+
+    def get_queryset(self):
+        judgments = Judgment.objects.filter(assessor=self.request.user).order_by("id")
+        topic = self.request.query_params.get("topic")
+        if topic is not None:
+            if not topic.isdigit():
+                raise exceptions.ValidationError({"topic": "must be a topic id"})
+            judgments = judgments.filter(topic_id=int(topic))
+        return judgments
+
+    @extend_schema(parameters=[OpenApiParameter("topic", int, description="only this topic's judgments")])
+    def get(self, request: Request, *args, **kwargs) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    def create(self, request: Request, *args, **kwargs) -> Response:
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        topic = get_object_or_404(Topic.objects.select_related("collection"), pk=data["topic"].pk)
+        if data["document"].collection_id != topic.collection_id:
+            raise exceptions.NotFound("no such document in this topic's collection")
+        existed = Judgment.objects.filter(assessor=request.user, topic=topic, document=data["document"]).exists()
+        try:
+            judgment = services.judgment_record(
+                assessor=request.user,
+                topic=topic,
+                document=data["document"],
+                grade=data["grade"],
+                note=data.get("note", ""),
+                cannot_judge_reason=data.get("cannot_judge_reason", ""),
+                seconds_total=data.get("seconds_total"),
+            )
+        except PermissionDenied as error:
+            raise exceptions.PermissionDenied(str(error)) from error
+        except ValidationError as error:
+            raise exceptions.ValidationError({"grade": error.messages}) from error
+        code = status.HTTP_200_OK if existed else status.HTTP_201_CREATED
+        return Response(self.get_serializer(judgment).data, status=code)
