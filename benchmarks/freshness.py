@@ -82,9 +82,14 @@ def reuse():
     import django
 
     django.setup()
-    from judging.models import Collection
+    from evaluation import services as evaluation_services
+    from judging.models import Collection, Judgment
 
-    return Collection.objects.filter(name="freshness").first()
+    collection = Collection.objects.filter(name="freshness").first()
+    if collection is not None:  # back to no judgments, so that "stored" counts this run's alone
+        Judgment.objects.filter(topic__collection=collection).delete()
+        evaluation_services.collection_recompute(collection_id=collection.id)
+    return collection
 
 
 def quantiles(label, values):
@@ -176,11 +181,11 @@ def main():
             topic_id, document_id = items[posted]
             due = began + posted / args.rate
             time.sleep(max(0.0, due - time.perf_counter()))
-            body = urllib.parse.urlencode({"grade": random.randint(0, 3), "seconds": 1}).encode()
+            body = urllib.parse.urlencode({"grade": random.randint(0, 3), "seconds_total": 1}).encode()
             request = urllib.request.Request(
                 f"{base}/judging/judge/{topic_id}/{document_id}/",
                 body,
-                headers={"X-CSRFToken": token, "HX-Request": "true"},
+                headers={"X-CSRFToken": token, "Accept": "application/json"},  # as the judging page posts
             )
             sent = time.perf_counter()
             opener.open(request).read()

@@ -33,6 +33,7 @@ from .models import (
     Run,
     Topic,
 )
+from .pools import pool_build
 
 User = get_user_model()
 
@@ -154,43 +155,9 @@ def run_create(
     return run
 
 
-@transaction.atomic
 def pool_build_depth(*, collection: Collection, depth: int, runs: Sequence[Run] | None = None) -> int:
-    """TREC depth-k pooling: the union of every run's top `depth` documents per topic; returns new items added.
-
-    Incremental: existing items are kept (and their judgments untouched); a deeper pool only adds. Priority
-    orders the judging queue by best rank, then by the best-ranking run's judging precedence.
-    """
-    runs = list(runs if runs is not None else Run.objects.filter(collection=collection))
-    best: dict[tuple[int, int], tuple[int, int, list[str]]] = {}
-    for ranking in (
-        Ranking.objects.filter(run__in=runs)
-        .select_related("run")
-        .only("topic_id", "document_ids", "run__tag", "run__precedence")
-    ):
-        for rank, document_id in enumerate(ranking.documents()[:depth].tolist(), start=1):
-            key = (ranking.topic_id, document_id)
-            previous = best.get(key)
-            candidate = (rank, ranking.run.precedence)
-            if previous is None:
-                best[key] = (*candidate, [ranking.run.tag])
-            else:
-                best[key] = (*min(candidate, previous[:2]), [*previous[2], ranking.run.tag])
-    existing = set(PoolItem.objects.filter(topic__collection=collection).values_list("topic_id", "document_id"))
-    new_items = [
-        PoolItem(
-            topic_id=topic_id,
-            document_id=document_id,
-            contributing_runs=sorted(tags),
-            best_rank=rank,
-            priority=-(rank + precedence / 1000.0),
-            strategy=f"depth-{depth}",
-        )
-        for (topic_id, document_id), (rank, precedence, tags) in best.items()
-        if (topic_id, document_id) not in existing
-    ]
-    PoolItem.objects.bulk_create(new_items, batch_size=2000)
-    return len(new_items)
+    """TREC depth-k pooling (see `pools.pool_build` for every strategy and the preview); returns new items added."""
+    return pool_build(collection=collection, strategy="depth", depth=depth, runs=runs, more_assessors=True).added
 
 
 def assignment_create(*, assessor, topic: Topic) -> Assignment:

@@ -203,3 +203,23 @@ def test_question_mark_shows_and_hides_the_key_map(page, live_server, setting):
     page.wait_for_selector("#keymap:not([open])", state="attached")
     grade_key(page, "1")
     page.wait_for_selector("#position:has-text('Document 2 of')")
+
+
+def test_everything_also_works_with_the_mouse(page, live_server, setting):
+    topic, assessor = setting
+    open_topic(page, live_server, assessor, topic)
+    first = int(page.get_attribute("#judging", "data-shown"))
+    page.click("button[data-grade='2']")
+    page.wait_for_selector("#position:has-text('Document 2 of')")
+    page.click("#previous")
+    page.wait_for_selector("#position:has-text('Document 1 of')")
+    page.click("#next")
+    page.wait_for_selector("#position:has-text('Document 2 of')")
+    page.click("#undo")
+    page.wait_for_selector("#position:has-text('Document 1 of')")
+    page.select_option("#cannot-judge-reason", "Topic is unclear")
+    page.click("#cannot-judge")
+    page.wait_for_selector("#position:has-text('Document 2 of')")
+    all_saved(page)
+    judgment = Judgment.objects.get(assessor=assessor)
+    assert (judgment.document_id, judgment.grade, judgment.cannot_judge_reason) == (first, None, "Topic is unclear")

@@ -46,7 +46,7 @@ def test_a_judgment_through_the_view_updates_stored_metrics_through_the_worker(c
     services.assignment_create(assessor=assessor, topic=topic)
     client.force_login(assessor)
     for item in topic.pool_items.order_by("-priority")[:4]:
-        response = client.post(reverse("judging:judge_document", args=[topic.id, item.document_id]), {"grade": "2"})
+        response = client.post(reverse("judging:judge_save", args=[topic.id, item.document_id]), {"grade": "2"})
         assert response.status_code == 302
     assert wait_until(lambda: fresh(topic.id)), "the worker did not bring the topic up to date"
 

@@ -207,3 +207,14 @@ def test_each_assessor_gets_an_own_order_within_priority_bands():
     services.collection_settings_update(collection=topic.collection, shuffle_within_priority=False)
     topic.refresh_from_db()
     assert [e["id"] for e in selectors.judging_queue(assessor_id=1, topic=topic)] == priority
+
+
+def test_guidelines_are_rendered_from_markdown_without_anything_executable(client, campaign):
+    collection, assessor = campaign
+    collection.guidelines = "**Relevant** means *on topic*.\n\n<script>alert(1)</script>[x](javascript:alert(1))"
+    collection.save()
+    client.force_login(assessor)
+    for url in (reverse("judging:assignments"), reverse("judging:judge", args=[collection.topics.first().id])):
+        page = client.get(url).content.decode()
+        assert "<strong>Relevant</strong> means <em>on topic</em>" in page
+        assert "alert(1)</script>" not in page and "javascript:" not in page

@@ -242,6 +242,9 @@
   });
 
   document.getElementById("show-keys").addEventListener("click", () => keymap.showModal());
+  document.getElementById("previous").addEventListener("click", () => { if (position > 0) show(position - 1); });
+  document.getElementById("next").addEventListener("click", () => { if (position < queue.length - 1) show(position + 1); });
+  document.getElementById("undo").addEventListener("click", () => undoLast());
 
   document.addEventListener("keydown", (event) => {
     if (event.ctrlKey || event.metaKey || event.altKey) return;

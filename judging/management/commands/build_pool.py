@@ -1,0 +1,66 @@
+"""`manage.py build_pool COLLECTION --strategy depth --depth 100` (or take_n / rrf / mtf with --budget N)."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from judging import pooling
+from judging.models import Run
+from judging.pools import pool_build
+
+from ._importing import collection_named
+
+
+class Command(BaseCommand):
+    help = (
+        "Adds documents to each topic's judging pool (incremental: existing items and their judgments are kept). "
+        "--preview prints pool sizes per topic and each run's unique contribution without writing anything."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("collection", help="the collection's name or id")
+        parser.add_argument("--strategy", choices=pooling.STRATEGIES, default="depth")
+        parser.add_argument("--depth", type=int, help="depth k, for --strategy depth")
+        parser.add_argument("--budget", type=int, help="documents per topic, for take_n, rrf and mtf")
+        parser.add_argument("--runs", nargs="+", metavar="TAG", help="pool only these runs (default: all)")
+        parser.add_argument("--preview", action="store_true", help="show what would be added; write nothing")
+        parser.add_argument("--more-assessors", action="store_true", help="also queue documents someone already judged")
+
+    def handle(self, *args, **options):
+        collection = collection_named(options["collection"])
+        runs = None
+        if options["runs"]:
+            runs = list(Run.objects.filter(collection=collection, tag__in=options["runs"]))
+            missing = sorted(set(options["runs"]) - {r.tag for r in runs})
+            if missing:
+                raise CommandError(f"no such run(s) in {collection.name}: {', '.join(missing)}")
+        with tqdm(desc="pooling", unit="topic", file=self.stderr, mininterval=0.2) as bar:
+
+            def progress(done: int, total: int) -> None:
+                bar.total = total
+                bar.n = done
+                bar.refresh()
+
+            try:
+                report = pool_build(
+                    collection=collection,
+                    strategy=options["strategy"],
+                    depth=options["depth"],
+                    budget=options["budget"],
+                    runs=runs,
+                    more_assessors=options["more_assessors"],
+                    commit=not options["preview"],
+                    progress=progress,
+                )
+            except ValidationError as error:
+                raise CommandError("; ".join(f"{k}: {' '.join(v)}" for k, v in error.message_dict.items())) from error
+        self.stdout.write("topic\tnew\talready pooled")
+        for number, (new, existing) in report.topics.items():
+            self.stdout.write(f"{number}\t{new}\t{existing}")
+        self.stdout.write("run\tunique new documents")
+        for tag, count in sorted(report.unique.items()):
+            self.stdout.write(f"{tag}\t{count}")
+        verb = "added" if report.committed else "would add (preview, nothing written)"
+        self.stdout.write(f"{verb} {report.added} items with {report.strategy}")

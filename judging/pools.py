@@ -1,0 +1,115 @@
+"""Building a collection's judging pool with any strategy of `pooling`, or previewing it without writing."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from . import pooling, selectors
+from .models import Collection, Judgment, PoolItem, Run, Topic
+
+
+@dataclass
+class PoolReport:
+    """What a build adds (or would add): per topic number, (new items, items already in the pool); per run tag, the
+    new items only that run contributed."""
+
+    strategy: str
+    topics: dict[str, tuple[int, int]] = field(default_factory=dict)
+    unique: dict[str, int] = field(default_factory=dict)
+    committed: bool = False
+
+    @property
+    def added(self) -> int:
+        return sum(new for new, _ in self.topics.values())
+
+
+def _label_sets(collection: Collection) -> tuple[dict[int, set[int]], dict[int, dict[int, int]]]:
+    """Per topic: the documents anyone judged, and each judged document's highest grade (for Move-to-Front: a run
+    found a relevant document if any assessor says so)."""
+    judged: dict[int, set[int]] = defaultdict(set)
+    labels: dict[int, dict[int, int]] = defaultdict(dict)
+    rows = Judgment.objects.filter(topic__collection=collection).values_list("topic_id", "document_id", "grade")
+    for topic_id, document_id, grade in rows.iterator(chunk_size=5000):
+        judged[topic_id].add(document_id)
+        if grade is not None:
+            labels[topic_id][document_id] = max(grade, labels[topic_id].get(document_id, grade))
+    return judged, labels
+
+
+def pool_build(
+    *,
+    collection: Collection,
+    strategy: str,
+    depth: int | None = None,
+    budget: int | None = None,
+    runs: Sequence[Run] | None = None,
+    more_assessors: bool = False,
+    commit: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+) -> PoolReport:
+    """Adds the strategy's documents to each topic's pool: `depth` for "depth" (TREC depth-k), `budget` per topic
+    for "take_n", "rrf" and "mtf". Incremental: items already pooled keep their place and their judgments, only new
+    ones are added. Documents someone already judged (imported qrels) are not queued again unless
+    `more_assessors`. With `commit=False` nothing is written: the report is the preview."""
+    if strategy not in pooling.STRATEGIES:
+        raise ValidationError({"strategy": f"unknown strategy {strategy!r}; one of {', '.join(pooling.STRATEGIES)}"})
+    size = depth if strategy == "depth" else budget
+    if size is None or size < 1:
+        raise ValidationError({"depth" if strategy == "depth" else "budget": "must be a positive number"})
+    runs = list(runs if runs is not None else Run.objects.filter(collection=collection))
+    tags = {run.id: run.tag for run in runs}
+    precedence = {run.tag: run.precedence for run in runs}
+    by_topic: dict[int, dict[str, list[int]]] = defaultdict(dict)
+    for run_id, per_topic in selectors.collection_rankings(collection_id=collection.id).items():
+        if run_id in tags:
+            for topic_id, documents in per_topic.items():
+                by_topic[topic_id][tags[run_id]] = documents.tolist()
+    judged, labels = _label_sets(collection)
+    existing = defaultdict(set)
+    for topic_id, document_id in PoolItem.objects.filter(topic__collection=collection).values_list(
+        "topic_id", "document_id"
+    ):
+        existing[topic_id].add(document_id)
+    report = PoolReport(strategy=strategy, unique={tag: 0 for tag in tags.values()})
+    new_items = []
+    topics = list(Topic.objects.filter(collection=collection).order_by("id").values_list("id", "number"))
+    for done, (topic_id, number) in enumerate(topics, start=1):
+        skip = set() if more_assessors else judged.get(topic_id, set())
+        candidates = _strategy(strategy, by_topic.get(topic_id, {}), size, precedence, skip, labels.get(topic_id, {}))
+        fresh = [c for c in candidates if c.document not in existing[topic_id]]
+        report.topics[number] = (len(fresh), len(existing[topic_id]))
+        for tag, count in pooling.unique_contributions(fresh).items():
+            report.unique[tag] += count
+        new_items += [
+            PoolItem(
+                topic_id=topic_id,
+                document_id=c.document,
+                contributing_runs=list(c.runs),
+                best_rank=c.best_rank,
+                priority=c.priority,
+                strategy=f"{strategy}-{size}",
+            )
+            for c in fresh
+        ]
+        if progress:
+            progress(done, len(topics))
+    if commit:
+        with transaction.atomic():
+            PoolItem.objects.bulk_create(new_items, batch_size=2000, ignore_conflicts=True)
+        report.committed = True
+    return report
+
+
+def _strategy(strategy, rankings, size, precedence, skip, labels):
+    if strategy == "depth":
+        return pooling.depth_pool(rankings, depth=size, precedence=precedence, skip=skip)
+    if strategy == "take_n":
+        return pooling.take_n_pool(rankings, budget=size, precedence=precedence, skip=skip)
+    if strategy == "rrf":
+        return pooling.rrf_pool(rankings, budget=size, skip=skip)
+    return pooling.mtf_pool(rankings, budget=size, labels=labels, precedence=precedence, skip=skip)
