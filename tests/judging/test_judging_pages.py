@@ -15,15 +15,6 @@ from ..factories import make_collection, make_user
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def campaign():
-    collection = make_collection(max_grade=3, topics=3, documents=12, runs=3, depth=6)
-    assessor = make_user("assessor")
-    for topic in collection.topics.all():
-        services.assignment_create(assessor=assessor, topic=topic)
-    return collection, assessor
-
-
 def save(client, topic, document, **fields):
     return client.post(
         reverse("judging:judge_save", args=[topic.id, document.id]), fields, HTTP_ACCEPT="application/json"

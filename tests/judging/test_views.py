@@ -7,18 +7,9 @@ from django.urls import reverse
 
 from judging import services
 
-from ..factories import make_collection, make_user
+from ..factories import make_user
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def campaign():
-    collection = make_collection(max_grade=3, topics=3, documents=8, runs=2, depth=4)
-    assessor = make_user("assessor")
-    for topic in collection.topics.all():
-        services.assignment_create(assessor=assessor, topic=topic)
-    return collection, assessor
 
 
 @pytest.mark.parametrize(
