@@ -2,11 +2,14 @@
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView
+from django.urls import include, path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from config.api_errors import api_not_found
 from evaluation import api as evaluation_api
-from judging import api as judging_api
+from judging.api import campaign as campaign_api
+from judging.api import jobs as jobs_api
+from judging.api import judgments as judgments_api
 from judging.views import home
 
 urlpatterns = [
@@ -17,6 +20,7 @@ urlpatterns = [
     path("judging/", include("judging.urls")),
     path("results/", include("evaluation.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path(
         "api/collections/<int:collection_id>/status/",
         evaluation_api.CollectionStatusView.as_view(),
@@ -27,6 +31,30 @@ urlpatterns = [
         evaluation_api.CollectionRecomputeView.as_view(),
         name="api-collection-recompute",
     ),
-    path("api/jobs/<int:job_id>/", evaluation_api.JobView.as_view(), name="api-job"),
-    path("api/judgments/", judging_api.JudgmentListCreate.as_view(), name="api-judgments"),
+    path("api/jobs/<int:job_id>/", jobs_api.JobView.as_view(), name="api-job"),
+    path("api/collections/<int:collection_id>/qrels/", evaluation_api.QrelsExportView.as_view(), name="api-qrels"),
+    path("api/collections/<int:collection_id>/results/", evaluation_api.ResultsView.as_view(), name="api-results"),
+    path(
+        "api/collections/<int:collection_id>/results/export/",
+        evaluation_api.ResultsExportView.as_view(),
+        name="api-results-export",
+    ),
+    path(
+        "api/collections/<int:collection_id>/agreement/", evaluation_api.AgreementView.as_view(), name="api-agreement"
+    ),
+    path("api/collections/", campaign_api.CollectionList.as_view(), name="api-collections"),
+    path("api/collections/<int:collection_id>/", campaign_api.CollectionDetail.as_view(), name="api-collection"),
+    path("api/collections/<int:collection_id>/topics/", campaign_api.TopicList.as_view(), name="api-topics"),
+    path("api/collections/<int:collection_id>/documents/", campaign_api.DocumentList.as_view(), name="api-documents"),
+    path("api/collections/<int:collection_id>/runs/", campaign_api.RunList.as_view(), name="api-runs"),
+    path("api/collections/<int:collection_id>/imports/", campaign_api.ImportCreate.as_view(), name="api-imports"),
+    path("api/collections/<int:collection_id>/pool/", campaign_api.PoolView.as_view(), name="api-pool"),
+    path(
+        "api/collections/<int:collection_id>/assignments/",
+        campaign_api.AssignmentList.as_view(),
+        name="api-assignments",
+    ),
+    path("api/assignments/<int:assignment_id>/", campaign_api.AssignmentDetail.as_view(), name="api-assignment"),
+    path("api/judgments/", judgments_api.JudgmentListCreate.as_view(), name="api-judgments"),
+    re_path(r"^api/(?P<path>.*)$", api_not_found),  # last: unknown API URLs answer JSON
 ]

@@ -1,14 +1,16 @@
-"""Pages of the evaluation app: the leaderboard with freshness and agreement."""
+"""Pages of the evaluation app: the leaderboard with freshness and agreement, and the export downloads."""
 
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
 from judging.models import Collection
+from judging.permissions import user_roles
 
-from . import selectors
+from . import downloads, selectors
 
 
 @login_required
@@ -32,3 +34,28 @@ def leaderboard(request: HttpRequest, collection_id: int) -> HttpResponse:
         "agreement": selectors.collection_agreement(collection_id=collection.id),
     }
     return render(request, "evaluation/leaderboard.html", context)
+
+
+def _researcher_collection(request: HttpRequest, collection_id: int) -> Collection:
+    if not user_roles(request.user) & {"admin", "researcher"}:
+        raise PermissionDenied("qrels and results are for researchers and admins")
+    return get_object_or_404(Collection, pk=collection_id)
+
+
+@login_required
+def qrels_download(request: HttpRequest, collection_id: int) -> HttpResponse:
+    """The qrels file (parameters as in `downloads`); 400 with the reason for a bad parameter."""
+    collection = _researcher_collection(request, collection_id)
+    try:
+        return downloads.qrels_download(collection, request.GET, request.user)
+    except downloads.BadExportRequest as error:
+        return JsonResponse({"error": str(error)}, status=400)
+
+
+@login_required
+def results_download(request: HttpRequest, collection_id: int) -> HttpResponse:
+    collection = _researcher_collection(request, collection_id)
+    try:
+        return downloads.results_download(collection, request.GET)
+    except downloads.BadExportRequest as error:
+        return JsonResponse({"error": str(error)}, status=400)

@@ -31,6 +31,8 @@ class CollectionAdmin(admin.ModelAdmin):
         "max_grade",
         "relevance_threshold",
         "assessors_per_item",
+        "disagreement_tolerance",
+        "researchers_see_assessors",
         "blind",
         "consensus_method",
         "created_at",

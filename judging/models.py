@@ -40,6 +40,13 @@ class Collection(models.Model):
         default=1, help_text="Lowest grade that counts as relevant for binary measures (TREC DL passages use 2)."
     )
     assessors_per_item = models.PositiveSmallIntegerField(default=1, validators=[MinValueValidator(1)])
+    disagreement_tolerance = models.PositiveSmallIntegerField(
+        default=0,
+        help_text="Graded labels of one item further apart than this are a disagreement to adjudicate (0: any).",
+    )
+    researchers_see_assessors = models.BooleanField(
+        default=False, help_text="Researchers see assessors' names in exports; otherwise stable pseudonyms."
+    )
     blind = models.BooleanField(default=True, help_text="Assessors never see runs, ranks or other assessors' labels.")
     shuffle_within_priority = models.BooleanField(default=True)
     collection_size = models.PositiveIntegerField(

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from . import pooling, selectors
+from . import jobs, pooling, selectors
 from .models import Collection, Judgment, PoolItem, Run, Topic
 
 
@@ -113,3 +113,27 @@ def _strategy(strategy, rankings, size, precedence, skip, labels):
     if strategy == "rrf":
         return pooling.rrf_pool(rankings, budget=size, skip=skip)
     return pooling.mtf_pool(rankings, budget=size, labels=labels, precedence=precedence, skip=skip)
+
+
+def pool_build_job(
+    *, job_id: int, collection_id: int, strategy: str, size: int, run_ids: Sequence[int], more_assessors: bool
+) -> dict:
+    """`pool_build` as a job: progress per topic into the Job row, the report (or the error) as its result."""
+    collection = Collection.objects.get(pk=collection_id)
+    runs = list(Run.objects.filter(collection=collection, pk__in=run_ids)) if run_ids else None
+    try:
+        report = pool_build(
+            collection=collection,
+            strategy=strategy,
+            depth=size,
+            budget=size,
+            runs=runs,
+            more_assessors=more_assessors,
+            progress=jobs.job_tracker(job_id),
+        )
+    except ValidationError as error:
+        jobs.job_finish(job_id, error="; ".join(error.messages))
+        return {}
+    result = {"added": report.added, "topics": len(report.topics), "unique": report.unique}
+    jobs.job_finish(job_id, result=result)
+    return result

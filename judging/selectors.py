@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import hashlib
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 import numpy as np
-from django.db.models import Count, Q, QuerySet, Sum
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.db.models import Count, F, Q, QuerySet, Sum
 
-from .models import Adjudication, Assignment, Collection, Judgment, PoolItem, Ranking, Run, Topic
+from .models import ROLE_ASSESSOR, Adjudication, Assignment, Collection, Judgment, PoolItem, Ranking, Run, Topic
 
 
 def collection_for_topic(*, topic_id: int) -> Collection:
@@ -78,7 +80,8 @@ def collection_runs(*, collection_id: int) -> QuerySet[Run]:
 
 
 def assignments_for_assessor(*, assessor_id: int) -> list[Assignment]:
-    """The assessor's assignments with judged/total counts and seconds spent, in two queries whatever their number."""
+    """The assessor's assignments with judged/total counts and seconds spent, in four queries whatever their number;
+    the total leaves out items others already filled with the collection's k judgments."""
     assignments = list(
         Assignment.objects.filter(assessor_id=assessor_id)
         .select_related("topic__collection")
@@ -91,12 +94,34 @@ def assignments_for_assessor(*, assessor_id: int) -> list[Assignment]:
         .values("topic")
         .annotate(n=Count("id"), seconds=Sum("seconds_spent"))
     }
+    topic_ids = [a.topic_id for a in assignments]
+    own = set(
+        Judgment.objects.filter(assessor_id=assessor_id, topic_id__in=topic_ids).values_list("topic_id", "document_id")
+    )
+    closed = Counter(
+        topic_id for topic_id, _ in items_filled_by_others(assessor_id=assessor_id, topic_ids=topic_ids) - own
+    )
     for assignment in assignments:
+        assignment.total -= closed[assignment.topic_id]
         row = judged.get(assignment.topic_id, {})
         assignment.judged = row.get("n", 0)
         assignment.seconds = row.get("seconds") or 0.0
         assignment.percent = round(100 * assignment.judged / assignment.total) if assignment.total else 0
     return assignments
+
+
+def items_filled_by_others(*, assessor_id: int, topic_ids: list[int]) -> set[tuple[int, int]]:
+    """(topic id, document id) of the pool items that already have their collection's k graded judgments from
+    assessors other than this one: unless the assessor judged them too, they are closed to them (the write service
+    refuses them; queues and totals leave them out)."""
+    return set(
+        Judgment.objects.filter(topic_id__in=topic_ids, grade__isnull=False)
+        .exclude(assessor_id=assessor_id)
+        .values("topic_id", "document_id", "topic__collection__assessors_per_item")
+        .annotate(n=Count("id"))
+        .filter(n__gte=F("topic__collection__assessors_per_item"))
+        .values_list("topic_id", "document_id")
+    )
 
 
 def assessor_pace(*, assessor_id: int) -> float | None:
@@ -127,11 +152,23 @@ def _shuffle_key(assessor_id: int, topic_id: int, document_id: int) -> bytes:
 
 def judging_queue(*, assessor_id: int, topic: Topic) -> list[dict]:
     """The assessor's documents for a topic in judging order, each with their own judgment so far (never anyone
-    else's): pool priority first; with the collection's shuffling on, each run of SHUFFLE_BAND consecutive items is
-    put in an order of its own for every assessor (stable across reloads) so that no position effect is shared."""
-    items = list(
-        PoolItem.objects.filter(topic=topic).order_by("-priority", "id").values_list("document_id", "document__docno")
-    )
+    else's), leaving out items others already filled with the collection's k judgments: pool priority first; with
+    the collection's shuffling on, each run of SHUFFLE_BAND consecutive items is put in an order of its own for
+    every assessor (stable across reloads) so that no position effect is shared."""
+    own = {
+        j["document_id"]: j
+        for j in Judgment.objects.filter(assessor_id=assessor_id, topic=topic).values(
+            "document_id", "grade", "note", "cannot_judge_reason", "seconds_spent"
+        )
+    }
+    closed = {d for _, d in items_filled_by_others(assessor_id=assessor_id, topic_ids=[topic.id])} - set(own)
+    items = [
+        item
+        for item in PoolItem.objects.filter(topic=topic)
+        .order_by("-priority", "id")
+        .values_list("document_id", "document__docno")
+        if item[0] not in closed
+    ]
     if topic.collection.shuffle_within_priority:
         items = [
             item
@@ -140,12 +177,6 @@ def judging_queue(*, assessor_id: int, topic: Topic) -> list[dict]:
                 items[start : start + SHUFFLE_BAND], key=lambda i: _shuffle_key(assessor_id, topic.id, i[0])
             )
         ]
-    own = {
-        j["document_id"]: j
-        for j in Judgment.objects.filter(assessor_id=assessor_id, topic=topic).values(
-            "document_id", "grade", "note", "cannot_judge_reason", "seconds_spent"
-        )
-    }
     queue = []
     for document_id, docno in items:
         judgment = own.get(document_id)
@@ -161,3 +192,29 @@ def judging_queue(*, assessor_id: int, topic: Topic) -> list[dict]:
             }
         )
     return queue
+
+
+def _all_named(found: list, key, wanted: list[str], field: str, what: str) -> list:
+    missing = sorted(set(wanted) - {key(item) for item in found})
+    if missing:
+        shown = ", ".join(missing[:10]) + (f" and {len(missing) - 10} more" if len(missing) > 10 else "")
+        raise ValidationError({field: f"{what}: {shown}"})
+    return found
+
+
+def assessors_named(*, usernames: list[str]) -> list:
+    """The users in the assessor role with these usernames; ValidationError naming every one that is not."""
+    found = list(get_user_model().objects.filter(groups__name=ROLE_ASSESSOR, username__in=usernames))
+    return _all_named(found, lambda u: u.username, usernames, "assessors", "not assessors")
+
+
+def topics_numbered(*, collection: Collection, numbers: list[str]) -> list[Topic]:
+    """The collection's topics with these numbers; ValidationError naming every number it lacks."""
+    found = list(Topic.objects.filter(collection=collection, number__in=numbers))
+    return _all_named(found, lambda t: t.number, numbers, "topics", f"no such topic(s) in {collection.name}")
+
+
+def runs_tagged(*, collection: Collection, tags: list[str]) -> list[Run]:
+    """The collection's runs with these tags; ValidationError naming every tag it lacks."""
+    found = list(Run.objects.filter(collection=collection, tag__in=tags))
+    return _all_named(found, lambda r: r.tag, tags, "runs", f"no such run(s) in {collection.name}")

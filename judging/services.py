@@ -179,6 +179,31 @@ def _validate_judgment(topic: Topic, document: Document, grade: int | None, cann
         raise ValidationError({"grade": f"grade {grade!r} is outside this collection's scale 0..{scale}"})
 
 
+class ItemFull(PermissionDenied):
+    """The item already has its collection's k judgments from other assessors."""
+
+
+def _claim_item_slot(*, assessor, topic: Topic, document: Document) -> None:
+    """Refuses a first judgment of an item that already has `assessors_per_item` graded judgments from others.
+
+    Call inside the judgment's transaction: the pool item's row lock (and only its row: `of=self`, so the topic row
+    that a concurrent recompute's foreign-key checks share-lock is left alone) serialises assessors racing for the
+    last slot, so that only one of them gets it. An assessor changing their own judgment always may.
+    """
+    item = PoolItem.objects.select_for_update(of=("self",)).filter(topic=topic, document=document).first()
+    if item is None:
+        raise PermissionDenied(f"document {document.docno} is not in the pool of topic {topic.number}")
+    labels = Judgment.objects.filter(topic=topic, document=document).values_list("assessor_id", "grade")
+    others = 0
+    for assessor_id, grade in labels:
+        if assessor_id == assessor.pk:
+            return
+        others += grade is not None
+    k = topic.collection.assessors_per_item
+    if others >= k:
+        raise ItemFull(f"document {document.docno} of topic {topic.number} already has its {k} judgment(s)")
+
+
 @transaction.atomic
 def judgment_record(
     *,
@@ -201,14 +226,13 @@ def judgment_record(
     appended to the history and marks the topic stale (the recompute is enqueued after commit, never before).
     Raises ValidationError for a grade outside the collection's scale or a document of another collection, and
     PermissionDenied when `require_assignment` and the assessor is not assigned the topic or the document is not in
-    its pool.
+    its pool; ItemFull (a PermissionDenied) when the item already has its k judgments from other assessors.
     """
     _validate_judgment(topic, document, grade, cannot_judge_reason)
     if require_assignment:
         if not Assignment.objects.filter(assessor=assessor, topic=topic).exists():
             raise PermissionDenied(f"{assessor} is not assigned topic {topic.number}")
-        if not PoolItem.objects.filter(topic=topic, document=document).exists():
-            raise PermissionDenied(f"document {document.docno} is not in the pool of topic {topic.number}")
+        _claim_item_slot(assessor=assessor, topic=topic, document=document)
     seconds_spent = max(float(seconds_spent or 0.0), 0.0)
     if seconds_total is not None and not 0 <= float(seconds_total) < 1e7:
         raise ValidationError(f"seconds must be between 0 and 10^7, not {seconds_total}")

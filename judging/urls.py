@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from .views import assessor, campaign
+from .views import adjudication, assessor, assigning, campaign
 
 app_name = "judging"
 urlpatterns = [
@@ -11,6 +11,12 @@ urlpatterns = [
     path("judge/<int:topic_id>/doc/<int:document_id>/", assessor.judge_document, name="judge_document"),
     path("judge/<int:topic_id>/<int:document_id>/", assessor.judge_save, name="judge_save"),
     path("dashboard/", campaign.dashboard, name="dashboard"),
+    path("collections/<int:collection_id>/", campaign.campaign, name="campaign"),
     path("collections/<int:collection_id>/import/", campaign.import_upload, name="import"),
+    path("collections/<int:collection_id>/pool/", campaign.pool, name="pool"),
+    path("collections/<int:collection_id>/assignments/", assigning.assignments, name="campaign_assignments"),
+    path("assignments/<int:assignment_id>/reassign/", assigning.reassign, name="reassign"),
+    path("collections/<int:collection_id>/adjudication/", adjudication.queue, name="adjudication"),
+    path("adjudication/<int:topic_id>/<int:document_id>/", adjudication.decide, name="adjudicate"),
     path("jobs/<int:job_id>/", campaign.job, name="job"),
 ]

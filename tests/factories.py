@@ -11,6 +11,7 @@ _counter = itertools.count()
 
 def make_collection(*, max_grade=3, threshold=1, topics=2, documents=6, runs=2, depth=4, **settings):
     n = next(_counter)
+    settings.setdefault("assessors_per_item", 5)  # room for the several assessors many tests put on one topic
     collection = services.collection_create(
         name=f"c{n}", max_grade=max_grade, relevance_threshold=threshold, **settings
     )

@@ -153,18 +153,18 @@ class RankedBatch:
     def first(self, k: int | None) -> slice:
         return slice(0, self.depth if k is None else min(int(k), self.depth))
 
-    def discounted(self, key: tuple, gains: np.ndarray, discount: np.ndarray) -> np.ndarray:
-        """Cumulative discounted gain per column, cached by `key`."""
+    def discounted(self, key: tuple, gains: np.ndarray, divisor: np.ndarray) -> np.ndarray:
+        """Cumulative discounted gain (gain / divisor, added in rank order) per column, cached by `key`."""
         if key not in self._dcg:
-            self._dcg[key] = np.cumsum(gains * discount, axis=1)
+            self._dcg[key] = np.cumsum(gains / divisor, axis=1)
         return self._dcg[key]
 
-    def ideal_discounted(self, key: tuple, gain_fn, discount_fn) -> np.ndarray:
+    def ideal_discounted(self, key: tuple, gain_fn, divisor_fn) -> np.ndarray:
         """Cumulative ideal DCG per topic (topics x judged positives), cached by `key`."""
         if key not in self._idcg:
             ideal = self.stats.ideal
             ranks = np.arange(1, ideal.shape[1] + 1, dtype=np.float64)
-            self._idcg[key] = np.cumsum(gain_fn(ideal) * discount_fn(ranks), axis=1)
+            self._idcg[key] = np.cumsum(gain_fn(ideal) / divisor_fn(ranks), axis=1)
         return self._idcg[key]
 
 
@@ -175,3 +175,12 @@ def safe_divide(numerator, denominator, undefined=0.0) -> np.ndarray:
     out = np.full(np.broadcast(numerator, denominator).shape, undefined, dtype=np.float64)
     np.divide(numerator, denominator, out=out, where=denominator != 0)
     return out
+
+
+def sequential_sum(terms: np.ndarray) -> np.ndarray:
+    """Row sums added one term at a time in rank order, as trec_eval's loops add them. numpy's `sum` adds pairwise,
+    which can differ in the last bit; `cumsum` is sequential, so its last column is trec_eval's sum exactly."""
+    terms = np.asarray(terms, dtype=np.float64)
+    if terms.shape[1] == 0:
+        return np.zeros(terms.shape[0])
+    return np.cumsum(terms, axis=1)[:, -1]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .batch import RankedBatch, safe_divide
+from .batch import RankedBatch, safe_divide, sequential_sum
 
 JK_BASE = 2.0  # Järvelin & Kekäläinen (2002): no discount up to rank b, then log_b(rank)
 
@@ -19,19 +19,21 @@ def _gain_fn(kind: str):
     return lambda g: g
 
 
-def _discount_fn(kind: str):
+def _divisor_fn(kind: str):
+    """What a gain at each rank is divided by. Divided, not multiplied by a reciprocal: trec_eval divides, and
+    gain * (1 / d) can differ from gain / d in the last bit."""
     if kind == "jk":
-        return lambda ranks: np.where(ranks <= JK_BASE, 1.0, np.log(JK_BASE) / np.log(np.maximum(ranks, JK_BASE + 1)))
-    return lambda ranks: 1.0 / np.log2(ranks + 1.0)
+        return lambda ranks: np.where(ranks <= JK_BASE, 1.0, np.log(np.maximum(ranks, JK_BASE + 1)) / np.log(JK_BASE))
+    return lambda ranks: np.log2(ranks + 1.0)
 
 
 def _dcg_curve(batch: RankedBatch, kind: str) -> np.ndarray:
     gains = _gain_fn(kind)(batch.gains)
-    return batch.discounted(("dcg", kind), gains, _discount_fn(kind)(batch.ranks))
+    return batch.discounted(("dcg", kind), gains, _divisor_fn(kind)(batch.ranks))
 
 
 def _ideal_at(batch: RankedBatch, kind: str, k: int | None) -> np.ndarray:
-    curve = batch.ideal_discounted(("idcg", kind), _gain_fn(kind), _discount_fn(kind))
+    curve = batch.ideal_discounted(("idcg", kind), _gain_fn(kind), _divisor_fn(kind))
     column = curve.shape[1] - 1 if k is None else min(int(k), curve.shape[1]) - 1
     return curve[batch.row_topic, column]
 
@@ -65,7 +67,7 @@ def err(batch: RankedBatch, m) -> np.ndarray:
     stop /= 2.0**gmax
     reach = np.cumprod(1.0 - stop, axis=1)
     reach = np.concatenate([np.ones((batch.rows, 1)), reach[:, :-1]], axis=1)
-    return (stop * reach / batch.ranks[cols]).sum(axis=1)
+    return sequential_sum(stop * reach / batch.ranks[cols])
 
 
 def _rbp_weights(batch: RankedBatch, p: float, cols: slice) -> np.ndarray:
@@ -77,7 +79,7 @@ def rbp(batch: RankedBatch, m) -> np.ndarray:
     p = float(m.param("p"))
     cols = batch.first(m.cutoff)
     rel = batch.rel(batch.level_of(m))[:, cols]
-    return (rel * _rbp_weights(batch, p, cols)).sum(axis=1)
+    return sequential_sum(rel * _rbp_weights(batch, p, cols))
 
 
 def rbp_residual(batch: RankedBatch, m) -> np.ndarray:
@@ -86,4 +88,4 @@ def rbp_residual(batch: RankedBatch, m) -> np.ndarray:
     cols = batch.first(m.cutoff)
     unjudged = batch.unjudged[:, cols]
     length = np.minimum(batch.n, cols.stop)
-    return (unjudged * _rbp_weights(batch, p, cols)).sum(axis=1) + np.power(p, length)
+    return sequential_sum(unjudged * _rbp_weights(batch, p, cols)) + np.power(p, length)

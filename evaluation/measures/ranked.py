@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .batch import RankedBatch, safe_divide
+from .batch import RankedBatch, safe_divide, sequential_sum
 from .data import UNJUDGED
 
 INFAP_EPSILON = 1e-5
@@ -33,7 +33,7 @@ def average_precision(batch: RankedBatch, m) -> np.ndarray:
     level = batch.level_of(m)
     cols = batch.first(m.cutoff)
     rel, rs = batch.rel(level)[:, cols], batch.rs(level)[:, cols]
-    sums = np.where(rel, rs / batch.ranks[cols], 0.0).sum(axis=1)
+    sums = sequential_sum(np.where(rel, rs / batch.ranks[cols], 0.0))
     return safe_divide(sums, batch.num_rel(level))
 
 
@@ -71,7 +71,7 @@ def bpref(batch: RankedBatch, m) -> np.ndarray:
     nonrel_so_far = _judged_nonrel_so_far(batch, level)
     penalty = safe_divide(np.minimum(nonrel_so_far, num_rel), np.minimum(num_nonrel, num_rel))
     contribution = np.where(nonrel_so_far > 0, 1.0 - penalty, 1.0)
-    return safe_divide(np.where(rel, contribution, 0.0).sum(axis=1), num_rel[:, 0])
+    return safe_divide(sequential_sum(np.where(rel, contribution, 0.0)), num_rel[:, 0])
 
 
 def inferred_ap(batch: RankedBatch, m) -> np.ndarray:
@@ -87,7 +87,7 @@ def inferred_ap(batch: RankedBatch, m) -> np.ndarray:
             (rel_so_far - 1 + INFAP_EPSILON) / (rel_so_far - 1 + nonrel + 2 * INFAP_EPSILON)
         )
     contribution = np.where(j == 0, 1.0, later)
-    return safe_divide(np.where(rel, contribution, 0.0).sum(axis=1), batch.num_rel(level))
+    return safe_divide(sequential_sum(np.where(rel, contribution, 0.0)), batch.num_rel(level))
 
 
 def success(batch: RankedBatch, m) -> np.ndarray:
@@ -117,7 +117,10 @@ def interpolated_precision(batch: RankedBatch, m) -> np.ndarray:
 def eleven_point_average(batch: RankedBatch, m) -> np.ndarray:
     """Mean interpolated precision at recall 0.0, 0.1, ..., 1.0 (trec_eval 11pt_avg)."""
     level = batch.level_of(m)
-    return np.mean([_interpolated_precision(batch, level, r / 10) for r in range(11)], axis=0)
+    total = np.zeros(batch.rows)
+    for r in range(10, -1, -1):  # trec_eval adds from recall 1.0 down, one at a time; the order shows in the last bit
+        total = total + _interpolated_precision(batch, level, r / 10)
+    return total / 11.0
 
 
 def judged(batch: RankedBatch, m) -> np.ndarray:
@@ -157,7 +160,7 @@ def minimum_average_precision(num_relevant, num_nonrelevant) -> np.ndarray:
     width = int(num_relevant.max()) if len(num_relevant) else 0
     k = np.arange(1, width + 1, dtype=np.float64)
     terms = np.where(k[None, :] <= num_relevant[:, None], k / (k + num_nonrelevant[:, None]), 0.0)
-    return safe_divide(terms.sum(axis=1), num_relevant)
+    return safe_divide(sequential_sum(terms), num_relevant)
 
 
 def precision_recall_points(ranking_labels: np.ndarray, num_relevant: int, level: int = 1) -> dict[str, np.ndarray]:

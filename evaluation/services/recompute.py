@@ -59,7 +59,9 @@ def topic_recompute(*, topic_id: int) -> bool:
     return _exclusively(locks.TOPIC, TopicState, topic_id, lambda generation: _topic(topic_id, generation))
 
 
-def _consensus(collection: Collection, judgments: dict, adjudicated: dict):
+def consensus_for(collection: Collection, judgments: dict, adjudicated: dict):
+    """The consensus of one topic's {document: {assessor: grade}} under the collection's settings: what every stored
+    value is computed from, and what the qrels export writes."""
     return consensus(
         judgments,
         collection.consensus_method,
@@ -72,7 +74,7 @@ def _consensus(collection: Collection, judgments: dict, adjudicated: dict):
 def _topic(topic_id: int, generation: int) -> None:
     collection = judging_selectors.collection_for_topic(topic_id=topic_id)
     judgments = judging_selectors.topic_judgments(topic_id=topic_id)
-    labels = _consensus(collection, judgments, judging_selectors.topic_adjudications(topic_id=topic_id)).labels
+    labels = consensus_for(collection, judgments, judging_selectors.topic_adjudications(topic_id=topic_id)).labels
     rankings = judging_selectors.topic_rankings(topic_id=topic_id)
     runs = RunSet([PreparedRun.from_rankings(str(run_id), {topic_id: docs}) for run_id, docs in rankings.items()])
     measures = as_measures(collection.measures)
@@ -121,7 +123,7 @@ def _collection_agreement(collection_id: int, generation: int) -> None:
     judgments = judging_selectors.collection_judgments(collection_id=collection_id)  # {topic: {doc: {who: grade}}}
     adjudicated = judging_selectors.collection_adjudications(collection_id=collection_id)
     consensus_labels = {
-        topic: _consensus(collection, documents, adjudicated.get(topic, {})).labels
+        topic: consensus_for(collection, documents, adjudicated.get(topic, {})).labels
         for topic, documents in judgments.items()
     }
     keys = [(topic, doc) for topic, documents in judgments.items() for doc in documents]

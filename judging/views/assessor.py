@@ -142,6 +142,8 @@ def judge_save(request: HttpRequest, topic_id: int, document_id: int) -> HttpRes
     except (ValueError, ValidationError) as error:
         message = "; ".join(error.messages) if isinstance(error, ValidationError) else str(error)
         return JsonResponse({"error": message}, status=400)
+    except services.ItemFull as error:
+        return JsonResponse({"error": str(error)}, status=409)
     except PermissionDenied as error:
         return JsonResponse({"error": str(error)}, status=403)
     if _wants_json(request):

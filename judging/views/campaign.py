@@ -1,4 +1,4 @@
-"""Admins' pages: where each role starts, the campaign dashboard, file imports and their jobs."""
+"""Admins' pages: where each role starts, the dashboards, file imports, pool builds and their jobs."""
 
 from __future__ import annotations
 
@@ -7,10 +7,12 @@ from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
-from .. import jobs, selectors, tasks
-from ..forms import ImportForm
+from .. import jobs, pools, progress, selectors, tasks
+from ..forms import ImportForm, PoolForm
 from ..models import ROLE_ASSESSOR, Collection, Job
 from ..uploads import upload_store
+
+DASHBOARD_REFRESH_SECONDS = 5
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -26,9 +28,23 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @staff_member_required
 def dashboard(request: HttpRequest) -> HttpResponse:
+    """Every collection with its overall progress; each links to its campaign page."""
     collections = Collection.objects.order_by("name")
     rows = [(c, selectors.topics_with_progress(collection_id=c.id)) for c in collections]
     return render(request, "judging/dashboard.html", {"rows": rows})
+
+
+@staff_member_required
+def campaign(request: HttpRequest, collection_id: int) -> HttpResponse:
+    """One campaign's dashboard; its figures are a partial the page polls, so a judgment shows within seconds."""
+    collection = get_object_or_404(Collection, pk=collection_id)
+    context = {
+        "collection": collection,
+        "figures": progress.campaign_progress(collection=collection),
+        "refresh": DASHBOARD_REFRESH_SECONDS,
+    }
+    template = "judging/_campaign.html" if request.htmx else "judging/campaign.html"
+    return render(request, template, context)
 
 
 @staff_member_required
@@ -46,6 +62,36 @@ def import_upload(request: HttpRequest, collection_id: int) -> HttpResponse:
         )
         return redirect("judging:job", job_id=job.id)
     return render(request, "judging/import.html", {"collection": collection, "form": form})
+
+
+@staff_member_required
+def pool(request: HttpRequest, collection_id: int) -> HttpResponse:
+    """Build the judging pool: "Preview" shows what each topic would gain and each run's unique contribution
+    without writing; "Build" runs it as a job with progress."""
+    collection = get_object_or_404(Collection, pk=collection_id)
+    form = PoolForm(request.POST or None, collection=collection)
+    preview = None
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        options = {"strategy": data["strategy"], "more_assessors": data["more_assessors"]}
+        runs = list(data["runs"])
+        if "preview" in request.POST:
+            preview = pools.pool_build(
+                collection=collection,
+                depth=data["size"],
+                budget=data["size"],
+                runs=runs or None,
+                commit=False,
+                **options,
+            )
+        else:
+            job = jobs.job_create(
+                kind=f"pool build ({data['strategy']})", collection=collection, created_by=request.user
+            )
+            args = (job.id, collection.id, data["strategy"], data["size"], [r.id for r in runs], data["more_assessors"])
+            transaction.on_commit(lambda: tasks.pool_build.delay(*args))
+            return redirect("judging:job", job_id=job.id)
+    return render(request, "judging/pool.html", {"collection": collection, "form": form, "preview": preview})
 
 
 @staff_member_required

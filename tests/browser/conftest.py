@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -52,6 +53,26 @@ def page(browser):
     page.set_default_timeout(10_000)
     yield page
     context.close()
+    _wait_for_the_live_server_to_go_quiet()
+
+
+def _wait_for_the_live_server_to_go_quiet(timeout_s: float = 15.0) -> None:
+    """A save the page sent just before the test ended may still be running in the live server's thread (and its
+    eager recompute with it); the teardown's TRUNCATE must not race it, or PostgreSQL reports a deadlock."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return  # SQLite's live server shares the test's connection: nothing can run beside the teardown.
+    deadline = time.monotonic() + timeout_s
+    with connection.cursor() as cursor:
+        while time.monotonic() < deadline:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                " AND state IN ('active', 'idle in transaction')"
+            )
+            if cursor.fetchone()[0] == 0:
+                return
+            time.sleep(0.05)
 
 
 @pytest.fixture

@@ -75,6 +75,7 @@ def test_the_next_document_is_prefetched_and_shows_in_under_100_ms(page, live_se
     grade_key(page, "1")
     page.wait_for_function(f"document.querySelector('#judging').dataset.shown !== '{first}'")
     assert int(page.get_attribute("#judging", "data-last-show-ms")) < 100
+    all_saved(page)
 
 
 def test_a_double_key_press_judges_only_the_document_it_was_meant_for(page, live_server, setting):

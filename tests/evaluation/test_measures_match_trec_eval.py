@@ -1,4 +1,5 @@
-"""Every measure trec_eval has, compared with trec_eval itself (pytrec-eval-terrier) to 1e-9."""
+"""Every measure trec_eval has, compared with trec_eval itself (pytrec-eval-terrier): per-topic values bit for bit,
+aggregates to 1e-9 (ours are exact sums rounded once; trec_eval adds topics one at a time)."""
 
 from __future__ import annotations
 
@@ -55,7 +56,10 @@ def _compare(qrels, runs, level, measures=MEASURES, trec_names=TREC_MEASURES):
                 if measure.family == "GMAP":
                     value = math.log(max(value, 1e-5))  # trec_eval's per-topic gm_map is the log
                 expected = reference[name][measure.trec_output_name]
-                assert value == pytest.approx(expected, abs=1e-9), (tag, name, str(measure))
+                if measure.family == "GMAP":
+                    assert value == pytest.approx(expected, abs=1e-12), (tag, name, str(measure))
+                else:  # bit for bit: terms are added in trec_eval's order and divided as it divides
+                    assert value == expected, (tag, name, str(measure))
                 compared += 1
         # Aggregates: arithmetic means over evaluated topics, sums for counts, geometric mean for GMAP.
         for column, measure in enumerate(measures):

@@ -3,21 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from judging import services
 from judging.models import Judgment
 
+from ..api_clients import api_as
 from ..factories import make_collection, make_user
 
 pytestmark = pytest.mark.django_db
-
-
-def api_as(user):
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
-    return client
 
 
 @pytest.fixture
@@ -81,4 +74,4 @@ def test_malformed_input_is_a_400_naming_the_field(campaign, body, field):
     _, topic, assessor = campaign
     data = {"topic": topic.id, "document": topic.pool_items.first().document_id, "grade": 1} | body
     response = api_as(assessor).post("/api/judgments/", data, format="json")
-    assert response.status_code == 400 and field in response.json()
+    assert response.status_code == 400 and field in response.json()["error"]["fields"]

@@ -6,8 +6,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from judging import pooling
-from judging.models import Run
+from judging import pooling, selectors
 from judging.pools import pool_build
 
 from ._importing import collection_named
@@ -32,10 +31,10 @@ class Command(BaseCommand):
         collection = collection_named(options["collection"])
         runs = None
         if options["runs"]:
-            runs = list(Run.objects.filter(collection=collection, tag__in=options["runs"]))
-            missing = sorted(set(options["runs"]) - {r.tag for r in runs})
-            if missing:
-                raise CommandError(f"no such run(s) in {collection.name}: {', '.join(missing)}")
+            try:
+                runs = selectors.runs_tagged(collection=collection, tags=options["runs"])
+            except ValidationError as error:
+                raise CommandError("; ".join(error.messages)) from error
         with tqdm(desc="pooling", unit="topic", file=self.stderr, mininterval=0.2) as bar:
 
             def progress(done: int, total: int) -> None:

@@ -1,4 +1,4 @@
-"""REST endpoints of the judging app: an assessor's own judgments, read and written through the one write service."""
+"""Assessors' own judgments over the API, read and written through the one write service."""
 
 from __future__ import annotations
 
@@ -9,8 +9,14 @@ from rest_framework import exceptions, generics, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from . import services
-from .models import Document, Judgment, Topic
+from .. import services
+from ..models import Document, Judgment, Topic
+from ..permissions import IsAssessor
+
+
+class ItemFullConflict(exceptions.APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "item_full"
 
 
 class JudgmentSerializer(serializers.ModelSerializer):
@@ -41,6 +47,7 @@ class JudgmentListCreate(generics.ListCreateAPIView):
     updating it, idempotently) for a topic assigned to the caller and a document in its pool, else 403."""
 
     serializer_class = JudgmentSerializer
+    permission_classes = [IsAssessor]
 
     def get_queryset(self):
         judgments = Judgment.objects.filter(assessor=self.request.user).order_by("id")
@@ -73,6 +80,8 @@ class JudgmentListCreate(generics.ListCreateAPIView):
                 cannot_judge_reason=data.get("cannot_judge_reason", ""),
                 seconds_total=data.get("seconds_total"),
             )
+        except services.ItemFull as error:
+            raise ItemFullConflict(str(error)) from error
         except PermissionDenied as error:
             raise exceptions.PermissionDenied(str(error)) from error
         except ValidationError as error:

@@ -1,0 +1,69 @@
+"""Export downloads for the pages and the API alike: query parameters in, a streamed file out.
+
+Parameters: `format`; for qrels `source` (consensus | assessor | all), `assessor`, `binarise_at`, `topics`
+(comma-separated numbers); for results `runs` (comma-separated tags). Provenance rides in headers.
+"""
+
+from __future__ import annotations
+
+import json
+
+from django.http import StreamingHttpResponse
+
+from judging.models import Collection
+from judging.permissions import user_roles
+
+from .exports.qrels import qrels_export
+from .exports.results import results_export
+
+CONTENT_TYPES = {"txt": "text/plain", "jsonl": "application/x-ndjson", "csv": "text/csv", "json": "application/json"}
+
+
+class BadExportRequest(ValueError):
+    """A parameter names what cannot be exported; the message says which and why."""
+
+
+def _listed(value: str | None) -> list[str] | None:
+    items = [v.strip() for v in (value or "").split(",") if v.strip()]
+    return items or None
+
+
+def _streamed(name: str, meta: dict, lines) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(lines, content_type=CONTENT_TYPES[name.rsplit(".", 1)[1]] + "; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    response["X-Qrels-Version"] = str(meta["qrels_version"])
+    response["X-Evaluation-Settings"] = meta["settings"]
+    response["X-Provenance"] = json.dumps(meta)
+    return response
+
+
+def qrels_download(collection: Collection, params, user) -> StreamingHttpResponse:
+    reveal = collection.researchers_see_assessors or "admin" in user_roles(user)
+    raw_binarise = params.get("binarise_at")
+    try:
+        binarise_at = int(raw_binarise) if raw_binarise not in (None, "") else None
+    except ValueError as error:
+        raise BadExportRequest("binarise_at must be a whole number") from error
+    try:
+        name, meta, lines = qrels_export(
+            collection=collection,
+            fmt=params.get("format", "trec"),
+            source=params.get("source", "consensus"),
+            assessor=params.get("assessor"),
+            topics=_listed(params.get("topics")),
+            binarise_at=binarise_at,
+            reveal_assessors=reveal,
+        )
+    except ValueError as error:
+        raise BadExportRequest(str(error)) from error
+    return _streamed(name, meta, lines)
+
+
+def results_download(collection: Collection, params) -> StreamingHttpResponse:
+    try:
+        name, meta, lines = results_export(
+            collection=collection, fmt=params.get("format", "trec"), runs=_listed(params.get("runs"))
+        )
+    except ValueError as error:
+        raise BadExportRequest(str(error)) from error
+    return _streamed(name, meta, lines)

@@ -1,0 +1,174 @@
+"""Qrels exports: the consensus (what every stored metric was computed from), one assessor's labels, or every
+assessor's, optionally binarised and for a topic subset; as TREC qrels, JSONL or CSV with provenance columns.
+
+Rows stream topic by topic (one topic's judgments in memory at a time), in a deterministic order: topics in
+collection order, then docno, then assessor.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from judging import selectors as judging_selectors
+from judging.models import Collection, Judgment, Topic
+
+from ..services.recompute import consensus_for
+from . import export_name, provenance
+
+SOURCES = ("consensus", "assessor", "all")
+FORMATS = {"trec": "txt", "jsonl": "jsonl", "csv": "csv"}
+CSV_FIELDS = ["topic", "docno", "grade", "assessor", "time", "seconds", "note", "confidence", "assessors"]
+
+
+@dataclass(frozen=True)
+class QrelsRow:
+    topic: str
+    docno: str
+    grade: int
+    assessor: str = ""
+    time: str = ""
+    seconds: float | None = None
+    note: str = ""
+    confidence: float | None = None
+    assessors: int | None = None
+
+
+def _pseudonyms(collection: Collection, reveal: bool) -> dict[int, str]:
+    """Assessor ids to names, or to stable pseudonyms (assessor-1, -2, … by user id) when identities are hidden."""
+    rows = (
+        Judgment.objects.filter(topic__collection=collection)
+        .values_list("assessor_id", "assessor__username")
+        .distinct()
+        .order_by("assessor_id")
+    )
+    return {pk: (name if reveal else f"assessor-{i}") for i, (pk, name) in enumerate(rows, start=1)}
+
+
+def qrels_rows(
+    *,
+    collection: Collection,
+    source: str = "consensus",
+    assessor: str | None = None,
+    topics: Iterable[str] | None = None,
+    binarise_at: int | None = None,
+    reveal_assessors: bool = True,
+) -> Iterator[QrelsRow]:
+    """The rows of a qrels export. `source`: "consensus" (one label per item, as evaluated; with its confidence),
+    "assessor" (the one named by `assessor`, a username or pseudonym) or "all" (every assessor's label).
+    `binarise_at`: grades at or above it become 1, the others 0. Judgments without a grade are never exported."""
+    if source not in SOURCES:
+        raise ValueError(f"unknown source {source!r}; one of {', '.join(SOURCES)}")
+    names = _pseudonyms(collection, reveal_assessors)
+    wanted_assessor = None
+    if source == "assessor":
+        wanted_assessor = next((pk for pk, name in names.items() if name == assessor), None)
+        if wanted_assessor is None:
+            raise ValueError(f"no assessor {assessor!r} judged in this collection")
+    topic_rows = Topic.objects.filter(collection=collection).order_by("id")
+    if topics is not None:
+        topic_rows = topic_rows.filter(number__in=list(topics))
+
+    def grade_of(grade: int) -> int:
+        return grade if binarise_at is None else int(grade >= binarise_at)
+
+    for topic_id, number in topic_rows.values_list("id", "number"):
+        judgments = Judgment.objects.filter(topic_id=topic_id, grade__isnull=False)
+        if wanted_assessor is not None:
+            judgments = judgments.filter(assessor_id=wanted_assessor)
+        rows = list(
+            judgments.order_by("document__docno", "assessor_id").values_list(
+                "document_id", "document__docno", "assessor_id", "grade", "updated_at", "seconds_spent", "note"
+            )
+        )
+        if source == "consensus":
+            yield from _consensus_rows(collection, topic_id, number, rows, grade_of)
+            continue
+        for _, docno, assessor_id, grade, updated, seconds, note in rows:
+            yield QrelsRow(number, docno, grade_of(grade), names[assessor_id], updated.isoformat(), seconds, note)
+
+
+def _consensus_rows(collection, topic_id, number, rows, grade_of) -> Iterator[QrelsRow]:
+    by_document: dict[int, dict[int, int]] = {}
+    docnos: dict[int, str] = {}
+    for document_id, docno, assessor_id, grade, *_ in rows:
+        by_document.setdefault(document_id, {})[assessor_id] = grade
+        docnos[document_id] = docno
+    adjudicated = judging_selectors.topic_adjudications(topic_id=topic_id)
+    for document_id in adjudicated:
+        if document_id not in docnos:
+            docnos[document_id] = collection.documents.get(pk=document_id).docno
+    result = consensus_for(collection, by_document, adjudicated)
+    for document_id in sorted(result.labels, key=lambda d: docnos[d]):
+        yield QrelsRow(
+            number,
+            docnos[document_id],
+            grade_of(result.labels[document_id]),
+            confidence=result.confidence.get(document_id),
+            assessors=len(by_document.get(document_id, {})),
+        )
+
+
+def qrels_lines(rows: Iterable[QrelsRow], fmt: str) -> Iterator[str]:
+    """Serialises rows: "trec" (`topic 0 docno grade`, or the assessor in place of the 0 when exporting every
+    assessor's labels: trec_eval ignores that column), "jsonl" or "csv" (with a header row)."""
+    if fmt == "trec":
+        for row in rows:
+            yield f"{row.topic} {row.assessor or 0} {row.docno} {row.grade}\n"
+    elif fmt == "jsonl":
+        for row in rows:
+            record = {k: v for k, v in row.__dict__.items() if v not in ("", None)}
+            yield json.dumps(record, ensure_ascii=False) + "\n"
+    elif fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\n")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: ("" if v is None else v) for k, v in row.__dict__.items()})
+            yield buffer.getvalue()
+            buffer.seek(0)
+            buffer.truncate()
+        yield buffer.getvalue()
+    else:
+        raise ValueError(f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")
+
+
+def qrels_export(
+    *,
+    collection: Collection,
+    fmt: str = "trec",
+    source: str = "consensus",
+    assessor: str | None = None,
+    topics: list[str] | None = None,
+    binarise_at: int | None = None,
+    reveal_assessors: bool = True,
+):
+    """(file name, provenance, lines) of a qrels export; ValueError for an unknown format, source or assessor."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")
+    if binarise_at is not None and not 1 <= binarise_at <= collection.max_grade:
+        raise ValueError(f"binarise_at must be a grade between 1 and {collection.max_grade}")
+    rows = qrels_rows(
+        collection=collection,
+        source=source,
+        assessor=assessor,
+        topics=topics,
+        binarise_at=binarise_at,
+        reveal_assessors=reveal_assessors,
+    )
+    first = next(rows, None)  # raises ValueError (unknown assessor) before any response starts
+
+    def chained():
+        if first is not None:
+            yield first
+            yield from rows
+
+    details = {"kind": "qrels", "source": source, "format": fmt, "binarised_at": binarise_at, "topics": topics}
+    if source == "assessor":
+        details["assessor"] = assessor
+    meta = provenance(collection, **details)
+    label = "qrels" if source == "consensus" else f"qrels-{source}" + (f"-{assessor}" if assessor else "")
+    return export_name(collection, label, meta["qrels_version"], FORMATS[fmt]), meta, qrels_lines(chained(), fmt)

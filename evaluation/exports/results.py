@@ -1,0 +1,122 @@
+"""Results exports: every run × topic × measure as stored by the recompute pipeline, plus each run's aggregate
+(the `all` rows), in trec_eval's `-q` text format, CSV or JSON (the shape of `python -m evaluation --json`)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Iterator
+
+from judging.models import Collection, Run
+
+from ..measures import as_measures
+from ..models import RunValue, TopicValue
+from . import export_name, provenance
+
+FORMATS = {"trec": "txt", "csv": "csv", "json": "json"}
+
+
+def _aggregate_kinds(collection: Collection) -> dict[str, str]:
+    kinds = {}
+    for name in collection.measures:
+        try:
+            kinds[name] = as_measures([name])[0].spec.aggregate
+        except ValueError:
+            kinds[name] = "mean"
+    return kinds
+
+
+def _trec_value(value: float | None, kind: str) -> str:
+    if value is None or math.isnan(value):
+        return "nan"
+    return str(round(value)) if kind == "sum" else f"{value:.4f}"
+
+
+def _runs(collection: Collection, runs: list[str] | None):
+    selected = Run.objects.filter(collection=collection).order_by("tag")
+    return selected.filter(tag__in=runs) if runs else selected
+
+
+def result_rows(collection: Collection, runs: list[str] | None = None) -> Iterator[tuple[str, str, str, float | None]]:
+    """(run tag, topic number or "all", measure, value) in a stable order: run tag, topic, the collection's
+    measure order; each run's per-topic rows stream from the database, then its `all` rows."""
+    order = {name: i for i, name in enumerate(collection.measures)}
+    for run in _runs(collection, runs):
+        per_topic = (
+            TopicValue.objects.filter(run=run, measure__in=list(order))
+            .order_by("topic_id")
+            .values_list("topic__number", "measure", "value")
+        )
+        current, pending = None, []
+        for number, measure, value in per_topic.iterator(chunk_size=5000):
+            if number != current and pending:
+                yield from sorted(pending, key=lambda row: order[row[2]])
+                pending = []
+            current = number
+            pending.append((run.tag, number, measure, value))
+        yield from sorted(pending, key=lambda row: order[row[2]])
+        aggregates = dict(RunValue.objects.filter(run=run, measure__in=list(order)).values_list("measure", "value"))
+        for measure in collection.measures:
+            if measure in aggregates:
+                yield run.tag, "all", measure, aggregates[measure]
+
+
+def result_lines(collection: Collection, fmt: str, runs: list[str] | None = None, meta: dict | None = None):
+    """Serialises `result_rows`: "trec" is trec_eval -q's `measure<TAB>topic<TAB>value` with a `runid all TAG` row
+    per run; "csv" has a header; "json" is {"provenance", "results": {run: {topic: {m: v}}}, "aggregates"} at full
+    precision, written run by run."""
+    rows = result_rows(collection, runs)
+    if fmt == "trec":
+        kinds = _aggregate_kinds(collection)
+        last_run = None
+        for tag, topic, measure, value in rows:
+            if tag != last_run:
+                yield f"{'runid':<22}\tall\t{tag}\n"
+                last_run = tag
+            yield f"{measure:<22}\t{topic}\t{_trec_value(value, kinds.get(measure, 'mean'))}\n"
+    elif fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(["run", "topic", "measure", "value"])
+        for tag, topic, measure, value in rows:
+            writer.writerow([tag, topic, measure, "" if value is None else repr(value)])
+            yield buffer.getvalue()
+            buffer.seek(0)
+            buffer.truncate()
+        yield buffer.getvalue()
+    elif fmt == "json":
+        yield from _json_lines(rows, meta or {})
+    else:
+        raise ValueError(f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")
+
+
+def _json_lines(rows, meta: dict) -> Iterator[str]:
+    yield '{"provenance": ' + json.dumps(meta) + ', "results": {'
+    aggregates: dict[str, dict[str, float | None]] = {}
+    run_open = topic_open = None
+    for tag, topic, measure, value in rows:
+        if topic == "all":
+            aggregates.setdefault(tag, {})[measure] = value
+            continue
+        if tag != run_open:
+            yield ("}}, " if run_open is not None else "") + json.dumps(tag) + ": {"
+            run_open, topic_open, first_measure = tag, None, True
+        if topic != topic_open:
+            yield ("}, " if topic_open is not None else "") + json.dumps(topic) + ": {"
+            topic_open, first_measure = topic, True
+        yield ("" if first_measure else ", ") + json.dumps(measure) + ": " + json.dumps(value)
+        first_measure = False
+    if run_open is not None:
+        yield "}}"
+    yield '}, "aggregates": ' + json.dumps(aggregates) + "}\n"
+
+
+def results_export(*, collection: Collection, fmt: str, runs: list[str] | None = None):
+    """(file name, provenance, lines) of a results export."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")
+    meta = provenance(collection, kind="results", measures=list(collection.measures), runs=runs or "all")
+    name = export_name(collection, "results", meta["qrels_version"], FORMATS[fmt])
+    return name, meta, result_lines(collection, fmt, runs, meta)

@@ -1,0 +1,276 @@
+"""The campaign over the API: collections, topics, documents and runs (read by researchers, written by admins),
+file imports and pool builds as jobs, and assignments."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import exceptions, generics, serializers, status
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from .. import assignments, jobs, pooling, pools, progress, selectors, services, tasks
+from ..importers.services import IMPORT_KINDS
+from ..models import Assignment, Collection, Document, PoolItem, Run, Topic
+from ..permissions import IsAdmin, ReadsForResearchersWritesForAdmins
+from ..uploads import upload_store
+from .jobs import job_accepted
+
+
+def _drf_error(error: ValidationError) -> exceptions.ValidationError:
+    return exceptions.ValidationError(error.message_dict if hasattr(error, "error_dict") else error.messages)
+
+
+class CollectionSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Collection
+        fields = [
+            "id",
+            "name",
+            "description",
+            "max_grade",
+            "relevance_threshold",
+            "assessors_per_item",
+            "disagreement_tolerance",
+            "consensus_method",
+            "measures",
+            "blind",
+            "created_at",
+        ]
+        read_only_fields = ["id", "created_at"]
+
+
+class TopicSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Topic
+        fields = ["id", "number", "title", "description", "narrative"]
+
+
+class DocumentSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Document
+        fields = ["id", "docno", "title", "body", "url"]
+
+
+class RunSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Run
+        fields = ["id", "tag", "description", "precedence", "uploaded_at"]
+
+
+class PoolItemSerializer(serializers.ModelSerializer):
+    topic = serializers.CharField(source="topic.number")
+    docno = serializers.CharField(source="document.docno")
+
+    class Meta:
+        model = PoolItem
+        fields = ["id", "topic", "docno", "contributing_runs", "best_rank", "priority", "strategy"]
+
+
+class AssignmentSerializer(serializers.ModelSerializer):
+    assessor = serializers.CharField(source="assessor.username", read_only=True)
+    topic = serializers.CharField(source="topic.number", read_only=True)
+
+    class Meta:
+        model = Assignment
+        fields = ["id", "assessor", "assessor_id", "topic", "topic_id", "state"]
+        read_only_fields = ["assessor_id", "topic_id", "state"]
+
+
+class CollectionList(generics.ListCreateAPIView):
+    """Collections; admins create them."""
+
+    queryset = Collection.objects.order_by("id")
+    serializer_class = CollectionSerializer
+    permission_classes = [ReadsForResearchersWritesForAdmins]
+
+    def perform_create(self, serializer):
+        try:
+            serializer.instance = services.collection_create(**serializer.validated_data)
+        except ValidationError as error:
+            raise _drf_error(error) from error
+
+
+class CollectionDetail(generics.RetrieveAPIView):
+    queryset = Collection.objects.all()
+    serializer_class = CollectionSerializer
+    permission_classes = [ReadsForResearchersWritesForAdmins]
+    lookup_url_kwarg = "collection_id"
+
+
+class _InCollection(generics.ListAPIView):
+    permission_classes = [ReadsForResearchersWritesForAdmins]
+    model = None
+
+    def get_queryset(self):
+        collection = get_object_or_404(Collection, pk=self.kwargs["collection_id"])
+        return self.model.objects.filter(collection=collection).order_by("id")
+
+
+class TopicList(_InCollection):
+    serializer_class, model = TopicSerializer, Topic
+
+
+class DocumentList(_InCollection):
+    """Documents, filterable by `docno`."""
+
+    serializer_class, model = DocumentSerializer, Document
+
+    @extend_schema(parameters=[OpenApiParameter("docno", str)])
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    def get_queryset(self):
+        documents = super().get_queryset()
+        docno = self.request.query_params.get("docno")
+        return documents.filter(docno=docno) if docno is not None else documents
+
+
+class RunList(_InCollection):
+    serializer_class, model = RunSerializer, Run
+
+
+class ImportSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=IMPORT_KINDS)
+    file = serializers.FileField()
+    skip_invalid = serializers.BooleanField(default=False)
+
+
+class ImportCreate(APIView):
+    """Uploads a topics, documents, runs or qrels file (multipart); the import runs as a job (202): follow its
+    `url` for progress, and its result for the problems (file, line, field, reason) if it was refused."""
+
+    permission_classes = [IsAdmin]
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(request={"multipart/form-data": ImportSerializer}, responses={202: None})
+    def post(self, request: Request, collection_id: int) -> Response:
+        collection = get_object_or_404(Collection, pk=collection_id)
+        serializer = ImportSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        path = upload_store(data["file"])
+        job = jobs.job_create(kind=f"import {data['kind']}", collection=collection, created_by=request.user)
+        args = (job.id, data["kind"], str(path), data["file"].name, data["skip_invalid"])
+        transaction.on_commit(lambda: tasks.import_file.delay(*args))
+        return job_accepted(request, job)
+
+
+class PoolBuildSerializer(serializers.Serializer):
+    strategy = serializers.ChoiceField(choices=pooling.STRATEGIES)
+    size = serializers.IntegerField(min_value=1, max_value=100_000, help_text="depth k, or the budget per topic")
+    runs = serializers.ListField(child=serializers.CharField(), required=False, help_text="run tags; default all")
+    more_assessors = serializers.BooleanField(default=False)
+    preview = serializers.BooleanField(default=False)
+
+
+class PoolView(generics.ListAPIView):
+    """GET: the pool's items (filter `topic` by number) in judging order. POST: build it with a strategy; with
+    `preview` the answer (200) is what would be added per topic and each run's unique contribution, else a job
+    (202)."""
+
+    serializer_class = PoolItemSerializer
+    permission_classes = [ReadsForResearchersWritesForAdmins]
+
+    def get_queryset(self):
+        collection = get_object_or_404(Collection, pk=self.kwargs["collection_id"])
+        items = PoolItem.objects.filter(topic__collection=collection).select_related("topic", "document")
+        topic = self.request.query_params.get("topic")
+        if topic is not None:
+            items = items.filter(topic__number=topic)
+        return items.order_by("topic_id", "-priority", "id")
+
+    @extend_schema(parameters=[OpenApiParameter("topic", str, description="a topic number")])
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(request=PoolBuildSerializer, responses={200: None, 202: None})
+    def post(self, request: Request, collection_id: int) -> Response:
+        collection = get_object_or_404(Collection, pk=collection_id)
+        serializer = PoolBuildSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        try:
+            runs = selectors.runs_tagged(collection=collection, tags=data.get("runs", []))
+        except ValidationError as error:
+            raise _drf_error(error) from error
+        if data["preview"]:
+            report = pools.pool_build(
+                collection=collection,
+                strategy=data["strategy"],
+                depth=data["size"],
+                budget=data["size"],
+                runs=runs or None,
+                more_assessors=data["more_assessors"],
+                commit=False,
+            )
+            topics = {number: {"new": new, "pooled": old} for number, (new, old) in report.topics.items()}
+            return Response({"added": report.added, "topics": topics, "unique": report.unique})
+        job = jobs.job_create(kind=f"pool build ({data['strategy']})", collection=collection, created_by=request.user)
+        args = (job.id, collection.id, data["strategy"], data["size"], [r.id for r in runs], data["more_assessors"])
+        transaction.on_commit(lambda: tasks.pool_build.delay(*args))
+        return job_accepted(request, job)
+
+
+class AssignRequestSerializer(serializers.Serializer):
+    assessors = serializers.ListField(child=serializers.CharField(), min_length=1, help_text="usernames")
+    topics = serializers.ListField(child=serializers.CharField(), required=False, help_text="numbers; default all")
+
+
+class AssignmentList(generics.ListAPIView):
+    """GET: who judges which topic. POST: assign the named assessors, k per topic, balanced (existing assignments
+    count); answers the assignments created."""
+
+    serializer_class = AssignmentSerializer
+    permission_classes = [IsAdmin]
+
+    def get_queryset(self):
+        collection = get_object_or_404(Collection, pk=self.kwargs["collection_id"])
+        return Assignment.objects.filter(topic__collection=collection).select_related("assessor", "topic")
+
+    @extend_schema(request=AssignRequestSerializer, responses={201: AssignmentSerializer(many=True)})
+    def post(self, request: Request, collection_id: int) -> Response:
+        collection = get_object_or_404(Collection, pk=collection_id)
+        serializer = AssignRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        numbers = serializer.validated_data.get("topics")
+        try:
+            people = selectors.assessors_named(usernames=serializer.validated_data["assessors"])
+            topics = selectors.topics_numbered(collection=collection, numbers=numbers) if numbers else None
+            created = assignments.assignments_balance(collection=collection, assessors=people, topics=topics)
+        except ValidationError as error:
+            raise _drf_error(error) from error
+        return Response(AssignmentSerializer(created, many=True).data, status=status.HTTP_201_CREATED)
+
+
+class ReassignSerializer(serializers.Serializer):
+    assessor = serializers.CharField(help_text="username")
+
+
+class AssignmentDetail(APIView):
+    """PATCH hands the assignment to another assessor; DELETE removes it (judgments made stay)."""
+
+    permission_classes = [IsAdmin]
+
+    @extend_schema(request=ReassignSerializer, responses=AssignmentSerializer)
+    def patch(self, request: Request, assignment_id: int) -> Response:
+        assignment = get_object_or_404(Assignment, pk=assignment_id)
+        serializer = ReassignSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        person = progress.assessors().filter(username=serializer.validated_data["assessor"]).first()
+        if person is None:
+            raise exceptions.ValidationError({"assessor": "no assessor with this username"})
+        try:
+            moved = assignments.assignment_reassign(assignment=assignment, assessor=person)
+        except ValidationError as error:
+            raise _drf_error(error) from error
+        return Response(AssignmentSerializer(moved).data)
+
+    @extend_schema(responses={204: None})
+    def delete(self, request: Request, assignment_id: int) -> Response:
+        assignments.assignment_delete(assignment=get_object_or_404(Assignment, pk=assignment_id))
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -1,0 +1,39 @@
+"""Long jobs over the API (imports, pool builds, full recomputes): their progress, and the 202 that starts one."""
+
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.reverse import reverse
+from rest_framework.views import APIView
+
+from ..models import Job
+from ..permissions import IsAdmin
+
+
+class JobSerializer(serializers.ModelSerializer):
+    percent = serializers.IntegerField(read_only=True)
+    collection = serializers.PrimaryKeyRelatedField(read_only=True)
+
+    class Meta:
+        model = Job
+        fields = ["id", "kind", "collection", "state", "done", "total", "percent", "message", "result", "created_at"]
+
+
+def job_accepted(request: Request, job: Job) -> Response:
+    """202 with the job and the URL to poll."""
+    body = JobSerializer(job).data | {"url": reverse("api-job", args=[job.id], request=request)}
+    return Response(body, status=status.HTTP_202_ACCEPTED)
+
+
+class JobView(APIView):
+    """A long job's progress; admins only."""
+
+    permission_classes = [IsAdmin]
+
+    @extend_schema(responses=JobSerializer)
+    def get(self, request: Request, job_id: int) -> Response:
+        return Response(JobSerializer(get_object_or_404(Job, pk=job_id)).data)

@@ -1,0 +1,49 @@
+"""Who may do what over the API: admins run the campaign, researchers read results and qrels, assessors judge."""
+
+from __future__ import annotations
+
+from rest_framework import permissions
+
+from .models import ROLE_ADMIN, ROLE_ASSESSOR, ROLE_RESEARCHER
+
+
+def user_roles(user) -> set[str]:
+    if not user or not user.is_authenticated:
+        return set()
+    roles = set(user.groups.values_list("name", flat=True))
+    if user.is_staff:
+        roles.add(ROLE_ADMIN)
+    return roles
+
+
+class IsAdmin(permissions.BasePermission):
+    message = "only admins may do this"
+
+    def has_permission(self, request, view) -> bool:
+        return bool(request.user and request.user.is_staff)
+
+
+class IsResearcherOrAdmin(permissions.BasePermission):
+    """Results, qrels and agreement: researchers and admins; assessors stay blind to them."""
+
+    message = "only researchers and admins may read results and qrels"
+
+    def has_permission(self, request, view) -> bool:
+        return bool(user_roles(request.user) & {ROLE_ADMIN, ROLE_RESEARCHER})
+
+
+class ReadsForResearchersWritesForAdmins(permissions.BasePermission):
+    message = "researchers may read; only admins may change the campaign"
+
+    def has_permission(self, request, view) -> bool:
+        roles = user_roles(request.user)
+        if request.method in permissions.SAFE_METHODS:
+            return bool(roles & {ROLE_ADMIN, ROLE_RESEARCHER})
+        return ROLE_ADMIN in roles
+
+
+class IsAssessor(permissions.BasePermission):
+    message = "only assessors judge"
+
+    def has_permission(self, request, view) -> bool:
+        return ROLE_ASSESSOR in user_roles(request.user)

@@ -1,0 +1,255 @@
+"""Reads for the campaign dashboard and the adjudication queue: progress per topic and assessor, pace, time to
+finish, disagreements and each run's judged@10 coverage, from a handful of aggregate queries."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+import numpy as np
+from django.contrib.auth import get_user_model
+from django.db.models import BinaryField, Count, F, Max, Min, Q
+from django.db.models.functions import Substr
+from django.utils import timezone
+
+from .models import ROLE_ASSESSOR, Adjudication, Assignment, Collection, Judgment, Ranking, Topic
+
+COVERAGE_DEPTH = 10
+MIN_RATE_WINDOW = timedelta(minutes=10)
+
+
+@dataclass
+class TopicProgress:
+    id: int
+    number: str
+    title: str
+    pool_size: int
+    complete: int = 0  # items with their k graded judgments, or adjudicated
+    judgments: int = 0
+    disagreements: int = 0
+    assessors: list[str] = field(default_factory=list)
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.complete / self.pool_size) if self.pool_size else 0
+
+
+@dataclass
+class AssessorProgress:
+    id: int
+    username: str
+    topics: int = 0
+    judgments: int = 0
+    last_hour: int = 0
+    median_seconds: float | None = None
+
+
+@dataclass
+class CampaignProgress:
+    topics: list[TopicProgress]
+    assessors: list[AssessorProgress]
+    coverage: list[tuple[str, float]]
+    judgments: int
+    last_hour: int
+    needed: int
+    remaining: int
+    median_seconds: float | None
+    eta_seconds: float | None
+    disagreements: int
+
+    @property
+    def percent(self) -> int:
+        return round(100 * (self.needed - self.remaining) / self.needed) if self.needed else 0
+
+
+def _disagree(low: int, high: int, tolerance: int) -> bool:
+    return high - low > tolerance
+
+
+def campaign_progress(*, collection: Collection, now: datetime | None = None) -> CampaignProgress:
+    """The dashboard's figures. An item needs the collection's k graded judgments (an adjudication settles it);
+    the time to finish is the labels still needed at the median seconds per judgment, shared by the assessors who
+    judged in the last hour (or, when none did, all those assigned)."""
+    now = now or timezone.now()
+    k, tolerance = collection.assessors_per_item, collection.disagreement_tolerance
+    topics = {
+        t.id: TopicProgress(id=t.id, number=t.number, title=t.title, pool_size=t.pool_size)
+        for t in Topic.objects.filter(collection=collection).annotate(pool_size=Count("pool_items")).order_by("id")
+    }
+    adjudicated = set(Adjudication.objects.filter(topic__collection=collection).values_list("topic_id", "document_id"))
+    items = (
+        Judgment.objects.filter(topic__collection=collection, grade__isnull=False)
+        .values("topic_id", "document_id")
+        .annotate(n=Count("id"), low=Min("grade"), high=Max("grade"))
+        .values_list("topic_id", "document_id", "n", "low", "high")
+    )
+    filled = Counter()
+    judged = defaultdict(set)
+    for topic_id, document_id, n, low, high in items.iterator(chunk_size=10_000):
+        topic = topics[topic_id]
+        settled = (topic_id, document_id) in adjudicated
+        topic.judgments += n
+        topic.complete += settled or n >= k
+        topic.disagreements += not settled and n > 1 and _disagree(low, high, tolerance)
+        filled[topic_id] += k if settled else min(n, k)
+        judged[topic_id].add(document_id)
+    for topic_id, document_id in adjudicated:
+        judged[topic_id].add(document_id)
+    assessors = _assessor_progress(collection, topics, now)
+    needed = sum(t.pool_size for t in topics.values()) * k
+    remaining = needed - sum(filled.values())
+    last_hour = sum(a.last_hour for a in assessors)
+    pace = _median_seconds(collection)
+    working = sum(1 for a in assessors if a.last_hour) or sum(1 for a in assessors if a.topics)
+    first_recent = Judgment.objects.filter(
+        topic__collection=collection, created_at__gte=now - timedelta(hours=1)
+    ).aggregate(first=Min("created_at"))["first"]
+    window = max((now - first_recent).total_seconds() if first_recent else 0, MIN_RATE_WINDOW.total_seconds())
+    return CampaignProgress(
+        topics=list(topics.values()),
+        assessors=assessors,
+        coverage=_judged_at_10(collection, judged),
+        judgments=sum(t.judgments for t in topics.values()),
+        last_hour=last_hour,
+        needed=needed,
+        remaining=remaining,
+        median_seconds=pace,
+        eta_seconds=_eta(remaining, pace, working, last_hour, window / 3600),
+        disagreements=sum(t.disagreements for t in topics.values()),
+    )
+
+
+def _eta(remaining: int, pace: float | None, working: int, last_hour: int, window_hours: float) -> float | None:
+    """Labels left × median seconds per label, shared by the assessors at work; without recorded times (imported
+    labels), the recent rate, over at least MIN_RATE_WINDOW so that the first minutes do not extrapolate wildly."""
+    if remaining <= 0:
+        return 0.0
+    if pace:
+        return remaining * pace / max(working, 1)
+    if last_hour:
+        return 3600.0 * remaining * window_hours / last_hour
+    return None
+
+
+def _median_seconds(collection: Collection, **filters) -> float | None:
+    seconds = Judgment.objects.filter(topic__collection=collection, seconds_spent__gt=0, **filters).values_list(
+        "seconds_spent", flat=True
+    )
+    values = np.fromiter(seconds.iterator(chunk_size=10_000), dtype=float)
+    return float(np.median(values)) if values.size else None
+
+
+def _assessor_progress(collection: Collection, topics: dict[int, TopicProgress], now: datetime):
+    people: dict[int, AssessorProgress] = {}
+    for assessor_id, username, topic_id in Assignment.objects.filter(topic__collection=collection).values_list(
+        "assessor_id", "assessor__username", "topic_id"
+    ):
+        person = people.setdefault(assessor_id, AssessorProgress(id=assessor_id, username=username))
+        person.topics += 1
+        topics[topic_id].assessors.append(username)
+    rows = (
+        Judgment.objects.filter(topic__collection=collection)
+        .values("assessor_id", "assessor__username")
+        .annotate(n=Count("id"), recent=Count("id", filter=Q(created_at__gte=now - timedelta(hours=1))))
+    )
+    for row in rows:
+        person = people.setdefault(
+            row["assessor_id"], AssessorProgress(id=row["assessor_id"], username=row["assessor__username"])
+        )
+        person.judgments, person.last_hour = row["n"], row["recent"]
+    seconds = defaultdict(list)
+    for assessor_id, value in Judgment.objects.filter(topic__collection=collection, seconds_spent__gt=0).values_list(
+        "assessor_id", "seconds_spent"
+    ):
+        seconds[assessor_id].append(value)
+    for assessor_id, values in seconds.items():
+        people[assessor_id].median_seconds = float(np.median(values))
+    return sorted(people.values(), key=lambda p: p.username)
+
+
+def _judged_at_10(collection: Collection, judged: dict[int, set[int]]) -> list[tuple[str, float]]:
+    """Each run's mean over the topics it answered of the share of its top 10 that is judged (trec_eval's
+    Judged@10 convention: fewer than 10 retrieved still divides by 10). Reads only the first 10 ids of each
+    ranking from the database."""
+    head = Substr("document_ids", 1, 8 * COVERAGE_DEPTH, output_field=BinaryField())
+    shares = defaultdict(list)
+    rows = (
+        Ranking.objects.filter(run__collection=collection)
+        .annotate(head=head)
+        .values_list("run__tag", "topic_id", "head")
+    )
+    for tag, topic_id, blob in rows.iterator(chunk_size=2000):
+        top = np.frombuffer(bytes(blob), dtype="<i8")
+        seen = judged.get(topic_id, set())
+        shares[tag].append(sum(int(d) in seen for d in top) / COVERAGE_DEPTH)
+    return sorted(((tag, float(np.mean(values))) for tag, values in shares.items()), key=lambda r: (r[1], r[0]))
+
+
+@dataclass
+class DisputedItem:
+    topic: Topic
+    document_id: int
+    docno: str
+    title: str
+    labels: list[dict]
+    adjudicated: int | None = None
+    adjudication_note: str = ""
+
+
+def disputed_items(*, collection: Collection, include_settled: bool = False, limit: int = 200) -> list[DisputedItem]:
+    """Items whose graded judgments differ by more than the collection's tolerance, with every assessor's grade,
+    note and time side by side; the adjudicated ones only with `include_settled`. Topic order, then document."""
+    tolerance = collection.disagreement_tolerance
+    spread = (
+        Judgment.objects.filter(topic__collection=collection, grade__isnull=False)
+        .values("topic_id", "document_id")
+        .annotate(n=Count("id"), low=Min("grade"), high=Max("grade"))
+        .filter(n__gt=1, high__gt=F("low") + tolerance)
+        .order_by("topic_id", "document_id")
+        .values_list("topic_id", "document_id")
+    )
+    adjudications = {(a.topic_id, a.document_id): a for a in Adjudication.objects.filter(topic__collection=collection)}
+    keys = [key for key in spread if include_settled or key not in adjudications][:limit]
+    labels = defaultdict(list)
+    wanted = set(keys)
+    judgments = (
+        Judgment.objects.filter(
+            topic_id__in={t for t, _ in keys}, document_id__in={d for _, d in keys}, grade__isnull=False
+        )
+        .select_related("assessor", "document", "topic")
+        .order_by("assessor__username")
+    )
+    for j in judgments if keys else ():
+        if (j.topic_id, j.document_id) in wanted:
+            labels[(j.topic_id, j.document_id)].append(
+                {
+                    "assessor": j.assessor.username,
+                    "grade": j.grade,
+                    "note": j.note,
+                    "seconds": j.seconds_spent,
+                    "document": j.document,
+                    "topic": j.topic,
+                }
+            )
+    result = []
+    for key in keys:
+        rows = labels[key]
+        adjudication = adjudications.get(key)
+        result.append(
+            DisputedItem(
+                topic=rows[0]["topic"],
+                document_id=key[1],
+                docno=rows[0]["document"].docno,
+                title=rows[0]["document"].title,
+                labels=rows,
+                adjudicated=adjudication.grade if adjudication else None,
+                adjudication_note=adjudication.note if adjudication else "",
+            )
+        )
+    return result
+
+
+def assessors():
+    """Users in the assessor role, for the assignment forms."""
+    return get_user_model().objects.filter(groups__name=ROLE_ASSESSOR).order_by("username")

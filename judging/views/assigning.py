@@ -1,0 +1,51 @@
+"""Admins' assignment pages: who judges which topic, balanced automatic assignment, and reassignment."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.admin.views.decorators import staff_member_required
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from .. import assignments as assigning
+from ..forms import AssignForm, ReassignForm
+from ..models import Assignment, Collection
+
+
+@staff_member_required
+def assignments(request: HttpRequest, collection_id: int) -> HttpResponse:
+    """The collection's assignments, with the form that assigns the chosen assessors, k per topic, balanced."""
+    collection = get_object_or_404(Collection, pk=collection_id)
+    form = AssignForm(request.POST or None, collection=collection)
+    if request.method == "POST" and form.is_valid():
+        topics = list(form.cleaned_data["topics"]) or None
+        try:
+            created = assigning.assignments_balance(
+                collection=collection, assessors=list(form.cleaned_data["assessors"]), topics=topics
+            )
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            messages.success(request, f"{len(created)} assignment(s) added.")
+            return redirect("judging:campaign_assignments", collection_id=collection.id)
+    rows = Assignment.objects.filter(topic__collection=collection).select_related("topic", "assessor")
+    context = {"collection": collection, "form": form, "rows": rows, "reassign": ReassignForm()}
+    return render(request, "judging/assign.html", context)
+
+
+@staff_member_required
+@require_POST
+def reassign(request: HttpRequest, assignment_id: int) -> HttpResponse:
+    assignment = get_object_or_404(Assignment.objects.select_related("topic"), pk=assignment_id)
+    form = ReassignForm(request.POST)
+    if form.is_valid():
+        try:
+            assigning.assignment_reassign(assignment=assignment, assessor=form.cleaned_data["assessor"])
+            messages.success(request, f"Topic {assignment.topic.number} reassigned.")
+        except ValidationError as error:
+            messages.error(request, "; ".join(error.messages))
+    else:
+        messages.error(request, "Choose an assessor.")
+    return redirect("judging:campaign_assignments", collection_id=assignment.topic.collection_id)

@@ -1,0 +1,158 @@
+"""Qrels and results exports: a round trip through trec_eval gives exactly the values the app shows; every
+variant (assessor, all, binarised, topic subset, JSONL, CSV) and format; provenance; who may download."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+import pytrec_eval
+from django.core.management import call_command
+from django.http import StreamingHttpResponse
+
+from evaluation.models import CollectionState, RunValue, TopicValue
+from judging import services
+
+from ..api_clients import role_clients
+from ..factories import make_collection, make_user
+
+pytestmark = pytest.mark.django_db(transaction=True)  # real commits, so the recompute runs after each judgment
+
+MEASURES = {"P@5": "P_5", "AP": "map", "nDCG": "ndcg", "RR": "recip_rank", "Rprec": "Rprec", "Bpref": "bpref"}
+
+
+@pytest.fixture
+def judged():
+    """Two assessors disagreeing on some documents of a graded collection with ties in the runs' scores."""
+    collection = make_collection(max_grade=3, topics=3, documents=14, runs=3, depth=8, measures=list(MEASURES))
+    a, b = make_user("assessor"), make_user("assessor")
+    for topic in collection.topics.all():
+        services.assignment_create(assessor=a, topic=topic)
+        services.assignment_create(assessor=b, topic=topic)
+        for i, item in enumerate(topic.pool_items.order_by("id")):
+            if i % 4 == 3:
+                continue  # some pooled documents stay unjudged
+            services.judgment_record(assessor=a, topic=topic, document=item.document, grade=(i * 7) % 4, note=f"n{i}")
+            if i % 2 == 0:
+                services.judgment_record(assessor=b, topic=topic, document=item.document, grade=(i * 5) % 4)
+    return collection, a, b
+
+
+def _body(response) -> str:
+    assert isinstance(response, StreamingHttpResponse)
+    return b"".join(response.streaming_content).decode()
+
+
+def test_exported_consensus_qrels_evaluated_by_trec_eval_give_exactly_the_values_the_app_shows(judged):
+    collection, _, _ = judged
+    response = role_clients()["researcher"].get(f"/api/collections/{collection.id}/qrels/")
+    qrels: dict[str, dict[str, int]] = {}
+    for line in _body(response).splitlines():
+        topic, _, docno, grade = line.split()
+        qrels.setdefault(topic, {})[docno] = int(grade)
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, set(MEASURES.values()))
+    compared = 0
+    for run in collection.runs.all():
+        scores = {
+            r.topic.number: {
+                collection.documents.get(pk=d).docno: float(s)
+                for d, s in zip(r.documents(), r.score_array(), strict=False)
+            }
+            for r in run.rankings.select_related("topic")
+        }
+        expected = evaluator.evaluate(scores)
+        for value in TopicValue.objects.filter(run=run).select_related("topic"):
+            assert value.value == expected[value.topic.number][MEASURES[value.measure]], (run.tag, value.measure)
+            compared += 1
+    assert compared == 3 * 3 * len(MEASURES)
+
+
+def test_every_assessor_one_assessor_binarised_and_topic_subsets(judged):
+    collection, a, b = judged
+    admin = role_clients()["admin"]
+    url = f"/api/collections/{collection.id}/qrels/"
+    every = _body(admin.get(url, {"source": "all"})).splitlines()
+    assert {line.split()[1] for line in every} == {a.username, b.username}
+    assert len(every) == collection.judgments_count if hasattr(collection, "judgments_count") else len(every) > 0
+    only_a = _body(admin.get(url, {"source": "assessor", "assessor": a.username})).splitlines()
+    assert {line.split()[1] for line in only_a} == {a.username}
+    binary = _body(admin.get(url, {"binarise_at": 2})).splitlines()
+    assert {line.split()[3] for line in binary} <= {"0", "1"}
+    subset = _body(admin.get(url, {"topics": "2"})).splitlines()
+    assert subset and {line.split()[0] for line in subset} == {"2"}
+
+
+def test_jsonl_and_csv_carry_provenance_and_researchers_see_pseudonyms(judged):
+    collection, a, _ = judged
+    clients = role_clients()
+    url = f"/api/collections/{collection.id}/qrels/"
+    response = clients["researcher"].get(url, {"source": "all", "format": "jsonl"})
+    records = [json.loads(line) for line in _body(response).splitlines()]
+    assert {r["assessor"] for r in records} == {"assessor-1", "assessor-2"}
+    assert all({"topic", "docno", "grade", "time"} <= set(r) for r in records)
+    assert any(r.get("note") for r in records)
+    version = CollectionState.objects.get(collection=collection).qrels_version
+    assert response["X-Qrels-Version"] == str(version) and f"-v{version}." in response["Content-Disposition"]
+    assert json.loads(response["X-Provenance"])["settings"].startswith("rel>=1")
+    rows = list(csv.DictReader(io.StringIO(_body(clients["admin"].get(url, {"format": "csv"})))))
+    assert rows and all(row["confidence"] for row in rows) and {row["assessor"] for row in rows} == {""}
+    assert a.username in _body(clients["admin"].get(url, {"source": "all", "format": "csv"}))
+
+
+def test_results_export_in_trec_eval_q_format_csv_and_json_match_the_stored_values(judged):
+    collection, _, _ = judged
+    admin = role_clients()["admin"]
+    url = f"/api/collections/{collection.id}/results/export/"
+    as_json = json.loads(_body(admin.get(url, {"format": "json"})))
+    stored = {
+        (v.run.tag, v.topic.number, v.measure): v.value for v in TopicValue.objects.select_related("run", "topic")
+    }
+    exported = {
+        (run, topic, measure): value
+        for run, topics in as_json["results"].items()
+        for topic, values in topics.items()
+        for measure, value in values.items()
+    }
+    assert exported == stored
+    aggregates = {(v.run.tag, v.measure): v.value for v in RunValue.objects.select_related("run")}
+    assert {(run, m): v for run, values in as_json["aggregates"].items() for m, v in values.items()} == aggregates
+    assert as_json["provenance"]["qrels_version"] == CollectionState.objects.get(collection=collection).qrels_version
+    text = _body(admin.get(url, {"format": "trec", "runs": "run1"})).splitlines()
+    assert text[0].split("\t") == ["runid                 ", "all", "run1"]
+    assert all(len(line.split("\t")) == 3 for line in text)
+    rows = list(csv.DictReader(io.StringIO(_body(admin.get(url, {"format": "csv"})))))
+    assert len(rows) == len(stored) + len(aggregates)
+
+
+def test_assessors_and_strangers_cannot_download_and_bad_parameters_are_400s(judged):
+    collection, _, _ = judged
+    clients = role_clients()
+    url = f"/api/collections/{collection.id}/qrels/"
+    assert clients["assessor"].get(url).status_code == 403
+    assert clients["anonymous"].get(url).status_code == 401
+    for params in (
+        {"format": "xml"},
+        {"source": "assessor", "assessor": "ghost"},
+        {"binarise_at": "x"},
+        {"binarise_at": 9},
+    ):
+        response = clients["admin"].get(url, params)
+        assert response.status_code == 400, params
+        assert response.json()["error"]["status"] == 400
+    page = clients["assessor"]
+    page.force_login(make_user("assessor"))
+    assert page.get(f"/results/{collection.id}/qrels/").status_code == 403
+
+
+def test_the_export_commands_write_the_file_and_its_provenance_sidecar(judged, tmp_path):
+    collection, _, _ = judged
+    target = tmp_path / "qrels.txt"
+    call_command("export_qrels", collection.name, "-o", str(target))
+    sidecar = json.loads((tmp_path / "qrels.txt.provenance.json").read_text())
+    assert sidecar["source"] == "consensus" and sidecar["qrels_version"] >= 1
+    assert all(len(line.split()) == 4 for line in target.read_text().splitlines())
+    results = tmp_path / "results.csv"
+    call_command("export_results", collection.name, "-o", str(results), "--format", "csv")
+    assert results.read_text().startswith("run,topic,measure,value\n")

@@ -1,0 +1,100 @@
+"""The campaign API: who may read and change collections, pools and assignments; imports and pool builds as jobs;
+one JSON shape for errors."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from judging.models import Assignment, Job, JobState, PoolItem, Topic
+
+from ..api_clients import role_clients
+from ..factories import make_collection, make_user
+
+pytestmark = pytest.mark.django_db
+
+READ = ["", "topics/", "documents/", "runs/", "pool/"]
+
+
+@pytest.fixture
+def clients():
+    return role_clients()
+
+
+@pytest.mark.parametrize("suffix", READ)
+def test_researchers_and_admins_read_the_campaign_assessors_and_strangers_do_not(clients, suffix):
+    collection = make_collection()
+    url = f"/api/collections/{collection.id}/{suffix}"
+    codes = {role: client.get(url).status_code for role, client in clients.items()}
+    assert codes == {"admin": 200, "researcher": 200, "assessor": 403, "anonymous": 401}
+
+
+def test_only_admins_create_collections_and_a_bad_scale_is_a_400_naming_the_field(clients):
+    body = {"name": "new", "max_grade": 3, "relevance_threshold": 2}
+    assert clients["researcher"].post("/api/collections/", body, format="json").status_code == 403
+    created = clients["admin"].post("/api/collections/", body, format="json")
+    assert created.status_code == 201 and created.json()["max_grade"] == 3
+    bad = clients["admin"].post("/api/collections/", {"name": "x", "max_grade": 9}, format="json")
+    assert bad.status_code == 400
+    error = bad.json()["error"]
+    assert error["status"] == 400 and "max_grade" in error["fields"] and "max_grade" in error["message"]
+
+
+def test_errors_share_one_shape_and_unknown_api_urls_answer_json(clients):
+    missing = clients["admin"].get("/api/collections/999999/")
+    assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
+    nowhere = clients["admin"].get("/api/no/such/thing/")
+    assert nowhere.status_code == 404 and nowhere.json()["error"]["message"] == "no API endpoint at /api/no/such/thing/"
+    anonymous = clients["anonymous"].get("/api/collections/")
+    assert anonymous.json()["error"]["status"] == 401
+
+
+def test_an_import_uploaded_over_the_api_runs_as_a_job_and_reports_problems_by_line(
+    clients, django_capture_on_commit_callbacks
+):
+    collection = make_collection(topics=1)
+    url = f"/api/collections/{collection.id}/imports/"
+    good = SimpleUploadedFile("topics.tsv", b"7\tnew topic\n8\tanother\n")
+    with django_capture_on_commit_callbacks(execute=True):
+        response = clients["admin"].post(url, {"kind": "topics", "file": good}, format="multipart")
+    assert response.status_code == 202
+    job = clients["admin"].get(response.json()["url"]).json()
+    assert job["state"] == "done" and Topic.objects.filter(collection=collection, number="8").exists()
+    bad = SimpleUploadedFile("topics.tsv", b"9\tfine\n10\n")
+    with django_capture_on_commit_callbacks(execute=True):
+        response = clients["admin"].post(url, {"kind": "topics", "file": bad}, format="multipart")
+    failed = Job.objects.get(pk=response.json()["id"])
+    assert failed.state == JobState.FAILED and failed.result["problems"][0]["line"] == 2
+    assert not Topic.objects.filter(collection=collection, number="9").exists()
+    assert clients["researcher"].post(url, {"kind": "topics"}, format="multipart").status_code == 403
+
+
+def test_pool_preview_answers_at_once_and_a_build_is_a_job(clients, django_capture_on_commit_callbacks):
+    collection = make_collection(topics=2, documents=10, runs=2, depth=6)
+    PoolItem.objects.filter(topic__collection=collection).delete()
+    url = f"/api/collections/{collection.id}/pool/"
+    preview = clients["admin"].post(url, {"strategy": "take_n", "size": 3, "preview": True}, format="json")
+    assert preview.status_code == 200 and preview.json()["added"] == 6
+    assert set(preview.json()["unique"]) == {"run0", "run1"} and not PoolItem.objects.exists()
+    with django_capture_on_commit_callbacks(execute=True):
+        built = clients["admin"].post(url, {"strategy": "take_n", "size": 3, "runs": ["run0"]}, format="json")
+    assert built.status_code == 202 and PoolItem.objects.count() == 6
+    assert {tag for item in clients["researcher"].get(url).json()["results"] for tag in item["contributing_runs"]} == {
+        "run0"
+    }
+    unknown = clients["admin"].post(url, {"strategy": "depth", "size": 3, "runs": ["nope"]}, format="json")
+    assert unknown.status_code == 400 and "nope" in unknown.json()["error"]["message"]
+
+
+def test_assignments_over_the_api_balance_reassign_and_delete(clients):
+    collection = make_collection(topics=2, assessors_per_item=1)
+    a, b = make_user("assessor"), make_user("assessor")
+    url = f"/api/collections/{collection.id}/assignments/"
+    created = clients["admin"].post(url, {"assessors": [a.username, b.username]}, format="json")
+    assert created.status_code == 201 and len(created.json()) == 2
+    first = Assignment.objects.filter(assessor=a).get()
+    moved = clients["admin"].patch(f"/api/assignments/{first.id}/", {"assessor": b.username}, format="json")
+    assert moved.status_code == 200 and moved.json()["assessor"] == b.username
+    assert clients["admin"].delete(f"/api/assignments/{first.id}/").status_code == 204
+    assert clients["admin"].post(url, {"assessors": ["ghost"]}, format="json").status_code == 400
+    assert clients["researcher"].get(url).status_code == 403
