@@ -42,6 +42,9 @@ urlpatterns = [
     path(
         "api/collections/<int:collection_id>/agreement/", evaluation_api.AgreementView.as_view(), name="api-agreement"
     ),
+    path("api/collections/<int:collection_id>/compare/", evaluation_api.CompareView.as_view(), name="api-compare"),
+    path("api/collections/<int:collection_id>/pairs/", evaluation_api.PairsView.as_view(), name="api-pairs"),
+    path("api/collections/<int:collection_id>/trial/", evaluation_api.TrialRunView.as_view(), name="api-trial"),
     path("api/collections/", campaign_api.CollectionList.as_view(), name="api-collections"),
     path("api/collections/<int:collection_id>/", campaign_api.CollectionDetail.as_view(), name="api-collection"),
     path("api/collections/<int:collection_id>/topics/", campaign_api.TopicList.as_view(), name="api-topics"),

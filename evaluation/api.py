@@ -2,21 +2,28 @@
 
 from __future__ import annotations
 
+import tempfile
+
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import exceptions, permissions, serializers
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from judging import jobs
+from judging import selectors as judging_selectors
 from judging.api.jobs import JobSerializer, job_accepted
-from judging.models import Collection
+from judging.importers.problems import ImportFailed
+from judging.models import Collection, Run
 from judging.permissions import IsResearcherOrAdmin
 
-from . import downloads, selectors, tasks
+from . import analysis, downloads, selectors, tasks
+from .trial_runs import trial_run_evaluate
 
 
 class CollectionStatusView(APIView):
@@ -97,10 +104,15 @@ class ResultsView(_ResearchersRead):
     def get(self, request: Request, collection_id: int) -> Response:
         collection = self.collection(collection_id)
         measures = list(collection.measures)
-        rows = selectors.leaderboard(collection_id=collection.id, measures=measures)
+        rows = selectors.leaderboard(collection=collection, measures=measures)
         status_ = selectors.collection_status(collection_id=collection.id)
         runs = [
-            {"run": row["run"].tag, "topics": row["topics"], "values": dict(zip(measures, row["values"], strict=True))}
+            {
+                "run": row["run"].tag,
+                "topics": row["topics"],
+                "judged_at_10": row["judged"],
+                "values": dict(zip(measures, row["values"], strict=True)),
+            }
             for row in rows
         ]
         keys = ("qrels_version", "settings", "fresh", "stale_topics")
@@ -115,3 +127,114 @@ class AgreementView(_ResearchersRead):
     def get(self, request: Request, collection_id: int) -> Response:
         collection = self.collection(collection_id)
         return Response({"statistics": selectors.collection_agreement(collection_id=collection.id)})
+
+
+def _measure(collection: Collection, params) -> str:
+    measure = params.get("measure") or ("AP" if "AP" in collection.measures else collection.measures[0])
+    if measure not in collection.measures:
+        choices = ", ".join(collection.measures)
+        raise exceptions.ValidationError({"measure": [f"{measure!r} is not computed here; choose one of {choices}"]})
+    return measure
+
+
+def _run(collection: Collection, params, name: str) -> Run:
+    tag = params.get(name)
+    if not tag:
+        raise exceptions.ValidationError({name: ["give a run tag"]})
+    try:
+        return judging_selectors.runs_tagged(collection=collection, tags=[tag])[0]
+    except ValidationError as error:
+        raise exceptions.ValidationError({name: error.messages}) from error
+
+
+class CompareView(_ResearchersRead):
+    """Two runs compared on one measure over the topics both were evaluated on: per-topic differences, a paired
+    t-test, a randomisation test (10,000 sign flips, fixed seed), a 95% bootstrap interval of the mean difference,
+    and the t-test's p after Holm's correction over every pair of the collection's runs."""
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("a", str, required=True, description="run tag"),
+            OpenApiParameter("b", str, required=True, description="run tag"),
+            OpenApiParameter("measure", str, description="a measure of the collection; default AP"),
+        ],
+        responses=OpenApiTypes.OBJECT,
+    )
+    def get(self, request: Request, collection_id: int) -> Response:
+        collection = self.collection(collection_id)
+        a, b = _run(collection, request.query_params, "a"), _run(collection, request.query_params, "b")
+        if a == b:
+            raise exceptions.ValidationError({"b": ["choose a different run than a"]})
+        measure = _measure(collection, request.query_params)
+        found = analysis.runs_compare(collection=collection, a=a, b=b, measure=measure)
+        r = found.result
+        return Response(
+            {
+                "a": a.tag,
+                "b": b.tag,
+                "measure": measure,
+                "topics": [{"topic": t.topic, "a": t.a, "b": t.b, "difference": t.difference} for t in found.topics],
+                "mean_difference": _number(r.mean_difference),
+                "t_statistic": _number(r.t_statistic),
+                "t_p_value": _number(r.t_p_value),
+                "permutation_p_value": _number(r.permutation_p_value),
+                "bootstrap_ci_95": [_number(r.ci_low), _number(r.ci_high)],
+                "holm_p_value": _number(found.holm_p_value),
+                "pairs": found.pairs,
+            }
+        )
+
+
+class PairsView(_ResearchersRead):
+    """Every pair of runs on one measure: paired t-test p-values with Holm's correction over all pairs."""
+
+    @extend_schema(parameters=[OpenApiParameter("measure", str)], responses=OpenApiTypes.OBJECT)
+    def get(self, request: Request, collection_id: int) -> Response:
+        collection = self.collection(collection_id)
+        measure = _measure(collection, request.query_params)
+        rows = analysis.all_pairs(collection=collection, measure=measure)
+        pairs = [
+            {
+                "a": p.a,
+                "b": p.b,
+                "topics": p.topics,
+                "mean_difference": _number(p.mean_difference),
+                "t_p_value": _number(p.t_p_value),
+                "holm_p_value": _number(p.holm_p_value),
+                "significant": p.significant,
+            }
+            for p in rows
+        ]
+        return Response({"measure": measure, "correction": "holm", "pairs": pairs})
+
+
+def _number(value: float) -> float | None:
+    return None if value != value else value
+
+
+class TrialRunSerializer(serializers.Serializer):
+    run = serializers.FileField(help_text="a TREC run file (qid Q0 docno rank score tag), one run")
+
+
+class TrialRunView(_ResearchersRead):
+    """Evaluates an uploaded run against the current consensus qrels without storing or pooling it: its aggregates
+    and per-topic values for the collection's measures, its judged@10 with a `low_coverage` flag, and the best
+    pooled run per measure. A malformed file gets a 400 naming each problem's file, line and field."""
+
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(request={"multipart/form-data": TrialRunSerializer}, responses=OpenApiTypes.OBJECT)
+    def post(self, request: Request, collection_id: int) -> Response:
+        collection = self.collection(collection_id)
+        serializer = TrialRunSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        upload = serializer.validated_data["run"]
+        with tempfile.NamedTemporaryFile(suffix=".run") as stored:
+            for chunk in upload.chunks():
+                stored.write(chunk)
+            stored.flush()
+            try:
+                result = trial_run_evaluate(collection=collection, path=stored.name, name=upload.name)
+            except ImportFailed as error:
+                raise exceptions.ValidationError({"run": [str(p) for p in error.problems]}) from error
+        return Response(result.as_dict())

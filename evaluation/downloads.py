@@ -11,7 +11,7 @@ import json
 from django.http import StreamingHttpResponse
 
 from judging.models import Collection
-from judging.permissions import user_roles
+from judging.permissions import sees_assessors
 
 from .exports.qrels import qrels_export
 from .exports.results import results_export
@@ -38,7 +38,7 @@ def _streamed(name: str, meta: dict, lines) -> StreamingHttpResponse:
 
 
 def qrels_download(collection: Collection, params, user) -> StreamingHttpResponse:
-    reveal = collection.researchers_see_assessors or "admin" in user_roles(user)
+    reveal = sees_assessors(user, collection)
     raw_binarise = params.get("binarise_at")
     try:
         binarise_at = int(raw_binarise) if raw_binarise not in (None, "") else None

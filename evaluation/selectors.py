@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from judging.models import Run
+from judging.models import Collection, Run
+from judging.progress import runs_judged_at_10
 
 from .models import RunValue, TopicAgreement, TopicState
 
@@ -20,26 +21,58 @@ def run_topic_values(*, collection_id: int) -> dict[int, dict[str, list[float | 
     return result
 
 
-def leaderboard(*, collection_id: int, measures: list[str]) -> list[dict]:
-    """One row per run: {run, values: {measure: value}, topics}, in two queries."""
-    runs = list(Run.objects.filter(collection_id=collection_id).order_by("tag"))
+LEADERBOARD_KEYS = ("tag", "topics", "judged")
+
+
+def leaderboard(
+    *, collection: Collection, measures: list[str], sort: str = "tag", descending: bool = False
+) -> list[dict]:
+    """One row per run: {run, values (in `measures` order), topics evaluated, judged (judged@10)}, sorted by `sort`
+    (a measure, or one of LEADERBOARD_KEYS); undefined values sort last either way."""
+    runs = list(Run.objects.filter(collection=collection).order_by("tag"))
     values: dict[int, dict[str, float | None]] = defaultdict(dict)
     topics: dict[int, int] = {}
     for run_id, measure, value, count in RunValue.objects.filter(
-        run__collection_id=collection_id, measure__in=measures
+        run__collection=collection, measure__in=measures
     ).values_list("run_id", "measure", "value", "topics"):
         values[run_id][measure] = value
         topics[run_id] = max(topics.get(run_id, 0), count)
-    return [
-        {"run": run, "values": [values[run.id].get(m) for m in measures], "topics": topics.get(run.id, 0)}
+    judged = runs_judged_at_10(collection=collection)
+    rows = [
+        {
+            "run": run,
+            "values": [values[run.id].get(m) for m in measures],
+            "topics": topics.get(run.id, 0),
+            "judged": judged.get(run.tag),
+        }
         for run in runs
     ]
+    if sort == "tag":
+        return sorted(rows, key=lambda r: r["run"].tag, reverse=descending)
+    if sort in ("topics", "judged"):
+        key = lambda r: r[sort]  # noqa: E731
+    elif sort in measures:
+        column = measures.index(sort)
+        key = lambda r: r["values"][column]  # noqa: E731
+    else:
+        raise ValueError(f"cannot sort by {sort!r}: choose a shown measure or one of {', '.join(LEADERBOARD_KEYS)}")
+    defined = sorted((r for r in rows if key(r) is not None), key=key, reverse=descending)
+    return defined + [r for r in rows if key(r) is None]
 
 
 def collection_freshness(*, collection_id: int) -> dict:
     states = TopicState.objects.filter(topic__collection_id=collection_id)
     stale = states.filter(dirty=True).count()
     return {"stale_topics": stale, "fresh": stale == 0}
+
+
+def collection_agreement_fresh(*, collection_id: int) -> bool:
+    """Whether the collection-wide agreement report reflects every judgment (the sweep refreshes it seconds after
+    a change)."""
+    from .models import CollectionState
+
+    state = CollectionState.objects.filter(collection_id=collection_id).first()
+    return state is None or state.fresh
 
 
 def collection_agreement(*, collection_id: int) -> dict[str, float | None]:

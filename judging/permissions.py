@@ -16,6 +16,11 @@ def user_roles(user) -> set[str]:
     return roles
 
 
+def sees_assessors(user, collection) -> bool:
+    """Whether the user may see who judged what: admins always, researchers when the collection allows it."""
+    return collection.researchers_see_assessors or ROLE_ADMIN in user_roles(user)
+
+
 class IsAdmin(permissions.BasePermission):
     message = "only admins may do this"
 

@@ -168,6 +168,21 @@ def _assessor_progress(collection: Collection, topics: dict[int, TopicProgress],
     return sorted(people.values(), key=lambda p: p.username)
 
 
+def runs_judged_at_10(*, collection: Collection) -> dict[str, float]:
+    """{run tag: judged@10}, judged meaning graded by someone or adjudicated."""
+    judged = defaultdict(set)
+    pairs = Judgment.objects.filter(topic__collection=collection, grade__isnull=False).values_list(
+        "topic_id", "document_id"
+    )
+    for topic_id, document_id in pairs.distinct().iterator(chunk_size=10_000):
+        judged[topic_id].add(document_id)
+    for topic_id, document_id in Adjudication.objects.filter(topic__collection=collection).values_list(
+        "topic_id", "document_id"
+    ):
+        judged[topic_id].add(document_id)
+    return dict(_judged_at_10(collection, judged))
+
+
 def _judged_at_10(collection: Collection, judged: dict[int, set[int]]) -> list[tuple[str, float]]:
     """Each run's mean over the topics it answered of the share of its top 10 that is judged (trec_eval's
     Judged@10 convention: fewer than 10 retrieved still divides by 10). Reads only the first 10 ids of each

@@ -75,6 +75,18 @@ def topic_rankings(*, topic_id: int) -> dict[int, np.ndarray]:
     return {run_id: np.frombuffer(bytes(blob), dtype="<i8") for run_id, blob in rows}
 
 
+def assessor_names(*, collection: Collection, reveal: bool) -> dict[int, str]:
+    """Ids of the assessors who judged in the collection to usernames, or to stable pseudonyms (assessor-1, -2, … by
+    user id) when identities are hidden from the reader."""
+    rows = (
+        Judgment.objects.filter(topic__collection=collection)
+        .values_list("assessor_id", "assessor__username")
+        .distinct()
+        .order_by("assessor_id")
+    )
+    return {pk: (name if reveal else f"assessor-{i}") for i, (pk, name) in enumerate(rows, start=1)}
+
+
 def collection_runs(*, collection_id: int) -> QuerySet[Run]:
     return Run.objects.filter(collection_id=collection_id).order_by("precedence", "tag")
 

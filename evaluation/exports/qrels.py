@@ -37,17 +37,6 @@ class QrelsRow:
     assessors: int | None = None
 
 
-def _pseudonyms(collection: Collection, reveal: bool) -> dict[int, str]:
-    """Assessor ids to names, or to stable pseudonyms (assessor-1, -2, … by user id) when identities are hidden."""
-    rows = (
-        Judgment.objects.filter(topic__collection=collection)
-        .values_list("assessor_id", "assessor__username")
-        .distinct()
-        .order_by("assessor_id")
-    )
-    return {pk: (name if reveal else f"assessor-{i}") for i, (pk, name) in enumerate(rows, start=1)}
-
-
 def qrels_rows(
     *,
     collection: Collection,
@@ -62,7 +51,7 @@ def qrels_rows(
     `binarise_at`: grades at or above it become 1, the others 0. Judgments without a grade are never exported."""
     if source not in SOURCES:
         raise ValueError(f"unknown source {source!r}; one of {', '.join(SOURCES)}")
-    names = _pseudonyms(collection, reveal_assessors)
+    names = judging_selectors.assessor_names(collection=collection, reveal=reveal_assessors)
     wanted_assessor = None
     if source == "assessor":
         wanted_assessor = next((pk for pk, name in names.items() if name == assessor), None)

@@ -13,31 +13,13 @@ from django.core.management import call_command
 from django.http import StreamingHttpResponse
 
 from evaluation.models import CollectionState, RunValue, TopicValue
-from judging import services
+from judging.models import Judgment
 
 from ..api_clients import role_clients
-from ..factories import make_collection, make_user
+from ..factories import make_user
+from .conftest import MEASURES
 
 pytestmark = pytest.mark.django_db(transaction=True)  # real commits, so the recompute runs after each judgment
-
-MEASURES = {"P@5": "P_5", "AP": "map", "nDCG": "ndcg", "RR": "recip_rank", "Rprec": "Rprec", "Bpref": "bpref"}
-
-
-@pytest.fixture
-def judged():
-    """Two assessors disagreeing on some documents of a graded collection with ties in the runs' scores."""
-    collection = make_collection(max_grade=3, topics=3, documents=14, runs=3, depth=8, measures=list(MEASURES))
-    a, b = make_user("assessor"), make_user("assessor")
-    for topic in collection.topics.all():
-        services.assignment_create(assessor=a, topic=topic)
-        services.assignment_create(assessor=b, topic=topic)
-        for i, item in enumerate(topic.pool_items.order_by("id")):
-            if i % 4 == 3:
-                continue  # some pooled documents stay unjudged
-            services.judgment_record(assessor=a, topic=topic, document=item.document, grade=(i * 7) % 4, note=f"n{i}")
-            if i % 2 == 0:
-                services.judgment_record(assessor=b, topic=topic, document=item.document, grade=(i * 5) % 4)
-    return collection, a, b
 
 
 def _body(response) -> str:
@@ -75,7 +57,7 @@ def test_every_assessor_one_assessor_binarised_and_topic_subsets(judged):
     url = f"/api/collections/{collection.id}/qrels/"
     every = _body(admin.get(url, {"source": "all"})).splitlines()
     assert {line.split()[1] for line in every} == {a.username, b.username}
-    assert len(every) == collection.judgments_count if hasattr(collection, "judgments_count") else len(every) > 0
+    assert len(every) == Judgment.objects.filter(topic__collection=collection, grade__isnull=False).count()
     only_a = _body(admin.get(url, {"source": "assessor", "assessor": a.username})).splitlines()
     assert {line.split()[1] for line in only_a} == {a.username}
     binary = _body(admin.get(url, {"binarise_at": 2})).splitlines()

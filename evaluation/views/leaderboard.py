@@ -1,16 +1,16 @@
-"""Pages of the evaluation app: the leaderboard with freshness and agreement, and the export downloads."""
+"""The leaderboard (sortable, with judged@10 and topics evaluated, freshness and agreement) and the downloads."""
 
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import BadRequest
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 
 from judging.models import Collection
-from judging.permissions import user_roles
 
-from . import downloads, selectors
+from .. import downloads, selectors
+from . import researcher_collection
 
 
 @login_required
@@ -21,31 +21,47 @@ def leaderboard_index(request: HttpRequest) -> HttpResponse:
     return redirect("evaluation:leaderboard", collection_id=collection.id)
 
 
+def _headers(measures: list[str], sort: str, descending: bool) -> list[dict]:
+    """Column headers with the link that sorts by them (a second click reverses the order)."""
+    columns = [("tag", "Run"), ("topics", "Topics"), ("judged", "Judged@10")] + [(m, m) for m in measures]
+    headers = []
+    for key, label in columns:
+        current = key == sort
+        first_order = "asc" if key == "tag" else "desc"
+        order = ("asc" if descending else "desc") if current else first_order
+        headers.append(
+            {"key": key, "label": label, "order": order, "current": current, "numeric": key != "tag"}
+            | {"aria": ("descending" if descending else "ascending") if current else "none"}
+        )
+    return headers
+
+
 @login_required
 def leaderboard(request: HttpRequest, collection_id: int) -> HttpResponse:
-    collection = get_object_or_404(Collection, pk=collection_id)
+    collection = researcher_collection(request, collection_id)
     measures = list(collection.measures)
+    sort = request.GET.get("sort", "tag")
+    descending = request.GET.get("order", "asc" if sort == "tag" else "desc") == "desc"
+    try:
+        rows = selectors.leaderboard(collection=collection, measures=measures, sort=sort, descending=descending)
+    except ValueError as error:
+        raise BadRequest(str(error)) from error
     context = {
         "collection": collection,
         "collections": Collection.objects.order_by("name"),
         "measures": measures,
-        "rows": selectors.leaderboard(collection_id=collection.id, measures=measures),
+        "headers": _headers(measures, sort, descending),
+        "rows": rows,
         "freshness": selectors.collection_freshness(collection_id=collection.id),
         "agreement": selectors.collection_agreement(collection_id=collection.id),
     }
     return render(request, "evaluation/leaderboard.html", context)
 
 
-def _researcher_collection(request: HttpRequest, collection_id: int) -> Collection:
-    if not user_roles(request.user) & {"admin", "researcher"}:
-        raise PermissionDenied("qrels and results are for researchers and admins")
-    return get_object_or_404(Collection, pk=collection_id)
-
-
 @login_required
 def qrels_download(request: HttpRequest, collection_id: int) -> HttpResponse:
     """The qrels file (parameters as in `downloads`); 400 with the reason for a bad parameter."""
-    collection = _researcher_collection(request, collection_id)
+    collection = researcher_collection(request, collection_id)
     try:
         return downloads.qrels_download(collection, request.GET, request.user)
     except downloads.BadExportRequest as error:
@@ -54,7 +70,7 @@ def qrels_download(request: HttpRequest, collection_id: int) -> HttpResponse:
 
 @login_required
 def results_download(request: HttpRequest, collection_id: int) -> HttpResponse:
-    collection = _researcher_collection(request, collection_id)
+    collection = researcher_collection(request, collection_id)
     try:
         return downloads.results_download(collection, request.GET)
     except downloads.BadExportRequest as error:

@@ -1,0 +1,150 @@
+"""Evaluating an uploaded run against the current qrels without storing it or adding it to the pool ("what would my
+new system score?"). The file is checked line by line as an import is; nothing is written either way.
+
+A run that was not pooled retrieves documents nobody judged; trec_eval counts them as non-relevant, so its scores are
+lower bounds. The result says how much of its top k was judged and warns when that share is low.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from judging.importers.problems import ImportFailed, Problems
+from judging.importers.trec_lines import parse_run
+from judging.models import Collection, Document, Topic
+
+from .analysis import consensus_qrels
+from .measures import PreparedQrels, PreparedRun, as_measures, evaluate, trec_order
+from .models import RunValue
+
+COVERAGE_DEPTH = 10
+LOW_COVERAGE = 0.9  # below this share of judged documents in the top 10, the scores are flagged as lower bounds
+
+
+@dataclass
+class TrialResult:
+    tag: str
+    measures: list[str]
+    values: list[float | None]  # aggregates, in `measures` order
+    best_pooled: list[tuple[str, float] | None]  # the stored run with the highest value of each measure
+    topics: list[tuple[str, list[float | None]]]  # (topic number, per-measure values)
+    judged_at_k: float | None
+    ignored_topics: list[str] = field(default_factory=list)  # in the file but not in the collection
+    unknown_documents: int = 0  # docnos not in the collection (unjudged by definition)
+
+    @property
+    def depth(self) -> int:
+        return COVERAGE_DEPTH
+
+    @property
+    def rows(self) -> list[tuple[str, float | None, tuple[str, float] | None]]:
+        return list(zip(self.measures, self.values, self.best_pooled, strict=True))
+
+    @property
+    def low_coverage(self) -> bool:
+        return self.judged_at_k is not None and self.judged_at_k < LOW_COVERAGE
+
+    def as_dict(self) -> dict:
+        return {
+            "tag": self.tag,
+            "values": dict(zip(self.measures, self.values, strict=True)),
+            "best_pooled": {
+                m: {"run": best[0], "value": best[1]} if best else None
+                for m, best in zip(self.measures, self.best_pooled, strict=True)
+            },
+            "per_topic": {topic: dict(zip(self.measures, values, strict=True)) for topic, values in self.topics},
+            f"judged_at_{COVERAGE_DEPTH}": self.judged_at_k,
+            "low_coverage": self.low_coverage,
+            "ignored_topics": self.ignored_topics,
+            "unknown_documents": self.unknown_documents,
+        }
+
+
+def _read(path: str | Path, name: str) -> tuple[str, dict[str, dict[str, float]]]:
+    problems = Problems()
+    tag, per_topic, first_line = None, {}, {}
+    for line in parse_run(path, problems, name=name):
+        if tag is None:
+            tag = line.tag
+        elif line.tag != tag:
+            reason = f"a trial evaluates one run; this line is run {line.tag!r}, not {tag!r}"
+            problems.add(name, line.line, "tag", reason)
+            continue
+        ranked = per_topic.setdefault(line.topic, {})
+        if line.docno in ranked:
+            where = first_line[(line.topic, line.docno)]
+            reason = f"document {line.docno!r} already ranked for topic {line.topic!r} on line {where}"
+            problems.add(name, line.line, "docno", reason)
+            continue
+        ranked[line.docno] = line.score
+        first_line[(line.topic, line.docno)] = line.line
+    if tag is None and not problems:
+        problems.add(name, 0, None, "the file holds no run lines")
+    if problems:
+        raise ImportFailed(problems)
+    return tag, per_topic
+
+
+def _best_pooled(collection: Collection, measures: list[str]) -> list[tuple[str, float] | None]:
+    best: dict[str, tuple[str, float]] = {}
+    rows = RunValue.objects.filter(run__collection=collection, measure__in=measures, value__isnull=False)
+    for tag, measure, value in rows.values_list("run__tag", "measure", "value"):
+        if measure not in best or value > best[measure][1]:
+            best[measure] = (tag, value)
+    return [best.get(m) for m in measures]
+
+
+def trial_run_evaluate(*, collection: Collection, path: str | Path, name: str) -> TrialResult:
+    """Evaluates the run in `path` (named `name` in errors) with the collection's measures and Judged@10.
+    Raises ImportFailed naming the line and field of every problem."""
+    tag, per_topic = _read(path, name)
+    topics = dict(Topic.objects.filter(collection=collection).values_list("number", "id"))
+    ignored = sorted(set(per_topic) - set(topics))
+    wanted = {docno for number, ranked in per_topic.items() if number in topics for docno in ranked}
+    ids = dict(Document.objects.filter(collection=collection, docno__in=wanted).values_list("docno", "id"))
+    unknown = sorted(wanted - set(ids))
+    ids.update({docno: -i for i, docno in enumerate(unknown, start=1)})  # distinct, and never judged
+    rankings = {}
+    for number, ranked in per_topic.items():
+        if number in topics:
+            docnos = list(ranked)
+            order = trec_order(docnos, np.fromiter(ranked.values(), dtype=np.float64, count=len(docnos)))
+            rankings[topics[number]] = np.array([ids[d] for d in docnos], dtype=np.int64)[order]
+    names = list(dict.fromkeys([*collection.measures, f"Judged@{COVERAGE_DEPTH}"]))
+    measures = as_measures(names)
+    qrels = consensus_qrels(collection=collection)
+    result = None
+    if qrels and rankings:
+        result = evaluate(
+            PreparedQrels.from_mapping(qrels),
+            [PreparedRun.from_rankings(tag, rankings)],
+            measures,
+            relevance_level=collection.relevance_threshold,
+            max_grade=collection.max_grade,
+            collection_size=collection.collection_size or collection.documents.count,
+        ).runs.get(tag)
+    shown = names[: len(collection.measures)] if f"Judged@{COVERAGE_DEPTH}" not in collection.measures else names
+    if result is None or not len(result.topics):
+        values, per_topic_rows, judged = [None] * len(shown), [], None
+    else:
+        clean = lambda v: None if v != v else float(v)  # noqa: E731
+        values = [clean(v) for v in result.aggregates[: len(shown)]]
+        judged = clean(result.aggregates[names.index(f"Judged@{COVERAGE_DEPTH}")])
+        number_of = {v: k for k, v in topics.items()}
+        per_topic_rows = [
+            (number_of[int(t)], [clean(v) for v in row[: len(shown)]])
+            for t, row in zip(result.topics, result.values, strict=True)
+        ]
+    return TrialResult(
+        tag=tag,
+        measures=shown,
+        values=values,
+        best_pooled=_best_pooled(collection, shown),
+        topics=per_topic_rows,
+        judged_at_k=judged,
+        ignored_topics=ignored,
+        unknown_documents=len(unknown),
+    )

@@ -1,0 +1,26 @@
+"""The agreement page: the assessor x assessor kappa heatmap and the confusion matrices behind it."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from judging.permissions import sees_assessors
+
+from .. import analysis, selectors
+from . import researcher_collection
+
+
+@login_required
+def agreement(request: HttpRequest, collection_id: int) -> HttpResponse:
+    collection = researcher_collection(request, collection_id)
+    matrices = analysis.agreement_matrices(collection=collection, reveal=sees_assessors(request.user, collection))
+    context = {
+        "collection": collection,
+        "matrices": matrices,
+        "pairs": sorted(matrices.confusion) if matrices else [],
+        "statistics": selectors.collection_agreement(collection_id=collection.id),
+        "fresh": selectors.collection_agreement_fresh(collection_id=collection.id),
+    }
+    return render(request, "evaluation/agreement.html", context)

@@ -1,0 +1,119 @@
+"""Every plot as a file: `plots/<name>.<svg|png>` with the plot's parameters in the query string. Pages show the SVG
+in an <img>; `download=1` makes it an attachment. Bad parameters get a 400 naming them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import BadRequest
+from django.http import HttpRequest, HttpResponse
+from matplotlib.figure import Figure
+
+from judging.models import Collection
+from judging.permissions import sees_assessors
+
+from .. import analysis, curves, plots
+from . import chosen_measure, chosen_run, chosen_runs, researcher_collection
+
+
+def _precision_recall(request: HttpRequest, collection: Collection) -> Figure:
+    runs = chosen_runs(collection, request.GET.getlist("runs"))
+    return plots.precision_recall(analysis.precision_recall(collection=collection, runs=runs), curves.RECALL_LEVELS)
+
+
+def _roc(request: HttpRequest, collection: Collection) -> Figure:
+    runs = chosen_runs(collection, request.GET.getlist("runs"))
+    found = analysis.roc(collection=collection, runs=runs)
+    return plots.roc({tag: (c.false_positive_rate, c.true_positive_rate, c.partial_auc) for tag, c in found.items()})
+
+
+def _topics(request: HttpRequest, collection: Collection) -> Figure:
+    run = chosen_run(collection, request.GET.get("run"), "run")
+    measure = chosen_measure(collection, request.GET.get("measure"))
+    values = analysis.run_topic_values(run=run, measure=measure)
+    return plots.topic_bars(
+        [t for t, _ in values], [v for _, v in values], ylabel=measure, title=f"{run.tag}: {measure} per topic"
+    )
+
+
+def _histogram(request: HttpRequest, collection: Collection) -> Figure:
+    run = chosen_run(collection, request.GET.get("run"), "run")
+    measure = chosen_measure(collection, request.GET.get("measure"))
+    values = [v for _, v in analysis.run_topic_values(run=run, measure=measure)]
+    return plots.histogram(values, measure=measure, title=f"{run.tag}: {measure} over {len(values)} topics")
+
+
+def _differences(request: HttpRequest, collection: Collection) -> Figure:
+    a, b = chosen_run(collection, request.GET.get("a"), "a"), chosen_run(collection, request.GET.get("b"), "b")
+    measure = chosen_measure(collection, request.GET.get("measure"))
+    found = analysis.runs_compare(collection=collection, a=a, b=b, measure=measure, trials=1)
+    return plots.topic_bars(
+        [t.topic for t in found.topics],
+        [t.difference for t in found.topics],
+        ylabel=f"{measure}: {a.tag} − {b.tag}",
+        title=f"Per-topic difference in {measure}",
+    )
+
+
+def _matrices(request: HttpRequest, collection: Collection) -> analysis.AgreementMatrices:
+    found = analysis.agreement_matrices(collection=collection, reveal=sees_assessors(request.user, collection))
+    if found is None:
+        raise BadRequest("no agreement has been computed yet: no item has labels from two assessors")
+    return found
+
+
+def _kappa(request: HttpRequest, collection: Collection) -> Figure:
+    found = _matrices(request, collection)
+    return plots.matrix(
+        found.kappa,
+        found.names,
+        found.names,
+        row_label="Assessor",
+        column_label="Assessor",
+        title="Cohen's kappa between assessors (items both judged)",
+        value_format="{:.2f}",
+        limits=(-1.0, 1.0),
+    )
+
+
+def _confusion(request: HttpRequest, collection: Collection) -> Figure:
+    found = _matrices(request, collection)
+    pair = (request.GET.get("row", ""), request.GET.get("column", ""))
+    if pair not in found.confusion:
+        known = "; ".join(f"{a} vs {b}" for a, b in sorted(found.confusion))
+        raise BadRequest(f"no confusion matrix for {pair[0]!r} vs {pair[1]!r}; there are: {known}")
+    categories = [str(c) for c in found.categories]
+    return plots.matrix(
+        found.confusion[pair],
+        categories,
+        categories,
+        row_label=f"{pair[0]}'s grade",
+        column_label=f"{pair[1]}'s grade",
+        title=f"{pair[0]} vs {pair[1]}: items by grade",
+    )
+
+
+PLOTS: dict[str, Callable[[HttpRequest, Collection], Figure]] = {
+    "precision-recall": _precision_recall,
+    "roc": _roc,
+    "topics": _topics,
+    "histogram": _histogram,
+    "differences": _differences,
+    "kappa": _kappa,
+    "confusion": _confusion,
+}
+
+
+@login_required
+def plot(request: HttpRequest, collection_id: int, name: str, fmt: str) -> HttpResponse:
+    collection = researcher_collection(request, collection_id)
+    if name not in PLOTS:
+        raise BadRequest(f"no plot {name!r}; there are: {', '.join(PLOTS)}")
+    if fmt not in plots.FORMATS:
+        raise BadRequest(f"format must be one of {', '.join(plots.FORMATS)}")
+    body = plots.render(PLOTS[name](request, collection), fmt)
+    response = HttpResponse(body, content_type=plots.FORMATS[fmt])
+    if request.GET.get("download"):
+        response["Content-Disposition"] = f'attachment; filename="{collection.name}-{name}.{fmt}"'
+    return response

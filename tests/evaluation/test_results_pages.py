@@ -1,0 +1,262 @@
+"""Results pages: a sortable leaderboard with judged@10, a run's page, two runs compared (numbers checked against scipy
+and statsmodels), curves checked against trec_eval, agreement matrices against scikit-learn, and every plot drawn."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import pytrec_eval
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from scipy import stats
+from sklearn.metrics import cohen_kappa_score
+from statsmodels.stats.multitest import multipletests
+
+from evaluation import analysis, curves
+from evaluation.models import RunValue, TopicValue
+from judging.models import Judgment
+
+from ..factories import make_user
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _client_as(client, role):
+    client.force_login(make_user(role))
+    return client
+
+
+def _page(client, url, **params) -> str:
+    response = client.get(url, params)
+    assert response.status_code == 200, response.content[:500]
+    return response.content.decode()
+
+
+def _qrels_and_runs(collection):
+    """The consensus qrels and every run, keyed by topic number and docno, as pytrec_eval takes them."""
+    docnos = dict(collection.documents.values_list("id", "docno"))
+    numbers = dict(collection.topics.values_list("id", "number"))
+    qrels = {
+        numbers[t]: {docnos[d]: g for d, g in labels.items()}
+        for t, labels in analysis.consensus_qrels(collection=collection).items()
+    }
+    runs = {
+        run.tag: {
+            r.topic.number: {docnos[d]: float(s) for d, s in zip(r.documents(), r.score_array(), strict=True)}
+            for r in run.rankings.select_related("topic")
+        }
+        for run in collection.runs.all()
+    }
+    return qrels, runs
+
+
+def test_leaderboard_sorts_by_a_measure_both_ways_and_shows_judged_at_10(client, judged):
+    collection, _, _ = judged
+    url = f"/results/{collection.id}/"
+    client = _client_as(client, "researcher")
+    stored = dict(RunValue.objects.filter(run__collection=collection, measure="AP").values_list("run__tag", "value"))
+    best_first = sorted(stored, key=lambda tag: -stored[tag])
+    page = _page(client, url, sort="AP", order="desc")
+    assert [page.index(f'data-run="{tag}"') for tag in best_first] == sorted(
+        page.index(f'data-run="{tag}"') for tag in best_first
+    )
+    page = _page(client, url, sort="AP", order="asc")
+    positions = [page.index(f'data-run="{tag}"') for tag in reversed(best_first)]
+    assert positions == sorted(positions)
+    assert 'aria-sort="ascending"' in page and "Judged@10" in page
+    assert client.get(url, {"sort": "nonsense"}).status_code == 400
+
+
+def test_judged_at_10_is_the_share_of_each_runs_top_10_with_a_label(judged):
+    collection, _, _ = judged
+    from evaluation import selectors
+
+    judged_pairs = set(Judgment.objects.filter(topic__collection=collection).values_list("topic_id", "document_id"))
+    rows = selectors.leaderboard(collection=collection, measures=["AP"])
+    for row in rows:
+        shares = [
+            sum((r.topic_id, int(d)) in judged_pairs for d in r.documents()[:10]) / 10
+            for r in row["run"].rankings.all()
+        ]
+        assert row["judged"] == pytest.approx(np.mean(shares))
+        assert row["topics"] == 3
+
+
+def test_the_leaderboard_reads_a_fixed_number_of_queries(client, judged):
+    collection, _, _ = judged
+    client = _client_as(client, "researcher")
+    with CaptureQueriesContext(connection) as queries:
+        _page(client, f"/results/{collection.id}/", sort="AP")
+    assert len(queries) <= 15
+
+
+def test_assessors_cannot_open_results_pages(client, judged):
+    collection, _, _ = judged
+    client = _client_as(client, "assessor")
+    run = collection.runs.first()
+    for url in (
+        f"/results/{collection.id}/",
+        f"/results/{collection.id}/runs/{run.id}/",
+        f"/results/{collection.id}/curves/",
+        f"/results/{collection.id}/agreement/",
+        f"/results/{collection.id}/plots/topics.svg?run={run.id}",
+    ):
+        assert client.get(url).status_code == 403, url
+
+
+def test_run_page_lists_each_topics_stored_value_and_its_plots(client, judged):
+    collection, _, _ = judged
+    run = collection.runs.order_by("tag").first()
+    page = _page(_client_as(client, "researcher"), f"/results/{collection.id}/runs/{run.id}/", measure="nDCG")
+    for number, value in TopicValue.objects.filter(run=run, measure="nDCG").values_list("topic__number", "value"):
+        assert f'<td>{number}</td><td class="num">{value:.4f}</td>' in page
+    for name in ("topics", "histogram", "precision-recall", "roc"):
+        assert f'data-plot="{name}"' in page
+
+
+def test_comparison_matches_scipy_and_holm_matches_statsmodels(client, judged):
+    collection, _, _ = judged
+    runs = list(collection.runs.order_by("tag"))
+    a, b = runs[0], runs[1]
+    found = analysis.runs_compare(collection=collection, a=a, b=b, measure="AP")
+    values = {
+        run.tag: dict(TopicValue.objects.filter(run=run, measure="AP").values_list("topic_id", "value")) for run in runs
+    }
+    shared = sorted(set(values[a.tag]) & set(values[b.tag]))
+    first, second = [values[a.tag][t] for t in shared], [values[b.tag][t] for t in shared]
+    expected = stats.ttest_rel(first, second)
+    assert found.result.topics == len(shared) == 3
+    assert found.result.mean_difference == pytest.approx(np.mean(first) - np.mean(second), abs=1e-15)
+    assert found.result.t_p_value == pytest.approx(expected.pvalue, rel=1e-9)
+    assert [t.difference for t in found.topics] == pytest.approx([x - y for x, y in zip(first, second, strict=True)])
+    pairs = analysis.all_pairs(collection=collection, measure="AP")
+    raw = [stats.ttest_rel([values[p.a][t] for t in shared], [values[p.b][t] for t in shared]).pvalue for p in pairs]
+    assert [p.t_p_value for p in pairs] == pytest.approx(raw, rel=1e-9)
+    assert [p.holm_p_value for p in pairs] == pytest.approx(list(multipletests(raw, method="holm")[1]), rel=1e-9)
+    page = _page(_client_as(client, "researcher"), f"/results/{collection.id}/compare/", a=a.id, b=b.id, measure="AP")
+    assert f"{found.result.t_p_value:.4f}" in page and f"{found.holm_p_value:.4f}" in page
+    assert 'id="all-pairs"' in page and page.count("<tr><td>run") == len(pairs) == 3
+
+
+def test_comparing_a_run_with_itself_or_an_unknown_run_is_a_clear_400(client, judged):
+    collection, _, _ = judged
+    run = collection.runs.first()
+    client = _client_as(client, "researcher")
+    url = f"/results/{collection.id}/compare/"
+    assert client.get(url, {"a": run.id, "b": run.id}).status_code == 400
+    response = client.get(url, {"a": run.id, "b": 999999})
+    assert response.status_code == 400
+
+
+def test_precision_recall_curve_is_trec_evals_iprec_at_recall(judged):
+    collection, _, _ = judged
+    qrels, runs = _qrels_and_runs(collection)
+    names = {f"iprec_at_recall_{level:.2f}" for level in curves.RECALL_LEVELS}
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"iprec_at_recall"}, relevance_level=1)
+    found = analysis.precision_recall(collection=collection, runs=list(collection.runs.all()))
+    for tag, per_topic in runs.items():
+        result = evaluator.evaluate(per_topic)
+        expected = [
+            np.mean([result[t][f"iprec_at_recall_{level:.2f}"] for t in result]) for level in curves.RECALL_LEVELS
+        ]
+        assert found[tag] == pytest.approx(expected, abs=1e-12), tag
+    assert len(names) == 11
+
+
+def test_roc_curve_averages_recall_and_judged_fallout_rank_by_rank():
+    # Topic 1: ranked R, N, unjudged, R with 2 relevant and 2 judged non-relevant in the qrels.
+    # Topic 2: ranked N, R with 1 relevant and 1 judged non-relevant.
+    found = curves.roc_curve(
+        [
+            curves.TopicLabels(np.array([2, 0, -1, 1]), relevant=2, nonrelevant=2),
+            curves.TopicLabels(np.array([0, 3]), relevant=1, nonrelevant=1),
+        ]
+    )
+    assert found.true_positive_rate.tolist() == pytest.approx([0, 0.25, 0.75, 0.75, 1.0])
+    assert found.false_positive_rate.tolist() == pytest.approx([0, 0.5, 0.75, 0.75, 0.75])
+    assert found.topics == 2
+    x, y = found.false_positive_rate, found.true_positive_rate
+    assert found.partial_auc == pytest.approx(np.trapezoid(y, x))
+
+
+def test_roc_leaves_out_topics_without_both_kinds_of_judgment():
+    found = curves.roc_curve([curves.TopicLabels(np.array([1, 1]), relevant=2, nonrelevant=0)])
+    assert found.topics == 0 and found.partial_auc == 0.0
+
+
+def test_agreement_kappas_match_scikit_learn_and_hide_identities_from_researchers(client, judged):
+    collection, a, b = judged
+    found = analysis.agreement_matrices(collection=collection, reveal=True)
+    assert found.names == [a.username, b.username]
+    labels = {}
+    for assessor, topic, document, grade in Judgment.objects.filter(topic__collection=collection).values_list(
+        "assessor_id", "topic_id", "document_id", "grade"
+    ):
+        labels.setdefault((topic, document), {})[assessor] = grade
+    both = [(v[a.id], v[b.id]) for v in labels.values() if a.id in v and b.id in v]
+    expected = cohen_kappa_score([x for x, _ in both], [y for _, y in both], labels=[0, 1, 2, 3])
+    assert found.kappa[0][1] == pytest.approx(expected, abs=1e-12)
+    confusion = np.array(found.confusion[(a.username, b.username)])
+    assert confusion.sum() == len(both) and confusion.shape == (4, 4)
+    hidden = analysis.agreement_matrices(collection=collection, reveal=False)
+    assert hidden.names == ["assessor-1", "assessor-2"]
+    page = _page(_client_as(client, "researcher"), f"/results/{collection.id}/agreement/")
+    assert a.username not in page and "assessor-1" in page
+
+
+@pytest.mark.parametrize(
+    ("name", "params"),
+    [
+        ("precision-recall", lambda c, runs, names: {"runs": [r.id for r in runs]}),
+        ("roc", lambda c, runs, names: {"runs": [r.id for r in runs]}),
+        ("topics", lambda c, runs, names: {"run": runs[0].id, "measure": "AP"}),
+        ("histogram", lambda c, runs, names: {"run": runs[0].id, "measure": "nDCG"}),
+        ("differences", lambda c, runs, names: {"a": runs[0].id, "b": runs[1].id, "measure": "AP"}),
+        ("kappa", lambda c, runs, names: {}),
+        ("confusion", lambda c, runs, names: {"row": names[0], "column": "consensus"}),
+    ],
+)
+def test_every_plot_renders_as_svg_and_png_and_downloads(client, judged, name, params):
+    collection, a, _ = judged
+    runs = list(collection.runs.order_by("tag"))
+    query = params(collection, runs, ["assessor-1"])
+    client = _client_as(client, "researcher")
+    svg = client.get(f"/results/{collection.id}/plots/{name}.svg", query)
+    assert svg.status_code == 200, svg.content[:300]
+    assert svg["Content-Type"] == "image/svg+xml" and b"<svg" in svg.content[:500]
+    png = client.get(f"/results/{collection.id}/plots/{name}.png", query | {"download": 1})
+    assert png.content[:8] == b"\x89PNG\r\n\x1a\n"
+    assert png["Content-Disposition"] == f'attachment; filename="{collection.name}-{name}.png"'
+
+
+def test_plots_refuse_bad_parameters_with_a_400_naming_them(client, judged):
+    collection, _, _ = judged
+    client = _client_as(client, "researcher")
+    base = f"/results/{collection.id}/plots"
+    for url, params, words in (
+        (f"{base}/topics.svg", {"run": "x"}, "run must name a run"),
+        (f"{base}/topics.svg", {"run": 1, "measure": "nope"}, "is not computed"),
+        (f"{base}/nothing.svg", {}, "no plot"),
+        (f"{base}/roc.gif", {}, "format must be"),
+        (f"{base}/confusion.svg", {"row": "x", "column": "y"}, "no confusion matrix"),
+    ):
+        response = client.get(url, params)
+        assert response.status_code == 400, url
+
+
+def test_plots_are_the_same_bytes_for_the_same_data(client, judged):
+    collection, _, _ = judged
+    run = collection.runs.first()
+    client = _client_as(client, "researcher")
+    url = f"/results/{collection.id}/plots/histogram.svg"
+    assert client.get(url, {"run": run.id}).content == client.get(url, {"run": run.id}).content
+
+
+def test_an_undefined_value_is_a_gap_not_a_zero():
+    from evaluation import plots
+
+    figure = plots.topic_bars(["1", "2"], [0.5, None], ylabel="AP", title="t")
+    heights = [patch.get_height() for patch in figure.axes[0].patches]
+    assert heights[0] == 0.5 and math.isnan(heights[1])
