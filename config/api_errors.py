@@ -1,4 +1,4 @@
-"""One JSON shape for every API error, so scripts handle them alike:
+"""Error answers. The API's: one JSON shape for every error, so scripts handle them alike:
 
     {"error": {"status": 400, "code": "invalid", "message": "grade: ...", "fields": {"grade": ["..."]}}}
 
@@ -7,7 +7,8 @@
 
 from __future__ import annotations
 
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
 from rest_framework.views import exception_handler
 
 
@@ -41,3 +42,9 @@ def api_not_found(request: HttpRequest, path: str = "") -> JsonResponse:
     """Unknown API URLs answer JSON in the same shape, not the HTML 404 page."""
     message = f"no API endpoint at /api/{path}"
     return JsonResponse({"error": {"status": 404, "code": "not_found", "message": message}}, status=404)
+
+
+def page_bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """Pages' 400s say what was wrong with the request (Django's default page says only "Bad Request")."""
+    message = str(exception) or "the request was not understood"
+    return render(request, "400.html", {"message": message}, status=400)

@@ -61,3 +61,5 @@ urlpatterns = [
     path("api/judgments/", judgments_api.JudgmentListCreate.as_view(), name="api-judgments"),
     re_path(r"^api/(?P<path>.*)$", api_not_found),  # last: unknown API URLs answer JSON
 ]
+
+handler400 = "config.api_errors.page_bad_request"

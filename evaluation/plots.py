@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 FORMATS = {"svg": "image/svg+xml", "png": "image/png"}
 _STYLE = {
@@ -99,6 +100,7 @@ def histogram(values: Sequence[float | None], *, measure: str, title: str, bins:
     upper = max(1.0, max(defined, default=1.0))
     axes.hist(defined, bins=bins, range=(0, upper), color="#2b6cb0", edgecolor="white")
     axes.set(xlabel=measure, ylabel="Topics")
+    axes.yaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_title(title)
     if not defined:
         _message(axes, "No evaluated topics yet")

@@ -88,8 +88,8 @@ def _confusion(request: HttpRequest, collection: Collection) -> Figure:
         found.confusion[pair],
         categories,
         categories,
-        row_label=f"{pair[0]}'s grade",
-        column_label=f"{pair[1]}'s grade",
+        row_label=f"Grade given by {pair[0]}",
+        column_label="Consensus grade" if pair[1] == "consensus" else f"Grade given by {pair[1]}",
         title=f"{pair[0]} vs {pair[1]}: items by grade",
     )
 

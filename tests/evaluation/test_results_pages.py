@@ -219,7 +219,7 @@ def test_agreement_kappas_match_scikit_learn_and_hide_identities_from_researcher
     ],
 )
 def test_every_plot_renders_as_svg_and_png_and_downloads(client, judged, name, params):
-    collection, a, _ = judged
+    collection, _, _ = judged
     runs = list(collection.runs.order_by("tag"))
     query = params(collection, runs, ["assessor-1"])
     client = _client_as(client, "researcher")
@@ -237,13 +237,14 @@ def test_plots_refuse_bad_parameters_with_a_400_naming_them(client, judged):
     base = f"/results/{collection.id}/plots"
     for url, params, words in (
         (f"{base}/topics.svg", {"run": "x"}, "run must name a run"),
-        (f"{base}/topics.svg", {"run": 1, "measure": "nope"}, "is not computed"),
+        (f"{base}/topics.svg", {"run": collection.runs.first().id, "measure": "nope"}, "is not computed"),
         (f"{base}/nothing.svg", {}, "no plot"),
         (f"{base}/roc.gif", {}, "format must be"),
         (f"{base}/confusion.svg", {"row": "x", "column": "y"}, "no confusion matrix"),
     ):
         response = client.get(url, params)
         assert response.status_code == 400, url
+        assert words in response.content.decode(), (url, response.content[:300])
 
 
 def test_plots_are_the_same_bytes_for_the_same_data(client, judged):

@@ -1,0 +1,96 @@
+"""Every API endpoint against every role: who may call it, and that everyone else gets 403 (401 when anonymous).
+
+Researchers read the campaign and its results but never judge or change it; assessors judge, blind to results;
+admins run the campaign. A new endpoint missing from ENDPOINTS fails `test_every_api_route_is_in_the_table`.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import get_resolver
+
+from judging import jobs, services
+
+from ..api_clients import role_clients
+from ..factories import make_collection, make_user
+
+pytestmark = pytest.mark.django_db
+
+ADMIN, RESEARCHER, ASSESSOR = "admin", "researcher", "assessor"
+READERS = {ADMIN, RESEARCHER}
+EVERYONE = {ADMIN, RESEARCHER, ASSESSOR}
+
+
+def _file():
+    return {"run": SimpleUploadedFile("r.run", b"1 Q0 d1 1 1.0 mine\n")}
+
+
+# (method, path with {c} collection, {a} assignment, {j} job, request body, roles allowed)
+ENDPOINTS = [
+    ("get", "/api/collections/", None, READERS),
+    ("post", "/api/collections/", {"name": "x", "max_grade": 1}, {ADMIN}),
+    ("get", "/api/collections/{c}/", None, READERS),
+    ("get", "/api/collections/{c}/topics/", None, READERS),
+    ("get", "/api/collections/{c}/documents/", None, READERS),
+    ("get", "/api/collections/{c}/runs/", None, READERS),
+    ("post", "/api/collections/{c}/imports/", {"kind": "topics"}, {ADMIN}),
+    ("get", "/api/collections/{c}/pool/", None, READERS),
+    ("post", "/api/collections/{c}/pool/", {"strategy": "depth", "size": 2, "preview": True}, {ADMIN}),
+    ("get", "/api/collections/{c}/assignments/", None, {ADMIN}),
+    ("post", "/api/collections/{c}/assignments/", {"assessors_per_topic": 1}, {ADMIN}),
+    ("patch", "/api/assignments/{a}/", {}, {ADMIN}),
+    ("delete", "/api/assignments/{a}/", None, {ADMIN}),
+    ("get", "/api/jobs/{j}/", None, {ADMIN}),
+    ("get", "/api/judgments/", None, {ASSESSOR}),
+    ("post", "/api/judgments/", {}, {ASSESSOR}),
+    ("get", "/api/collections/{c}/status/", None, EVERYONE),
+    ("post", "/api/collections/{c}/recompute/", None, {ADMIN}),
+    ("get", "/api/collections/{c}/qrels/", None, READERS),
+    ("get", "/api/collections/{c}/results/", None, READERS),
+    ("get", "/api/collections/{c}/results/export/", None, READERS),
+    ("get", "/api/collections/{c}/agreement/", None, READERS),
+    ("get", "/api/collections/{c}/compare/?a=run0&b=run1", None, READERS),
+    ("get", "/api/collections/{c}/pairs/", None, READERS),
+    ("post", "/api/collections/{c}/trial/", _file, READERS),
+]
+
+
+@pytest.fixture
+def world():
+    collection = make_collection()
+    assessor = make_user(ASSESSOR)
+    assignment = services.assignment_create(assessor=assessor, topic=collection.topics.first())
+    job = jobs.job_create(kind="recompute", collection=collection, created_by=make_user(ADMIN))
+    return {"c": collection.id, "a": assignment.id, "j": job.id}
+
+
+@pytest.mark.parametrize("role", [ADMIN, RESEARCHER, ASSESSOR, "anonymous"])
+@pytest.mark.parametrize(("method", "path", "body", "allowed"), ENDPOINTS, ids=[f"{m} {p}" for m, p, *_ in ENDPOINTS])
+def test_each_endpoint_admits_exactly_its_roles(world, role, method, path, body, allowed):
+    client = role_clients()[role]
+    url = path.format(**world)
+    data = body() if callable(body) else body
+    response = getattr(client, method)(url, data, format="multipart" if callable(body) else "json")
+    if role in allowed:
+        assert response.status_code not in (401, 403, 404, 405), (role, url, response.content[:300])
+        assert response.status_code < 500
+    elif role == "anonymous":
+        assert response.status_code == 401, (url, response.status_code)
+        assert response.json()["error"]["code"] == "not_authenticated"
+    else:
+        assert response.status_code == 403, (role, url, response.status_code)
+        assert response.json()["error"]["code"] == "permission_denied"
+
+
+def test_every_api_route_is_in_the_table():
+    tabled = {path.split("?")[0].replace("{c}", "<int:collection_id>") for _, path, *_ in ENDPOINTS}
+    tabled = {p.replace("{a}", "<int:assignment_id>").replace("{j}", "<int:job_id>") for p in tabled}
+    public = {"api/schema/", "api/docs/"}
+    routes = {
+        "/" + str(p.pattern)
+        for p in get_resolver().url_patterns
+        if str(p.pattern).startswith("api/") and str(p.pattern) not in public and "(?P<path>" not in str(p.pattern)
+    }
+    assert len(routes) >= 20
+    assert routes - tabled == set()
