@@ -1,0 +1,28 @@
+"""The pure modules stay pure: importing them loads no Django, so they run in any script, notebook or worker."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+PURE = [
+    "evaluation.measures",
+    "evaluation.agreement",
+    "evaluation.consensus",
+    "evaluation.ranking_agreement",
+    "evaluation.significance",
+    "evaluation.curves",
+    "evaluation.plots",
+    "judging.pooling",
+]
+
+
+def test_pure_modules_import_without_django():
+    check = (
+        "import importlib, sys\n"
+        f"for name in {PURE!r}: importlib.import_module(name)\n"
+        "loaded = sorted(m for m in sys.modules if m == 'django' or m.startswith('django.'))\n"
+        "print(loaded[:5]); sys.exit(1 if loaded else 0)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
