@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable
-from itertools import filterfalse
+from itertools import count, islice
 
 import numpy as np
 
@@ -12,17 +13,13 @@ class Vocabulary:
     """Assigns dense integer ids to strings (docnos or topic ids) in order of first appearance."""
 
     def __init__(self, names: Iterable[str] = ()):
-        self._index: dict[str, int] = {}
         self.names: list[str] = []
-        for name in names:
-            self.id(name)
+        self._next = count().__next__
+        self._index: defaultdict[str, int] = defaultdict(self._next)
+        self.ids(list(names))
 
     def id(self, name: str) -> int:
-        index = self._index.get(name)
-        if index is None:
-            index = self._index[name] = len(self.names)
-            self.names.append(name)
-        return index
+        return int(self.ids([name])[0])
 
     def ids(self, names: Iterable[str]) -> np.ndarray:
         return _ids(self._index, self.names, names if isinstance(names, list) else list(names))
@@ -39,17 +36,19 @@ class DocumentVocabulary:
 
     The engine only ever pairs a document with its topic (keys are topic << 32 | doc), so a docno needs one id per
     topic, not one overall. Per-topic maps stay small enough for the CPU cache, which makes looking up the millions
-    of docnos in a set of run files several times faster than one collection-wide map.
+    of docnos in a set of run files several times faster than one collection-wide map. Ids are numbered on across
+    topics by one shared counter, so `names[id]` is the docno.
     """
 
     def __init__(self):
-        self._per_topic: dict[int, dict[str, int]] = {}
+        self._next = count().__next__
+        self._per_topic: dict[int, defaultdict[str, int]] = {}
         self.names: list[str] = []
 
     def ids(self, topic: int, docnos: list[str]) -> np.ndarray:
         index = self._per_topic.get(topic)
         if index is None:
-            index = self._per_topic[topic] = {}
+            index = self._per_topic[topic] = defaultdict(self._next)
         return _ids(index, self.names, docnos)
 
     def get(self, topic: int, docno: str) -> int | None:
@@ -59,15 +58,15 @@ class DocumentVocabulary:
         return len(self.names)
 
 
-def _ids(index: dict[str, int], names: list[str], wanted: list[str]) -> np.ndarray:
-    """Ids of `wanted` in `index`, adding the new ones (numbered on from `names`, which they are appended to).
+def _ids(index: defaultdict[str, int], names: list[str], wanted: list[str]) -> np.ndarray:
+    """Ids of `wanted` in `index`, adding the new ones and appending them to `names`.
 
-    Lookups are C-level `map` calls, with no per-name Python code: run files hold millions of names. Known names
-    are the common case, so the first attempt assumes all are known and the KeyError path adds the others."""
-    try:
-        return np.fromiter(map(index.__getitem__, wanted), dtype=np.int64, count=len(wanted))
-    except KeyError:
-        new = list(filterfalse(index.__contains__, dict.fromkeys(wanted)))
-        index.update(zip(new, range(len(names), len(names) + len(new)), strict=True))
-        names += new
-        return np.fromiter(map(index.__getitem__, wanted), dtype=np.int64, count=len(wanted))
+    One C-level pass with no per-name Python code (run files hold millions of names): `index` is a defaultdict whose
+    factory is the shared counter, so a missing name gets the next id inside the lookup. Dicts keep insertion
+    order, so the names added by this call are the index's last entries, in id order."""
+    before = len(index)
+    ids = np.fromiter(map(index.__getitem__, wanted), dtype=np.int64, count=len(wanted))
+    added = len(index) - before
+    if added:
+        names += list(islice(reversed(index), added))[::-1]
+    return ids
