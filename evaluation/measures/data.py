@@ -14,6 +14,7 @@ from operator import ne
 
 import numpy as np
 
+from .run_bytes import RunBytes
 from .vocabulary import DocumentVocabulary, Vocabulary
 
 # Label codes inside the engine's label matrices, below every real label (real labels < 0 become UNJUDGED).
@@ -85,7 +86,10 @@ def _break_score_ties(order: np.ndarray, topic_ids: np.ndarray, values: np.ndarr
     slots = np.flatnonzero(tied)
     group = np.cumsum(np.concatenate(([True], ~same))[slots])  # one number per run of equal scores
     positions = order[slots]
-    strings = np.array([docnos[i] for i in positions.tolist()], dtype=str)
+    if isinstance(docnos, np.ndarray):
+        strings = docnos[positions]  # ASCII bytes: their order is the strings' byte order
+    else:
+        strings = np.array([docnos[i] for i in positions.tolist()], dtype=str)
     docno_rank = np.unique(strings, return_inverse=True)[1].ravel()
     order = order.copy()
     order[slots] = positions[np.lexsort((-docno_rank, group))]
@@ -141,7 +145,6 @@ class PreparedRun:
         block_starts = np.concatenate(([0], np.flatnonzero(changes) + 1)) if topic_names else np.empty(0, np.int64)
         block_ends = np.append(block_starts[1:], len(topic_names))
         block_topics = topics.ids([topic_names[i] for i in block_starts.tolist()])
-        topic_ids = np.repeat(block_topics, block_ends - block_starts)
         ids = np.concatenate(
             [
                 docs.ids(topic, docnos[start:end])
@@ -151,6 +154,12 @@ class PreparedRun:
             ]
             or [np.empty(0, dtype=np.int64)]
         )
+        return cls._ordered(tag, block_topics, block_starts, block_ends, ids, scores, docnos)
+
+    @classmethod
+    def _ordered(cls, tag, block_topics, block_starts, block_ends, ids, scores, docnos) -> PreparedRun:
+        """The run from its lines' ids and scores in file order, each topic put in trec_eval order."""
+        topic_ids = np.repeat(block_topics, block_ends - block_starts)
         _refuse_repeats((topic_ids << 32) | ids)
         values = np.asarray(scores, dtype=np.float64)
         run_topics, topic_rank = np.unique(block_topics, return_inverse=True)
@@ -160,6 +169,14 @@ class PreparedRun:
         sizes = np.bincount(topic_rank, weights=block_ends - block_starts, minlength=len(run_topics))
         np.cumsum(sizes.astype(np.int64), out=offsets[1:])
         return cls(tag, run_topics, offsets, ids[order])
+
+    @classmethod
+    def from_run_bytes(cls, columns: RunBytes, topics: Vocabulary, docs: DocumentVocabulary) -> PreparedRun:
+        """Builds a run from `run_bytes.read_run_bytes`'s columns, as `from_columns` does from strings."""
+        starts, ends = columns.block_starts, columns.block_ends
+        block_topics = topics.ids(columns.block_topics)
+        ids = docs.ids_of_bytes(np.repeat(block_topics, ends - starts), columns.docnos)
+        return cls._ordered(columns.tag, block_topics, starts, ends, ids, columns.scores, columns.docnos)
 
     def ranking(self, topic: int) -> np.ndarray:
         index = self._position.get(int(topic))

@@ -6,7 +6,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from .data import PreparedQrels, PreparedRun, RepeatedDocument
-from .trec_files import read_qrels, read_run, read_run_columns
+from .run_bytes import read_run_bytes
+from .trec_files import MAX_LINE_CHARS, read_qrels, read_run, read_run_columns
 from .vocabulary import DocumentVocabulary, Vocabulary
 
 
@@ -33,8 +34,12 @@ class Collection:
         read; when there is one, the careful reader runs to name its line ("error") or keep one copy."""
         if duplicates not in ("error", "first", "last"):
             raise ValueError(f"duplicates must be 'error', 'first' or 'last', not {duplicates!r}")
-        columns = read_run_columns(path, name=name)
         try:
+            on_disk = isinstance(path, str | Path)
+            in_bytes = read_run_bytes(str(path), max_line_chars=MAX_LINE_CHARS) if on_disk else None
+            if in_bytes is not None:
+                return PreparedRun.from_run_bytes(in_bytes, self.topics, self.docs)
+            columns = read_run_columns(path, name=name)
             return PreparedRun.from_columns(
                 columns.tag, columns.topics, columns.docnos, columns.scores, self.topics, self.docs
             )
