@@ -60,10 +60,11 @@ def read_run_bytes(path: str, *, max_line_chars: int) -> RunBytes | None:
     if len(token_starts) != COLUMNS * lines:
         return None
     line_starts = np.concatenate(([0], line_ends[:-1] + 1))
-    per_line = np.diff(np.searchsorted(token_starts, np.append(line_starts, len(raw))))
-    if (per_line != COLUMNS).any():
-        return None  # a blank line or a line with the wrong number of columns, matched by another's extra ones
     starts, ends = token_starts.reshape(lines, COLUMNS), token_ends.reshape(lines, COLUMNS)
+    # Tokens never span a newline, so if each line holds the six tokens its row names, and there are six per line
+    # in all, each line holds exactly six: a blank or short line, even one balanced by a long one, fails here.
+    if not ((starts[:, 0] >= line_starts) & (starts[:, 5] < line_ends)).all():
+        return None
     tags = _column(raw, starts[:, 5], ends[:, 5])
     if (tags != tags[0]).any():
         return None  # several tags: the careful reader takes the first, as trec_eval does

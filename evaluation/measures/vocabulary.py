@@ -66,7 +66,7 @@ class DocumentVocabulary:
         result = np.empty(len(docnos), dtype=np.int64)
         hit = np.zeros(len(docnos), dtype=bool)
         if len(keys):
-            position = np.minimum(np.searchsorted(keys, hashes), len(keys) - 1)
+            position = np.minimum(_sorted_search(keys, hashes), len(keys) - 1)
             hit = (keys[position] == hashes) & (known_topics[position] == topics) & (known[position] == docnos)
             result[hit] = ids[position[hit]]
         miss = np.flatnonzero(~hit)
@@ -104,6 +104,15 @@ class DocumentVocabulary:
 
 _EMPTY_TABLE = (np.empty(0, np.uint64), np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, "S1"))
 _TOPIC_MIX = np.uint64(0x9E3779B97F4A7C15)  # spreads topic ids over the hash space (the golden-ratio constant)
+
+
+def _sorted_search(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """np.searchsorted with the queries sorted first: each search then starts where the previous one ended, which
+    walks the table in order instead of jumping about it (several times faster on tables beyond the CPU cache)."""
+    order = np.argsort(wanted)
+    position = np.empty(len(wanted), dtype=np.intp)
+    position[order] = np.searchsorted(keys, wanted[order])
+    return position
 
 
 def _ids(index: defaultdict[str, int], names: list[str], wanted: list[str]) -> np.ndarray:
