@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import tempfile
-
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.shortcuts import get_object_or_404
@@ -23,7 +21,7 @@ from judging.models import Collection, Run
 from judging.permissions import IsResearcherOrAdmin
 
 from . import analysis, downloads, selectors, tasks
-from .trial_runs import trial_run_evaluate
+from .trial_runs import trial_run_evaluate_upload
 
 
 class CollectionStatusView(APIView):
@@ -228,13 +226,8 @@ class TrialRunView(_ResearchersRead):
         collection = self.collection(collection_id)
         serializer = TrialRunSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        upload = serializer.validated_data["run"]
-        with tempfile.NamedTemporaryFile(suffix=".run") as stored:
-            for chunk in upload.chunks():
-                stored.write(chunk)
-            stored.flush()
-            try:
-                result = trial_run_evaluate(collection=collection, path=stored.name, name=upload.name)
-            except ImportFailed as error:
-                raise exceptions.ValidationError({"run": [str(p) for p in error.problems]}) from error
+        try:
+            result = trial_run_evaluate_upload(collection=collection, upload=serializer.validated_data["run"])
+        except ImportFailed as error:
+            raise exceptions.ValidationError({"run": [str(p) for p in error.problems]}) from error
         return Response(result.as_dict())

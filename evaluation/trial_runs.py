@@ -7,6 +7,7 @@ lower bounds. The result says how much of its top k was judged and warns when th
 
 from __future__ import annotations
 
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -148,3 +149,13 @@ def trial_run_evaluate(*, collection: Collection, path: str | Path, name: str) -
         ignored_topics=ignored,
         unknown_documents=len(unknown),
     )
+
+
+def trial_run_evaluate_upload(*, collection: Collection, upload) -> TrialResult:
+    """`trial_run_evaluate` on an uploaded file (anything with `name` and `chunks()`), spooled to a temporary file
+    that is gone when this returns. Raises ImportFailed as `trial_run_evaluate` does."""
+    with tempfile.NamedTemporaryFile(suffix=".run") as stored:
+        for chunk in upload.chunks():
+            stored.write(chunk)
+        stored.flush()
+        return trial_run_evaluate(collection=collection, path=stored.name, name=upload.name)

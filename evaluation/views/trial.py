@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import tempfile
-
 from django import forms
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
@@ -11,7 +9,7 @@ from django.shortcuts import render
 
 from judging.importers.problems import ImportFailed
 
-from ..trial_runs import trial_run_evaluate
+from ..trial_runs import trial_run_evaluate_upload
 from . import researcher_collection
 
 
@@ -25,14 +23,9 @@ def trial_run(request: HttpRequest, collection_id: int) -> HttpResponse:
     form = TrialRunForm(request.POST or None, request.FILES or None)
     result, failure = None, None
     if request.method == "POST" and form.is_valid():
-        upload = form.cleaned_data["run"]
-        with tempfile.NamedTemporaryFile(suffix=".run") as stored:
-            for chunk in upload.chunks():
-                stored.write(chunk)
-            stored.flush()
-            try:
-                result = trial_run_evaluate(collection=collection, path=stored.name, name=upload.name)
-            except ImportFailed as error:
-                failure = error
+        try:
+            result = trial_run_evaluate_upload(collection=collection, upload=form.cleaned_data["run"])
+        except ImportFailed as error:
+            failure = error
     context = {"collection": collection, "form": form, "result": result, "failure": failure}
     return render(request, "evaluation/trial.html", context, status=400 if failure else 200)
