@@ -123,7 +123,7 @@ def shape(topics, runs, depth, judged, rel, *, with_files):
     collection = Collection()
     prepared_qrels = collection.qrels(qrels)
     prepared = RunSet([collection.run(tag, run) for tag, run in run_dicts.items()])
-    _ = prepared.key_index  # part of preparing: built once per run set, reused by every evaluation
+
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, TREC)
 
     ours_time, ours_eval = best_of(lambda: evaluate(prepared_qrels, prepared, OURS))

@@ -54,22 +54,50 @@ def _flatten(per_topic: Mapping[int, np.ndarray]) -> tuple[np.ndarray, np.ndarra
     return topics, offsets, flat
 
 
-def _refuse_repeats(keys: np.ndarray) -> None:
-    order = np.argsort(keys)
-    repeated = np.flatnonzero(keys[order][1:] == keys[order][:-1])
+def _refuse_repeats(ids: np.ndarray) -> None:
+    """Raises RepeatedDocument if an id occurs twice. The ids are a DocumentVocabulary's, one per (topic, docno),
+    so a repeated id is a document listed twice for one topic."""
+    if len(ids) == 0:
+        return
+    if int(ids.max()) < _DENSE_IDS_PER_ENTRY * len(ids) + (1 << 16) and np.bincount(ids).max() <= 1:
+        return  # ids dense enough to count: one pass, no sort
+    order = np.argsort(ids, kind="stable")
+    repeated = np.flatnonzero(ids[order][1:] == ids[order][:-1])
     if len(repeated):
-        later = np.maximum(order[1:][repeated], order[:-1][repeated])
-        raise RepeatedDocument(int(later.min()))
+        raise RepeatedDocument(int(order[1:][repeated].min()))
 
 
-def _trec_order_by_topic(topic_rank: np.ndarray, values: np.ndarray, topics: int) -> np.ndarray:
+_DENSE_IDS_PER_ENTRY = 64
+
+
+def _trec_order_by_topic(
+    topic_rank: np.ndarray, values: np.ndarray, topics: int, block_ranks: np.ndarray, block_starts: np.ndarray
+) -> np.ndarray:
     """Positions sorted by topic, then score descending; equal scores are left in any order (see below).
 
-    Two passes beat one lexsort several times over: an unstable sort of the scores, then a stable sort by topic,
-    which numpy does as a radix sort when the topic key fits in 16 bits."""
+    Run files are usually written in rank order, one block of lines per topic: then only the blocks are put in
+    topic order. Otherwise two passes beat one lexsort several times over: an unstable sort of the scores, then a
+    stable sort by topic, which numpy does as a radix sort when the topic key fits in 16 bits."""
+    falls = values[1:] <= values[:-1]
+    falls[block_starts[1:] - 1] = True  # a new block may start at any score
+    if falls.all() and len(block_ranks) == topics:  # every topic one block, each already score-descending
+        block_ends = np.append(block_starts[1:], len(values))
+        blocks = np.argsort(block_ranks)
+        return cell_index(block_starts[blocks], block_ends[blocks] - block_starts[blocks])
     by_score = np.argsort(-values)
     key = topic_rank[by_score].astype(np.uint16 if topics <= 1 << 16 else np.int64)
     return by_score[np.argsort(key, kind="stable")]
+
+
+def cell_index(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Concatenation of arange(s, s + n) for each (s, n): the flat indexes of variable-length slices."""
+    lengths = np.asarray(lengths, dtype=np.int64)
+    total = int(lengths.sum())
+    if total == 0:
+        return np.empty(0, dtype=np.int64)
+    first = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    offsets = np.repeat(np.asarray(starts, dtype=np.int64) - first, lengths)
+    return offsets + np.arange(total, dtype=np.int64)
 
 
 def _break_score_ties(order: np.ndarray, topic_ids: np.ndarray, values: np.ndarray, docnos: list[str]) -> np.ndarray:
@@ -158,12 +186,14 @@ class PreparedRun:
 
     @classmethod
     def _ordered(cls, tag, block_topics, block_starts, block_ends, ids, scores, docnos) -> PreparedRun:
-        """The run from its lines' ids and scores in file order, each topic put in trec_eval order."""
+        """The run from its lines' ids (a DocumentVocabulary's) and scores in file order, each topic put in
+        trec_eval order."""
         topic_ids = np.repeat(block_topics, block_ends - block_starts)
-        _refuse_repeats((topic_ids << 32) | ids)
+        _refuse_repeats(ids)
         values = np.asarray(scores, dtype=np.float64)
         run_topics, topic_rank = np.unique(block_topics, return_inverse=True)
-        order = _trec_order_by_topic(np.repeat(topic_rank, block_ends - block_starts), values, len(run_topics))
+        lines = np.repeat(topic_rank, block_ends - block_starts)
+        order = _trec_order_by_topic(lines, values, len(run_topics), topic_rank, block_starts)
         order = _break_score_ties(order, topic_ids, values, docnos)
         offsets = np.zeros(len(run_topics) + 1, dtype=np.int64)
         sizes = np.bincount(topic_rank, weights=block_ends - block_starts, minlength=len(run_topics))

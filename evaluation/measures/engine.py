@@ -119,28 +119,59 @@ def _code(labels: np.ndarray) -> np.ndarray:
     return np.where(labels >= 0, labels, UNJUDGED).astype(np.int32)
 
 
-# Above this many evaluated cells per qrels entry, labels are placed through the run set's sorted key index.
+# Above this many evaluated cells per qrels entry, labels are placed once for the whole run set (see _Labeller).
 INDEX_LOOKUP_RATIO = 8
+# ... by a table indexed by document id when ids are at most this many times the cells (else by a sorted key index).
+DOC_TABLE_RATIO = 4
+_SHARED = -1  # in the document table's topic column: the document is judged for several topics
+_NO_TOPIC = -2  # ... not judged for any
 
 
 class _Labeller:
-    """Finds the label of any cell of a RunSet: by searching each cell's key in the qrels (few cells), or by
-    placing every qrels entry into the run set's sorted key index once (many cells). Several runs retrieve the
-    same (topic, doc), so one qrels entry labels every cell in its key's range."""
+    """Finds the label of any cell of a RunSet, one of three ways by the work's shape:
+
+    - few cells: each cell's (topic, doc) key is searched in the qrels;
+    - many cells, document ids dense: a table indexed by document id holds each judged document's topic and label,
+      so a cell's label is two array reads. Files give every (topic, docno) its own id, so no document is judged
+      for two topics; where one is (database ids), its cells fall back to the search;
+    - many cells, ids sparse: every qrels entry is placed in the run set's sorted key index once, labelling every
+      cell in its key's range (several runs retrieve the same document)."""
 
     def __init__(self, qrels: PreparedQrels, runset: RunSet, cells: int):
         self.qrels, self.runset = qrels, runset
-        self.all_labels = None
-        if len(qrels.keys) and cells > INDEX_LOOKUP_RATIO * len(qrels.keys):
-            sorted_keys, order = runset.key_index
-            first = np.searchsorted(sorted_keys, qrels.keys, side="left")
-            count = np.searchsorted(sorted_keys, qrels.keys, side="right") - first
-            self.all_labels = np.full(len(runset.docs), NONPOOL, dtype=np.int32)
-            self.all_labels[order[cell_index(first, count)]] = np.repeat(_code(qrels.labels), count)
+        self.all_labels = self.by_doc = None
+        if not len(qrels.keys) or cells <= INDEX_LOOKUP_RATIO * len(qrels.keys):
+            return
+        table_size = max(runset.max_doc, int(qrels.docs.max())) + 1
+        if table_size <= DOC_TABLE_RATIO * cells and "key_index" not in runset.__dict__:
+            # One int64 per document, topic << 32 | label code, so a cell costs one random read, not two.
+            topic = np.full(table_size, _NO_TOPIC, dtype=np.int64)
+            topic[qrels.docs] = np.repeat(qrels.topics, np.diff(qrels.offsets))
+            topic[np.bincount(qrels.docs, minlength=table_size) > 1] = _SHARED
+            code = np.full(table_size, NONPOOL, dtype=np.int64)
+            code[qrels.docs] = _code(qrels.labels)
+            self.by_doc = (topic << 32) | (code & 0xFFFFFFFF)
+            return
+        sorted_keys, order = runset.key_index
+        first = np.searchsorted(sorted_keys, qrels.keys, side="left")
+        count = np.searchsorted(sorted_keys, qrels.keys, side="right") - first
+        self.all_labels = np.full(len(runset.docs), NONPOOL, dtype=np.int32)
+        self.all_labels[order[cell_index(first, count)]] = np.repeat(_code(qrels.labels), count)
 
     def __call__(self, cells: np.ndarray, topics: np.ndarray) -> np.ndarray:
         if self.all_labels is not None:
             return self.all_labels[cells]
+        if self.by_doc is None:
+            return self._search(cells, topics)
+        entry = self.by_doc[self.runset.docs[cells]]
+        owner = entry >> 32
+        labels = np.where(owner == topics, entry.astype(np.int32), NONPOOL)  # the low 32 bits: the label code
+        shared = np.flatnonzero(owner == _SHARED)
+        if len(shared):
+            labels[shared] = self._search(cells[shared], topics[shared])
+        return labels
+
+    def _search(self, cells: np.ndarray, topics: np.ndarray) -> np.ndarray:
         labels = np.full(len(cells), NONPOOL, dtype=np.int32)
         keys = self.qrels.keys
         if len(keys) and len(cells):

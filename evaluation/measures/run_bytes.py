@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 MAX_FILE_BYTES = 512 << 20  # larger files take the chunked reader: the gathered columns would need several times this
 COLUMNS = 6
@@ -33,15 +34,23 @@ class RunBytes:
         return np.append(self.block_starts[1:], len(self.docnos))
 
 
-def _column(raw: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """Tokens [starts, ends) of `raw` as one fixed-width bytes array (shorter ones padded with NUL, which numpy's
-    bytes comparisons ignore)."""
+def _column(padded: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Tokens [starts, ends) of `padded` as one fixed-width bytes array (shorter ones padded with NUL, which numpy's
+    bytes comparisons ignore). `padded` ends with at least as many spare bytes as the longest token."""
     lengths = ends - starts
     width = max(int(lengths.max()), 1)
-    offsets = np.arange(width)
-    picked = raw[np.minimum(starts[:, None] + offsets, len(raw) - 1)]
-    picked[offsets >= lengths[:, None]] = 0
+    picked = sliding_window_view(padded, width)[starts]  # one row copy per token, no index matrix
+    picked[np.arange(width) >= lengths[:, None]] = 0
     return picked.view(f"S{width}").ravel()
+
+
+def _token_bounds(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Start and end (exclusive) of every run of bytes above space: the edges where spacing changes, paired."""
+    spacing = np.empty(len(raw) + 2, dtype=bool)
+    spacing[0] = spacing[-1] = True
+    np.less_equal(raw, 32, out=spacing[1:-1])
+    edges = np.flatnonzero(spacing[1:] != spacing[:-1])
+    return edges[0::2], edges[1::2]
 
 
 def read_run_bytes(path: str, *, max_line_chars: int) -> RunBytes | None:
@@ -53,9 +62,8 @@ def read_run_bytes(path: str, *, max_line_chars: int) -> RunBytes | None:
     line_ends = np.flatnonzero(raw == 10)
     if np.diff(line_ends, prepend=-1).max() > max_line_chars + 1:
         return None
-    space = raw <= 32  # as in trec_files: any control byte separates, so an odd byte sends the file to the careful path
-    token_starts = np.flatnonzero(~space & np.concatenate(([True], space[:-1])))
-    token_ends = np.flatnonzero(~space & np.concatenate((space[1:], [True]))) + 1
+    # As in trec_files, any control byte separates tokens, so an odd byte sends the file to the careful path.
+    token_starts, token_ends = _token_bounds(raw)
     lines = len(line_ends)
     if len(token_starts) != COLUMNS * lines:
         return None
@@ -65,24 +73,65 @@ def read_run_bytes(path: str, *, max_line_chars: int) -> RunBytes | None:
     # in all, each line holds exactly six: a blank or short line, even one balanced by a long one, fails here.
     if not ((starts[:, 0] >= line_starts) & (starts[:, 5] < line_ends)).all():
         return None
-    tags = _column(raw, starts[:, 5], ends[:, 5])
+    padded = np.concatenate((raw, np.zeros(max_line_chars + 1, dtype=np.uint8)))
+    tags = _column(padded, starts[:, 5], ends[:, 5])
     if (tags != tags[0]).any():
         return None  # several tags: the careful reader takes the first, as trec_eval does
     try:
-        scores = _column(raw, starts[:, 4], ends[:, 4]).astype(np.float64)
+        scores = parse_decimals(_column(padded, starts[:, 4], ends[:, 4]))
     except ValueError:
         return None
     if not np.isfinite(scores).all():
         return None
-    topics = _column(raw, starts[:, 0], ends[:, 0])
+    topics = _column(padded, starts[:, 0], ends[:, 0])
     block_starts = np.concatenate(([0], np.flatnonzero(topics[1:] != topics[:-1]) + 1))
     return RunBytes(
         tag=tags[0].decode("ascii"),
         block_starts=block_starts,
         block_topics=[t.decode("ascii") for t in topics[block_starts].tolist()],
-        docnos=_column(raw, starts[:, 2], ends[:, 2]),
+        docnos=_column(padded, starts[:, 2], ends[:, 2]),
         scores=scores,
     )
+
+
+_POWERS_OF_TEN = 10.0 ** np.arange(16)
+_MAX_EXACT_DIGITS = 15  # every integer below 10**15 is a double, as is every power of ten up to 10**22
+_FAST_WIDTH = 32  # longer tokens cannot be plain 15-digit decimals often enough to pay for a pass per character
+
+
+def parse_decimals(strings: np.ndarray) -> np.ndarray:
+    """Floats of a fixed-width ASCII bytes array, equal to what Python's `float` gives (ValueError if one is not a
+    number).
+
+    Plain decimals of at most 15 digits (`-12.5`, `0.0031`, `7`) are read with array operations: the digits as an
+    integer m, exactly representable, divided by 10**f, also exact; IEEE division of exact operands is correctly
+    rounded, as strtod is, so the double is the same (Clinger's fast path). Anything else (exponents, more digits,
+    `inf`) is left to numpy's parser, row by row."""
+    count, width = len(strings), strings.dtype.itemsize
+    if count == 0 or width > _FAST_WIDTH:
+        return strings.astype(np.float64)
+    columns = np.ascontiguousarray(strings.view(np.uint8).reshape(count, width).T)  # one row per character position
+    digit = columns - np.uint8(48)  # wraps below '0', so one comparison finds the digits
+    is_digit, is_dot = digit < 10, columns == 46
+    first = columns[0]
+    allowed = is_digit | is_dot | (columns == 0)
+    allowed[:1] |= (first == 45) | (first == 43)  # a sign may lead
+    digits = is_digit.sum(axis=0)
+    plain = allowed.all(axis=0) & (is_dot.sum(axis=0) <= 1) & (digits > 0) & (digits <= _MAX_EXACT_DIGITS)
+    mantissa = np.zeros(count)
+    decimals = np.zeros(count, dtype=np.intp)
+    after_dot = np.zeros(count, dtype=bool)
+    for position in range(width):
+        here = is_digit[position]
+        mantissa = np.where(here, mantissa * 10 + digit[position], mantissa)  # exact: below 10**15
+        after_dot |= is_dot[position]
+        decimals += here & after_dot
+    values = mantissa / _POWERS_OF_TEN[np.minimum(decimals, _MAX_EXACT_DIGITS)]
+    np.negative(values, out=values, where=first == 45)
+    if not plain.all():
+        others = ~plain
+        values[others] = strings[others].astype(np.float64)
+    return values
 
 
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)

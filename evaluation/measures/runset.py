@@ -11,7 +11,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .data import PreparedRun
+from .data import PreparedRun, cell_index
 
 
 class RunSet:
@@ -40,6 +40,10 @@ class RunSet:
         return np.repeat(self.row_topic, self.length)
 
     @cached_property
+    def max_doc(self) -> int:
+        return int(self.docs.max()) if len(self.docs) else -1
+
+    @cached_property
     def key_index(self) -> tuple[np.ndarray, np.ndarray]:
         """(sorted keys, permutation into docs): the (topic << 32 | doc) keys of every cell, sorted."""
         keys = (self.cell_topic << 32) | self.docs
@@ -58,14 +62,3 @@ class RunSet:
 
     def __len__(self) -> int:
         return len(self.tags)
-
-
-def cell_index(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Concatenation of arange(s, s + n) for each (s, n): the flat indexes of variable-length slices."""
-    lengths = np.asarray(lengths, dtype=np.int64)
-    total = int(lengths.sum())
-    if total == 0:
-        return np.empty(0, dtype=np.int64)
-    first = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-    offsets = np.repeat(np.asarray(starts, dtype=np.int64) - first, lengths)
-    return offsets + np.arange(total, dtype=np.int64)

@@ -10,6 +10,7 @@ import pytest
 import pytrec_eval
 
 from evaluation.measures import Collection, RunSet, evaluate, parse_measures
+from evaluation.measures.data import PreparedQrels, PreparedRun
 
 from .generated import generated_collection, qrels_lines, run_lines
 
@@ -38,10 +39,28 @@ TREC_MEASURES = [
 MEASURES = [m for name in TREC_MEASURES for m in parse_measures(name)]
 
 
-def _compare(qrels, runs, level, measures=MEASURES, trec_names=TREC_MEASURES):
+def _one_id_per_docno(collection, prepared_qrels, prepared_runs):
+    """The same qrels and runs with the database's ids: one id per docno whatever the topic (files give each
+    (topic, docno) its own), so one document is judged for several topics."""
+    first_id: dict[str, int] = {}
+    shared = np.array([first_id.setdefault(name, len(first_id)) for name in collection.docs.names], dtype=np.int64)
+    qrels = PreparedQrels.from_mapping(
+        {
+            int(topic): dict(zip(shared[docs].tolist(), labels.tolist(), strict=True))
+            for topic in prepared_qrels.topics
+            for docs, labels in [prepared_qrels.topic_labels(topic)]
+        }
+    )
+    return qrels, [PreparedRun(run.tag, run.topics, run.offsets, shared[run.docs]) for run in prepared_runs]
+
+
+def _compare(qrels, runs, level, measures=MEASURES, trec_names=TREC_MEASURES, *, shared_ids=False):
     collection = Collection()
     prepared_qrels = collection.qrels(qrels)
-    prepared = RunSet([collection.run(tag, run) for tag, run in runs.items()])
+    prepared_runs = [collection.run(tag, run) for tag, run in runs.items()]
+    if shared_ids:
+        prepared_qrels, prepared_runs = _one_id_per_docno(collection, prepared_qrels, prepared_runs)
+    prepared = RunSet(prepared_runs)
     ours = evaluate(prepared_qrels, prepared, measures, relevance_level=level)
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, set(trec_names), relevance_level=level)
     compared = 0
@@ -74,12 +93,13 @@ def _compare(qrels, runs, level, measures=MEASURES, trec_names=TREC_MEASURES):
     return compared
 
 
-@pytest.fixture(params=["search-cells-in-qrels", "place-qrels-in-run-index"])
+@pytest.fixture(params=["search-cells-in-qrels", "document-table", "place-qrels-in-run-index"])
 def label_lookup(request, monkeypatch):
-    """Both ways the engine finds labels: the second is what large evaluations take."""
+    """Every way the engine finds labels: large evaluations take the table, or the index when ids are sparse."""
     from evaluation.measures import engine
 
     monkeypatch.setattr(engine, "INDEX_LOOKUP_RATIO", 10**9 if request.param == "search-cells-in-qrels" else 0)
+    monkeypatch.setattr(engine, "DOC_TABLE_RATIO", 10**9 if request.param == "document-table" else 0)
     return request.param
 
 
@@ -88,6 +108,13 @@ def label_lookup(request, monkeypatch):
 def test_every_trec_eval_measure_matches_trec_eval_on_generated_collections(seed, level, label_lookup):
     qrels, runs = generated_collection(seed, runs=6)
     assert _compare(qrels, runs, level) > 100
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_documents_judged_for_several_topics_are_labelled_per_topic(seed, label_lookup):
+    """Database ids name a document once for every topic, so one document carries a label per topic."""
+    qrels, runs = generated_collection(seed, runs=6)
+    assert _compare(qrels, runs, 1, shared_ids=True) > 100
 
 
 def test_set_f_parameter_is_trec_evals_beta_squared():
