@@ -11,8 +11,8 @@ from functools import cached_property
 
 import numpy as np
 
-from .data import NONPOOL, PAD, UNJUDGED, PreparedQrels
-from .runset import cell_index
+from .data import NONPOOL, PAD, UNJUDGED, PreparedQrels, cell_index
+from .hits import Hits
 
 
 class TopicStats:
@@ -74,6 +74,8 @@ class RankedBatch:
         self.max_grade = stats.max_label if max_grade is None else max_grade
         self._rel: dict[int, np.ndarray] = {}
         self._rs: dict[int, np.ndarray] = {}
+        self._hits: dict[int, Hits] = {}
+        self._running: dict[tuple, np.ndarray] = {}
         self._dcg: dict[tuple, np.ndarray] = {}
         self._idcg: dict[tuple, np.ndarray] = {}
 
@@ -127,6 +129,27 @@ class RankedBatch:
             self._rel[level] = (self.labels >= level) & (self.labels >= 0)
         return self._rel[level]
 
+    def hits(self, level: int) -> Hits:
+        """The relevant cells, in rank order."""
+        if level not in self._hits:
+            self._hits[level] = Hits(self.rel(level))
+        return self._hits[level]
+
+    @cached_property
+    def gain_hits(self) -> Hits:
+        """The cells with a positive gain, in rank order."""
+        return Hits(self.labels > 0)
+
+    def relevant_through(self, level: int, columns: np.ndarray | int) -> np.ndarray:
+        """Per row, the relevant documents in columns 0..columns[row] (0 where the column is -1)."""
+        return self.hits(level).through(columns)
+
+    def running(self, key: tuple, hits: Hits, terms: Callable[[], np.ndarray]) -> np.ndarray:
+        """`hits.running_sums(terms())`, cached by `key` for the measures that share it (AP and AP@k, nDCG@k...)."""
+        if key not in self._running:
+            self._running[key] = hits.running_sums(terms())
+        return self._running[key]
+
     def rs(self, level: int) -> np.ndarray:
         """Relevant documents among the first i (column i-1), for every row."""
         if level not in self._rs:
@@ -152,12 +175,6 @@ class RankedBatch:
 
     def first(self, k: int | None) -> slice:
         return slice(0, self.depth if k is None else min(int(k), self.depth))
-
-    def discounted(self, key: tuple, gains: np.ndarray, divisor: np.ndarray) -> np.ndarray:
-        """Cumulative discounted gain (gain / divisor, added in rank order) per column, cached by `key`."""
-        if key not in self._dcg:
-            self._dcg[key] = np.cumsum(gains / divisor, axis=1)
-        return self._dcg[key]
 
     def ideal_discounted(self, key: tuple, gain_fn, divisor_fn) -> np.ndarray:
         """Cumulative ideal DCG per topic (topics x judged positives), cached by `key`."""

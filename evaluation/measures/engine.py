@@ -13,10 +13,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .batch import RankedBatch, TopicStats
-from .data import NONPOOL, PAD, UNJUDGED, PreparedQrels, PreparedRun
+from .data import PreparedQrels, PreparedRun
+from .labelling import Labeller
 from .names import Measure, parse_measures
 from .ranked import GMAP_FLOOR
-from .runset import RunSet, cell_index
+from .runset import RunSet
 
 DEFAULT_BATCH_CELLS = 4_000_000
 
@@ -115,84 +116,8 @@ def _plan_rows(runset: RunSet, wanted: np.ndarray, complete: bool, depth: int | 
     return plan
 
 
-def _code(labels: np.ndarray) -> np.ndarray:
-    return np.where(labels >= 0, labels, UNJUDGED).astype(np.int32)
-
-
-# Above this many evaluated cells per qrels entry, labels are placed once for the whole run set (see _Labeller).
-INDEX_LOOKUP_RATIO = 8
-# ... by a table indexed by document id when ids are at most this many times the cells (else by a sorted key index).
-DOC_TABLE_RATIO = 4
-_SHARED = -1  # in the document table's topic column: the document is judged for several topics
-_NO_TOPIC = -2  # ... not judged for any
-
-
-class _Labeller:
-    """Finds the label of any cell of a RunSet, one of three ways by the work's shape:
-
-    - few cells: each cell's (topic, doc) key is searched in the qrels;
-    - many cells, document ids dense: a table indexed by document id holds each judged document's topic and label,
-      so a cell's label is two array reads. Files give every (topic, docno) its own id, so no document is judged
-      for two topics; where one is (database ids), its cells fall back to the search;
-    - many cells, ids sparse: every qrels entry is placed in the run set's sorted key index once, labelling every
-      cell in its key's range (several runs retrieve the same document)."""
-
-    def __init__(self, qrels: PreparedQrels, runset: RunSet, cells: int):
-        self.qrels, self.runset = qrels, runset
-        self.all_labels = self.by_doc = None
-        if not len(qrels.keys) or cells <= INDEX_LOOKUP_RATIO * len(qrels.keys):
-            return
-        table_size = max(runset.max_doc, int(qrels.docs.max())) + 1
-        if table_size <= DOC_TABLE_RATIO * cells and "key_index" not in runset.__dict__:
-            # One int64 per document, topic << 32 | label code, so a cell costs one random read, not two.
-            topic = np.full(table_size, _NO_TOPIC, dtype=np.int64)
-            topic[qrels.docs] = np.repeat(qrels.topics, np.diff(qrels.offsets))
-            topic[np.bincount(qrels.docs, minlength=table_size) > 1] = _SHARED
-            code = np.full(table_size, NONPOOL, dtype=np.int64)
-            code[qrels.docs] = _code(qrels.labels)
-            self.by_doc = (topic << 32) | (code & 0xFFFFFFFF)
-            return
-        sorted_keys, order = runset.key_index
-        first = np.searchsorted(sorted_keys, qrels.keys, side="left")
-        count = np.searchsorted(sorted_keys, qrels.keys, side="right") - first
-        self.all_labels = np.full(len(runset.docs), NONPOOL, dtype=np.int32)
-        self.all_labels[order[cell_index(first, count)]] = np.repeat(_code(qrels.labels), count)
-
-    def __call__(self, cells: np.ndarray, topics: np.ndarray) -> np.ndarray:
-        if self.all_labels is not None:
-            return self.all_labels[cells]
-        if self.by_doc is None:
-            return self._search(cells, topics)
-        entry = self.by_doc[self.runset.docs[cells]]
-        owner = entry >> 32
-        labels = np.where(owner == topics, entry.astype(np.int32), NONPOOL)  # the low 32 bits: the label code
-        shared = np.flatnonzero(owner == _SHARED)
-        if len(shared):
-            labels[shared] = self._search(cells[shared], topics[shared])
-        return labels
-
-    def _search(self, cells: np.ndarray, topics: np.ndarray) -> np.ndarray:
-        labels = np.full(len(cells), NONPOOL, dtype=np.int32)
-        keys = self.qrels.keys
-        if len(keys) and len(cells):
-            wanted = (topics << 32) | self.runset.docs[cells]
-            found = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
-            hit = keys[found] == wanted
-            labels[hit] = _code(self.qrels.labels[found[hit]])
-        return labels
-
-
-def _label_matrix(labeller: _Labeller, rows: _Rows, index: np.ndarray) -> np.ndarray:
-    lengths = rows.length[index]
-    width = max(int(lengths.max()) if len(lengths) else 0, 1)
-    matrix = np.full((len(index), width), PAD, dtype=np.int32)
-    cells = cell_index(rows.start[index], lengths)
-    if len(cells) == 0:
-        return matrix
-    row_of_cell = np.repeat(np.arange(len(index)), lengths)
-    column_of_cell = cells - np.repeat(rows.start[index], lengths)
-    matrix[row_of_cell, column_of_cell] = labeller(cells, np.repeat(rows.topic[index], lengths))
-    return matrix
+def _label_matrix(labeller: Labeller, rows: _Rows, index: np.ndarray) -> np.ndarray:
+    return labeller.matrix(rows.start[index], rows.length[index], rows.topic[index])
 
 
 def _chunks(rows: _Rows, batch_cells: int) -> list[np.ndarray]:
@@ -240,7 +165,7 @@ def evaluate(
     if topics is not None:
         wanted = np.intersect1d(wanted, np.fromiter(topics, dtype=np.int64))
     rows = _plan_rows(runset, wanted, complete, depth)
-    labeller = _Labeller(qrels, runset, int(rows.length.sum()))
+    labeller = Labeller(qrels, runset, int(rows.length.sum()))
     values = np.zeros((len(rows.topic), len(measures)), dtype=np.float64)
     grade = max_grade if max_grade is not None else (int(qrels.labels.max()) if len(qrels.labels) else 0)
     for index in _chunks(rows, batch_cells) if len(rows.topic) else []:

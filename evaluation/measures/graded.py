@@ -27,9 +27,14 @@ def _divisor_fn(kind: str):
     return lambda ranks: np.log2(ranks + 1.0)
 
 
-def _dcg_curve(batch: RankedBatch, kind: str) -> np.ndarray:
-    gains = _gain_fn(kind)(batch.gains)
-    return batch.discounted(("dcg", kind), gains, _divisor_fn(kind)(batch.ranks))
+def _dcg_through(batch: RankedBatch, kind: str, columns: np.ndarray) -> np.ndarray:
+    """Per row, the DCG of columns 0..columns[row], its terms added in rank order."""
+    hits = batch.gain_hits
+
+    def terms():  # the divisor of each rank comes from one array of ranks, as it would for a whole row
+        return _gain_fn(kind)(batch.gains[hits.row, hits.column]) / _divisor_fn(kind)(batch.ranks)[hits.column]
+
+    return hits.sum_through(batch.running(("dcg", kind), hits, terms), columns)
 
 
 def _ideal_at(batch: RankedBatch, kind: str, k: int | None) -> np.ndarray:
@@ -46,14 +51,14 @@ def cumulative_gain(batch: RankedBatch, m) -> np.ndarray:
 
 def dcg(batch: RankedBatch, m) -> np.ndarray:
     """DCG@k = sum_{i<=k} gain_i / log2(i + 1) (or the chosen gain/discount variant)."""
-    return batch.at(_dcg_curve(batch, m.param("dcg")), batch.column(m.cutoff))
+    return _dcg_through(batch, m.param("dcg"), batch.column(m.cutoff))
 
 
 def ndcg(batch: RankedBatch, m) -> np.ndarray:
     """nDCG (trec_eval ndcg) and nDCG@k (ndcg_cut.k): DCG / IDCG, the ideal built from all judged labels sorted
     descending (cut at k for nDCG@k, never cut to the ranking's length); 0 when IDCG = 0."""
     kind = m.param("dcg")
-    gained = batch.at(_dcg_curve(batch, kind), batch.column(m.cutoff))
+    gained = _dcg_through(batch, kind, batch.column(m.cutoff))
     return safe_divide(gained, _ideal_at(batch, kind, m.cutoff))
 
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from .batch import RankedBatch, safe_divide, sequential_sum
 from .data import UNJUDGED
+from .hits import Hits
 
 INFAP_EPSILON = 1e-5
 GMAP_FLOOR = 1e-5
@@ -19,21 +20,22 @@ GMAP_FLOOR = 1e-5
 def precision(batch: RankedBatch, m) -> np.ndarray:
     """P@k = rs(min(k, n)) / k; divides by k even when fewer than k documents were retrieved (trec_eval P.k)."""
     level = batch.level_of(m)
-    return batch.at(batch.rs(level), batch.column(m.cutoff)) / float(m.cutoff)
+    return batch.relevant_through(level, batch.column(m.cutoff)) / float(m.cutoff)
 
 
 def recall(batch: RankedBatch, m) -> np.ndarray:
     """R@k = rs(min(k, n)) / R; 0 when R = 0 (trec_eval recall.k)."""
     level = batch.level_of(m)
-    return safe_divide(batch.at(batch.rs(level), batch.column(m.cutoff)), batch.num_rel(level))
+    return safe_divide(batch.relevant_through(level, batch.column(m.cutoff)), batch.num_rel(level))
 
 
 def average_precision(batch: RankedBatch, m) -> np.ndarray:
     """AP (or AP@k): sum of rs(i)/i over relevant ranks i (<= k), divided by R (trec_eval map, map_cut.k)."""
     level = batch.level_of(m)
-    cols = batch.first(m.cutoff)
-    rel, rs = batch.rel(level)[:, cols], batch.rs(level)[:, cols]
-    sums = sequential_sum(np.where(rel, rs / batch.ranks[cols], 0.0))
+    hits = batch.hits(level)
+    # The term at each relevant rank i is rs(i) / i: the hit's place among the relevant, over its rank.
+    running = batch.running(("ap", level), hits, lambda: (hits.nth + 1) / batch.ranks[hits.column])
+    sums = hits.sum_through(running, batch.first(m.cutoff).stop - 1)
     return safe_divide(sums, batch.num_rel(level))
 
 
@@ -47,14 +49,14 @@ def r_precision(batch: RankedBatch, m) -> np.ndarray:
     level = batch.level_of(m)
     num_rel = batch.num_rel(level)
     columns = np.minimum(np.minimum(num_rel, batch.n), batch.depth) - 1
-    return safe_divide(batch.at(batch.rs(level), columns), num_rel)
+    return safe_divide(batch.relevant_through(level, columns), num_rel)
 
 
 def reciprocal_rank(batch: RankedBatch, m) -> np.ndarray:
     """RR = 1 / rank of the first relevant document (within k), else 0 (trec_eval recip_rank)."""
-    rel = batch.rel(batch.level_of(m))[:, batch.first(m.cutoff)]
-    found = rel.any(axis=1)
-    first = rel.argmax(axis=1)
+    hits = batch.hits(batch.level_of(m))
+    first = hits.column[np.minimum(hits.first, max(len(hits.column) - 1, 0))] if len(hits.column) else hits.first
+    found = (hits.per_row > 0) & (first < batch.first(m.cutoff).stop)
     return np.where(found, 1.0 / (first + 1.0), 0.0)
 
 
@@ -66,12 +68,14 @@ def bpref(batch: RankedBatch, m) -> np.ndarray:
     """bpref (Buckley & Voorhees 2004) as trec_eval computes it: unjudged documents are skipped; at each relevant
     document add 1 - min(nonrel_so_far, R) / min(N, R), or 1 when nonrel_so_far = 0; divide by R."""
     level = batch.level_of(m)
-    rel = batch.rel(level)
-    num_rel, num_nonrel = batch.num_rel(level)[:, None], batch.num_nonrel(level)[:, None]
-    nonrel_so_far = _judged_nonrel_so_far(batch, level)
-    penalty = safe_divide(np.minimum(nonrel_so_far, num_rel), np.minimum(num_nonrel, num_rel))
+    hits = batch.hits(level)
+    num_rel, num_nonrel = batch.num_rel(level), batch.num_nonrel(level)
+    judged_nonrel = Hits(batch.judged & ~batch.rel(level))
+    nonrel_so_far = judged_nonrel.before(hits.flat)
+    rel_of_hit = num_rel[hits.row]
+    penalty = safe_divide(np.minimum(nonrel_so_far, rel_of_hit), np.minimum(num_nonrel[hits.row], rel_of_hit))
     contribution = np.where(nonrel_so_far > 0, 1.0 - penalty, 1.0)
-    return safe_divide(sequential_sum(np.where(rel, contribution, 0.0)), num_rel[:, 0])
+    return safe_divide(hits.total(hits.running_sums(contribution)), num_rel)
 
 
 def inferred_ap(batch: RankedBatch, m) -> np.ndarray:
@@ -93,7 +97,7 @@ def inferred_ap(batch: RankedBatch, m) -> np.ndarray:
 def success(batch: RankedBatch, m) -> np.ndarray:
     """Success@k (hit rate): 1 if any relevant document is in the top k (trec_eval success.k)."""
     level = batch.level_of(m)
-    return (batch.at(batch.rs(level), batch.column(m.cutoff)) > 0).astype(np.float64)
+    return (batch.relevant_through(level, batch.column(m.cutoff)) > 0).astype(np.float64)
 
 
 def _interpolated_precision(batch: RankedBatch, level: int, recall_level: float) -> np.ndarray:
@@ -143,7 +147,7 @@ def num_rel(batch: RankedBatch, m) -> np.ndarray:
 def num_rel_ret(batch: RankedBatch, m) -> np.ndarray:
     """Number of relevant documents retrieved; summed over topics (trec_eval num_rel_ret)."""
     level = batch.level_of(m)
-    return batch.at(batch.rs(level), batch.column(None)).astype(np.float64)
+    return batch.relevant_through(level, batch.column(None)).astype(np.float64)
 
 
 def minimum_ap(batch: RankedBatch, m) -> np.ndarray:

@@ -40,6 +40,15 @@ class RunSet:
         return np.repeat(self.row_topic, self.length)
 
     @cached_property
+    def longest(self) -> int:
+        return int(self.length.max()) if len(self.length) else 0
+
+    @cached_property
+    def padded_docs(self) -> np.ndarray:
+        """`docs` followed by the longest ranking's length of zeros, so a window of that width fits at any row."""
+        return np.concatenate((self.docs, np.zeros(self.longest, dtype=np.int64)))
+
+    @cached_property
     def max_doc(self) -> int:
         return int(self.docs.max()) if len(self.docs) else -1
 

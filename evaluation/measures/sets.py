@@ -17,7 +17,7 @@ NAN = float("nan")
 def contingency(batch: RankedBatch, m) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     level = batch.level_of(m)
     column = batch.column(m.cutoff)
-    tp = batch.at(batch.rs(level), column).astype(np.float64)
+    tp = batch.relevant_through(level, column).astype(np.float64)
     retrieved = (column + 1).astype(np.float64)
     fp = retrieved - tp
     fn = batch.num_rel(level) - tp

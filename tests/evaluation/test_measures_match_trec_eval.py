@@ -96,10 +96,10 @@ def _compare(qrels, runs, level, measures=MEASURES, trec_names=TREC_MEASURES, *,
 @pytest.fixture(params=["search-cells-in-qrels", "document-table", "place-qrels-in-run-index"])
 def label_lookup(request, monkeypatch):
     """Every way the engine finds labels: large evaluations take the table, or the index when ids are sparse."""
-    from evaluation.measures import engine
+    from evaluation.measures import labelling
 
-    monkeypatch.setattr(engine, "INDEX_LOOKUP_RATIO", 10**9 if request.param == "search-cells-in-qrels" else 0)
-    monkeypatch.setattr(engine, "DOC_TABLE_RATIO", 10**9 if request.param == "document-table" else 0)
+    monkeypatch.setattr(labelling, "INDEX_LOOKUP_RATIO", 10**9 if request.param == "search-cells-in-qrels" else 0)
+    monkeypatch.setattr(labelling, "DOC_TABLE_RATIO", 10**9 if request.param == "document-table" else 0)
     return request.param
 
 

@@ -1,0 +1,85 @@
+"""Finding the label of every ranked document of a batch: the label matrix the measures read.
+
+Three ways, by the shape of the work:
+
+- few cells: each cell's (topic << 32 | doc) key is searched in the qrels;
+- many cells, document ids dense: a table indexed by document id holds each judged document's topic and label, so
+  a cell's label is one array read. Files give every (topic, docno) its own id, so there no document is judged for
+  two topics; where one is (database ids), its cells fall back to the search;
+- many cells, ids sparse: every qrels entry is placed in the run set's sorted key index once, labelling every cell
+  in its key's range (several runs retrieve the same document).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from .data import NONPOOL, PAD, UNJUDGED, PreparedQrels, cell_index
+from .runset import RunSet
+
+# Above this many evaluated cells per qrels entry, labels are placed once for the whole run set ...
+INDEX_LOOKUP_RATIO = 8
+# ... by the document table when ids are at most this many times the cells (else by the sorted key index).
+DOC_TABLE_RATIO = 4
+_SHARED = -1  # in the document table's topic half: the document is judged for several topics
+_NO_TOPIC = -2  # ... for none
+
+
+def label_code(labels: np.ndarray) -> np.ndarray:
+    return np.where(labels >= 0, labels, UNJUDGED).astype(np.int32)
+
+
+class Labeller:
+    def __init__(self, qrels: PreparedQrels, runset: RunSet, cells: int):
+        self.qrels, self.runset = qrels, runset
+        self.all_labels = self.by_doc = None
+        if not len(qrels.keys) or cells <= INDEX_LOOKUP_RATIO * len(qrels.keys):
+            return
+        table_size = max(runset.max_doc, int(qrels.docs.max())) + 1
+        if table_size <= DOC_TABLE_RATIO * cells and "key_index" not in runset.__dict__:
+            # One int64 per document, topic << 32 | label code: a cell costs one random read, not two.
+            topic = np.full(table_size, _NO_TOPIC, dtype=np.int64)
+            topic[qrels.docs] = np.repeat(qrels.topics, np.diff(qrels.offsets))
+            topic[np.bincount(qrels.docs, minlength=table_size) > 1] = _SHARED
+            code = np.full(table_size, NONPOOL, dtype=np.int64)
+            code[qrels.docs] = label_code(qrels.labels)
+            self.by_doc = (topic << 32) | (code & 0xFFFFFFFF)
+            return
+        sorted_keys, order = runset.key_index
+        first = np.searchsorted(sorted_keys, qrels.keys, side="left")
+        count = np.searchsorted(sorted_keys, qrels.keys, side="right") - first
+        self.all_labels = np.full(len(runset.docs) + runset.longest, NONPOOL, dtype=np.int32)
+        self.all_labels[order[cell_index(first, count)]] = np.repeat(label_code(qrels.labels), count)
+
+    def matrix(self, starts: np.ndarray, lengths: np.ndarray, topics: np.ndarray) -> np.ndarray:
+        """(rows x longest length) labels of the rows docs[start:start + length] (of the given topics), PAD after
+        each row's end."""
+        width = max(int(lengths.max()) if len(lengths) else 0, 1)
+        if self.all_labels is not None:
+            labels = sliding_window_view(self.all_labels, width)[starts]
+        else:
+            docs = sliding_window_view(self.runset.padded_docs, width)[starts]  # one row copy per ranking
+            labels = self._search(docs, topics[:, None]) if self.by_doc is None else self._from_table(docs, topics)
+        if (lengths < width).any():
+            labels[np.arange(width) >= lengths[:, None]] = PAD
+        return labels
+
+    def _from_table(self, docs: np.ndarray, topics: np.ndarray) -> np.ndarray:
+        entry = self.by_doc[docs]
+        owner = entry >> 32
+        labels = np.where(owner == topics[:, None], entry.astype(np.int32), NONPOOL)  # low 32 bits: the code
+        shared = np.nonzero(owner == _SHARED)
+        if len(shared[0]):
+            labels[shared] = self._search(docs[shared], topics[shared[0]])
+        return labels
+
+    def _search(self, docs: np.ndarray, topics: np.ndarray) -> np.ndarray:
+        labels = np.full(docs.shape, NONPOOL, dtype=np.int32)
+        keys = self.qrels.keys
+        if len(keys) and docs.size:
+            wanted = (topics << 32) | docs
+            found = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+            hit = keys[found] == wanted
+            labels[hit] = label_code(self.qrels.labels[found[hit]])
+        return labels
