@@ -37,7 +37,7 @@ class Labeller:
         if not len(qrels.keys) or cells <= INDEX_LOOKUP_RATIO * len(qrels.keys):
             return
         table_size = max(runset.max_doc, int(qrels.docs.max())) + 1
-        if table_size <= DOC_TABLE_RATIO * cells and "key_index" not in runset.__dict__:
+        if table_size <= DOC_TABLE_RATIO * cells:
             # One int64 per document, topic << 32 | label code: a cell costs one random read, not two.
             topic = np.full(table_size, _NO_TOPIC, dtype=np.int64)
             topic[qrels.docs] = np.repeat(qrels.topics, np.diff(qrels.offsets))

@@ -1,7 +1,7 @@
 """A RunSet: several prepared runs laid out topic-major, so one topic's rankings for every run are contiguous.
 
-This is the form the engine evaluates. Re-evaluating one topic slices a contiguous block; evaluating everything
-uses a sorted (topic, doc) key index, built once, to place the qrels' labels with one binary search per judgment.
+This is the form the engine evaluates: re-evaluating one topic slices a contiguous block, and a batch of rankings is
+read as windows of `padded_docs`. How labels are found for them is `labelling`'s business.
 """
 
 from __future__ import annotations
