@@ -28,6 +28,13 @@ class Hits:
         ends = np.arange(self.rows, dtype=np.int64) * self.depth + np.minimum(columns, self.depth - 1)
         return np.searchsorted(self.flat, ends, side="right") - self.first
 
+    def first_column(self) -> np.ndarray:
+        """Per row, the column of its first hit (the depth where it has none)."""
+        columns = np.full(self.rows, self.depth, dtype=np.int64)
+        some = self.per_row > 0
+        columns[some] = self.column[self.first[some]]
+        return columns
+
     def before(self, flat: np.ndarray) -> np.ndarray:
         """For cells given by flat position (row * depth + column), the hits earlier in the same row."""
         row_start = flat - flat % max(self.depth, 1)

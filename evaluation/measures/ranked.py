@@ -54,10 +54,8 @@ def r_precision(batch: RankedBatch, m) -> np.ndarray:
 
 def reciprocal_rank(batch: RankedBatch, m) -> np.ndarray:
     """RR = 1 / rank of the first relevant document (within k), else 0 (trec_eval recip_rank)."""
-    hits = batch.hits(batch.level_of(m))
-    first = hits.column[np.minimum(hits.first, max(len(hits.column) - 1, 0))] if len(hits.column) else hits.first
-    found = (hits.per_row > 0) & (first < batch.first(m.cutoff).stop)
-    return np.where(found, 1.0 / (first + 1.0), 0.0)
+    first = batch.hits(batch.level_of(m)).first_column()
+    return np.where(first < batch.first(m.cutoff).stop, 1.0 / (first + 1.0), 0.0)
 
 
 def _judged_nonrel_so_far(batch: RankedBatch, level: int) -> np.ndarray:

@@ -48,6 +48,12 @@ def test_example_b_map_and_mrr_over_three_topics():
     assert result.aggregate("r", "RR") == pytest.approx(0.5666666666666667, abs=1e-15)
 
 
+def test_rr_and_ap_at_k_look_no_deeper_than_k():
+    qrels, run = _single({3, 5})
+    assert [value(qrels, run, f"RR@{k}") for k in (1, 2, 3, 8)] == [0.0, 0.0, 1 / 3, 1 / 3]
+    assert [value(qrels, run, f"AP@{k}") for k in (2, 3, 4, 5)] == [0.0, (1 / 3) / 2, (1 / 3) / 2, (1 / 3 + 2 / 5) / 2]
+
+
 def test_example_c_precision_ap_rprec_bpref_11pt():
     qrels, run = _single({1, 2, 4, 6, 7, 8}, n=10)
     expected = {
