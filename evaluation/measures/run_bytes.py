@@ -14,6 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from .decimals import parse_decimals
+
 MAX_FILE_BYTES = 512 << 20  # larger files take the chunked reader: the gathered columns would need several times this
 COLUMNS = 6
 
@@ -92,46 +94,6 @@ def read_run_bytes(path: str, *, max_line_chars: int) -> RunBytes | None:
         docnos=_column(padded, starts[:, 2], ends[:, 2]),
         scores=scores,
     )
-
-
-_POWERS_OF_TEN = 10.0 ** np.arange(16)
-_MAX_EXACT_DIGITS = 15  # every integer below 10**15 is a double, as is every power of ten up to 10**22
-_FAST_WIDTH = 32  # longer tokens cannot be plain 15-digit decimals often enough to pay for a pass per character
-
-
-def parse_decimals(strings: np.ndarray) -> np.ndarray:
-    """Floats of a fixed-width ASCII bytes array, equal to what Python's `float` gives (ValueError if one is not a
-    number).
-
-    Plain decimals of at most 15 digits (`-12.5`, `0.0031`, `7`) are read with array operations: the digits as an
-    integer m, exactly representable, divided by 10**f, also exact; IEEE division of exact operands is correctly
-    rounded, as strtod is, so the double is the same (Clinger's fast path). Anything else (exponents, more digits,
-    `inf`) is left to numpy's parser, row by row."""
-    count, width = len(strings), strings.dtype.itemsize
-    if count == 0 or width > _FAST_WIDTH:
-        return strings.astype(np.float64)
-    columns = np.ascontiguousarray(strings.view(np.uint8).reshape(count, width).T)  # one row per character position
-    digit = columns - np.uint8(48)  # wraps below '0', so one comparison finds the digits
-    is_digit, is_dot = digit < 10, columns == 46
-    first = columns[0]
-    allowed = is_digit | is_dot | (columns == 0)
-    allowed[:1] |= (first == 45) | (first == 43)  # a sign may lead
-    digits = is_digit.sum(axis=0)
-    plain = allowed.all(axis=0) & (is_dot.sum(axis=0) <= 1) & (digits > 0) & (digits <= _MAX_EXACT_DIGITS)
-    mantissa = np.zeros(count)
-    decimals = np.zeros(count, dtype=np.intp)
-    after_dot = np.zeros(count, dtype=bool)
-    for position in range(width):
-        here = is_digit[position]
-        mantissa = np.where(here, mantissa * 10 + digit[position], mantissa)  # exact: below 10**15
-        after_dot |= is_dot[position]
-        decimals += here & after_dot
-    values = mantissa / _POWERS_OF_TEN[np.minimum(decimals, _MAX_EXACT_DIGITS)]
-    np.negative(values, out=values, where=first == 45)
-    if not plain.all():
-        others = ~plain
-        values[others] = strings[others].astype(np.float64)
-    return values
 
 
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)

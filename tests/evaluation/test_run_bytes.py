@@ -6,12 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import pytrec_eval
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from evaluation.measures import Collection, evaluate, read_qrels, read_run
 from evaluation.measures import vocabulary as vocabulary_module
-from evaluation.measures.run_bytes import fnv1a, parse_decimals, read_run_bytes
+from evaluation.measures.run_bytes import fnv1a, read_run_bytes
 from evaluation.measures.trec_files import MAX_LINE_CHARS
 
 
@@ -123,39 +121,6 @@ def test_colliding_hashes_are_told_apart_by_their_bytes(monkeypatch):
     assert docs.ids_of_bytes(np.array([1, 1, 1]), np.array([b"c", b"a", b"bb"])).tolist() == [c, a, bb]
     assert docs.ids_of_bytes(np.array([1, 1, 2]), np.array([b"bb", b"a", b"c"])).tolist() == [bb, a, docs.get(2, "c")]
     assert docs.names[docs.get(2, "c")] == "c"
-
-
-def _as_doubles(tokens: list[str]) -> list[float]:
-    return parse_decimals(np.array([t.encode() for t in tokens])).tolist()
-
-
-_DECIMAL_TOKENS = st.builds(
-    lambda sign, whole, fraction, dot: sign + whole + (dot + fraction if dot else ""),
-    st.sampled_from(["", "-", "+"]),
-    st.text("0123456789", min_size=0, max_size=18),
-    st.text("0123456789", min_size=0, max_size=18),
-    st.sampled_from(["", "."]),
-).filter(lambda token: any(c.isdigit() for c in token))
-
-
-@settings(max_examples=400, deadline=None)
-@given(st.lists(_DECIMAL_TOKENS | st.floats(allow_nan=False, allow_infinity=False).map(repr), min_size=1))
-def test_scores_are_the_doubles_pythons_float_reads(tokens):
-    """Plain decimals take the array fast path (up to 15 digits) and longer ones or exponents numpy's parser; both
-    must give bit for bit the double that `float` (strtod, as trec_eval reads) gives, sign of zero included."""
-    expected = [float(t) for t in tokens]
-    assert [x.hex() for x in _as_doubles(tokens)] == [x.hex() for x in expected]
-
-
-def test_score_edge_forms_read_as_float_reads_them():
-    tokens = ["-0", "0.", ".5", "+7", "000123.4500", "999999999999999", "9999999999999999", "1e-5", "-2.5E+3", "inf"]
-    assert [x.hex() for x in _as_doubles(tokens)] == [float(t).hex() for t in tokens]
-
-
-@pytest.mark.parametrize("token", [".", "-", "1.2.3", "1-2", "12a", "--1"])
-def test_a_score_that_is_no_number_is_refused(token):
-    with pytest.raises(ValueError):
-        parse_decimals(np.array([b"1.5", token.encode()]))
 
 
 def test_the_order_of_lines_in_a_file_does_not_change_the_run(tmp_path):
