@@ -36,14 +36,17 @@ class Labeller:
         self.all_labels = self.by_doc = None
         if not len(qrels.keys) or cells <= INDEX_LOOKUP_RATIO * len(qrels.keys):
             return
-        table_size = max(runset.max_doc, int(qrels.docs.max())) + 1
+        low, high = runset.doc_range
+        self.first_doc = min(low, int(qrels.docs.min()))  # database ids of one collection start anywhere
+        table_size = max(high, int(qrels.docs.max())) - self.first_doc + 1
         if table_size <= DOC_TABLE_RATIO * cells:
             # One int64 per document, topic << 32 | label code: a cell costs one random read, not two.
+            judged = qrels.docs - self.first_doc
             topic = np.full(table_size, _NO_TOPIC, dtype=np.int64)
-            topic[qrels.docs] = np.repeat(qrels.topics, np.diff(qrels.offsets))
-            topic[np.bincount(qrels.docs, minlength=table_size) > 1] = _SHARED
+            topic[judged] = np.repeat(qrels.topics, np.diff(qrels.offsets))
+            topic[np.bincount(judged, minlength=table_size) > 1] = _SHARED
             code = np.full(table_size, NONPOOL, dtype=np.int64)
-            code[qrels.docs] = label_code(qrels.labels)
+            code[judged] = label_code(qrels.labels)
             self.by_doc = (topic << 32) | (code & 0xFFFFFFFF)
             return
         sorted_keys, order = runset.key_index
@@ -66,7 +69,7 @@ class Labeller:
         return labels
 
     def _from_table(self, docs: np.ndarray, topics: np.ndarray) -> np.ndarray:
-        entry = self.by_doc[docs]
+        entry = self.by_doc[docs - self.first_doc]
         owner = entry >> 32
         labels = np.where(owner == topics[:, None], entry.astype(np.int32), NONPOOL)  # low 32 bits: the code
         shared = np.nonzero(owner == _SHARED)

@@ -45,12 +45,15 @@ class RunSet:
 
     @cached_property
     def padded_docs(self) -> np.ndarray:
-        """`docs` followed by the longest ranking's length of zeros, so a window of that width fits at any row."""
-        return np.concatenate((self.docs, np.zeros(self.longest, dtype=np.int64)))
+        """`docs` followed by the longest ranking's length of padding (a document id of the run set, so anything
+        indexed by ids takes it), so a window of that width fits at any row."""
+        padding = self.doc_range[0] if len(self.docs) else 0
+        return np.concatenate((self.docs, np.full(self.longest, padding, dtype=np.int64)))
 
     @cached_property
-    def max_doc(self) -> int:
-        return int(self.docs.max()) if len(self.docs) else -1
+    def doc_range(self) -> tuple[int, int]:
+        """The smallest and largest document id ranked ((0, -1) if none)."""
+        return (int(self.docs.min()), int(self.docs.max())) if len(self.docs) else (0, -1)
 
     @cached_property
     def key_index(self) -> tuple[np.ndarray, np.ndarray]:

@@ -40,10 +40,11 @@ MEASURES = [m for name in TREC_MEASURES for m in parse_measures(name)]
 
 
 def _one_id_per_docno(collection, prepared_qrels, prepared_runs):
-    """The same qrels and runs with the database's ids: one id per docno whatever the topic (files give each
-    (topic, docno) its own), so one document is judged for several topics."""
+    """The same qrels and runs with database-like ids: one id per docno whatever the topic (files give each
+    (topic, docno) its own), so one document is judged for several topics, and ids far from 0."""
     first_id: dict[str, int] = {}
     shared = np.array([first_id.setdefault(name, len(first_id)) for name in collection.docs.names], dtype=np.int64)
+    shared += 1_000_000  # a collection's database ids start wherever the table's sequence was
     qrels = PreparedQrels.from_mapping(
         {
             int(topic): dict(zip(shared[docs].tolist(), labels.tolist(), strict=True))
