@@ -238,27 +238,38 @@ class PreparedQrels:
     @classmethod
     def from_mapping(cls, qrels: Mapping[int, Mapping[int, int]]) -> PreparedQrels:
         """Builds qrels from {topic id: {document id: label}}; topics with no entries are dropped."""
-        per_topic_docs, per_topic_labels = {}, {}
-        for topic, judged in qrels.items():
-            if not judged:
-                continue
-            docs = np.fromiter(judged.keys(), dtype=np.int64, count=len(judged))
-            labels = np.fromiter(judged.values(), dtype=np.int64, count=len(judged))
-            order = np.argsort(docs, kind="stable")
-            per_topic_docs[int(topic)], per_topic_labels[int(topic)] = docs[order], labels[order]
-        topics, offsets, docs = _flatten(per_topic_docs)
-        labels = np.concatenate([per_topic_labels[int(t)] for t in topics]) if len(topics) else np.empty(0, np.int64)
-        return cls(topics, offsets, docs, labels)
+        return cls._from_columns(
+            {
+                int(topic): (
+                    np.fromiter(judged.keys(), dtype=np.int64, count=len(judged)),
+                    np.fromiter(judged.values(), dtype=np.int64, count=len(judged)),
+                )
+                for topic, judged in qrels.items()
+            }
+        )
 
     @classmethod
     def from_strings(
         cls, qrels: Mapping[str, Mapping[str, int]], topics: Vocabulary, docs: DocumentVocabulary
     ) -> PreparedQrels:
-        mapping = {}
+        columns = {}
         for name, judged in qrels.items():
             topic = topics.id(name)
-            mapping[topic] = dict(zip(docs.ids(topic, list(judged)).tolist(), judged.values(), strict=True))
-        return cls.from_mapping(mapping)
+            labels = np.fromiter(judged.values(), dtype=np.int64, count=len(judged))
+            columns[topic] = (docs.ids(topic, list(judged)), labels)
+        return cls._from_columns(columns)
+
+    @classmethod
+    def _from_columns(cls, columns: Mapping[int, tuple[np.ndarray, np.ndarray]]) -> PreparedQrels:
+        """From {topic id: (document ids, labels)}, each topic's documents distinct; empty topics are dropped."""
+        per_topic_docs, per_topic_labels = {}, {}
+        for topic, (docs, labels) in columns.items():
+            if len(docs):
+                order = np.argsort(docs, kind="stable")
+                per_topic_docs[topic], per_topic_labels[topic] = docs[order], labels[order]
+        topics, offsets, docs = _flatten(per_topic_docs)
+        labels = np.concatenate([per_topic_labels[int(t)] for t in topics]) if len(topics) else np.empty(0, np.int64)
+        return cls(topics, offsets, docs, labels)
 
     def topic_labels(self, topic: int) -> tuple[np.ndarray, np.ndarray]:
         index = np.searchsorted(self.topics, topic)

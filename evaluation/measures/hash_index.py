@@ -36,7 +36,8 @@ class HashIndex:
         return result
 
     def add(self, keys: np.ndarray, rows: np.ndarray) -> None:
-        """Stores rows under keys, which must be distinct and not stored yet."""
+        """Stores rows under keys not stored yet. A key given twice is stored once, with either row: callers check
+        what a key finds, so a lost row only sends its pair the slow way."""
         if 2 * (self._count + len(keys)) > len(self._keys):
             capacity = len(self._keys)
             while 2 * (self._count + len(keys)) > capacity:
@@ -47,7 +48,7 @@ class HashIndex:
             self._rows = np.zeros(capacity, dtype=np.int64)
             self._place(old_keys, old_rows)
         self._place(_stored(keys), np.asarray(rows, dtype=np.int64))
-        self._count += len(keys)
+        self._count = int(np.count_nonzero(self._keys != _EMPTY))
 
     def _home(self, keys: np.ndarray) -> np.ndarray:
         bits = len(self._keys).bit_length() - 1
@@ -58,9 +59,8 @@ class HashIndex:
         slots = self._home(keys)
         while len(pending):
             free = np.flatnonzero(self._keys[slots] == _EMPTY)
-            _, first = np.unique(slots[free], return_index=True)  # of several keys wanting one slot, one gets it
-            winners = free[first]
-            self._keys[slots[winners]] = keys[pending[winners]]
+            self._keys[slots[free]] = keys[pending[free]]  # of several keys wanting one slot, one write lands
+            winners = free[self._keys[slots[free]] == keys[pending[free]]]  # one key per slot (or its copies)
             self._rows[slots[winners]] = rows[pending[winners]]
             waiting = np.ones(len(pending), dtype=bool)
             waiting[winners] = False

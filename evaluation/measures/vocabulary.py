@@ -76,21 +76,22 @@ class DocumentVocabulary:
         miss[hit] = False
         miss = np.flatnonzero(miss)
         if len(miss):
+            miss = miss[np.argsort(topics[miss], kind="stable")]  # each topic's lines together, in file order
             miss_topics = topics[miss]
-            for topic in np.unique(miss_topics).tolist():
-                lines = miss[miss_topics == topic]
-                result[lines] = self.ids(topic, [d.decode("ascii") for d in docnos[lines].tolist()])
+            bounds = np.flatnonzero(np.diff(miss_topics)) + 1
+            names = docnos[miss].astype("U").tolist()
+            for start, end in zip([0, *bounds.tolist()], [*bounds.tolist(), len(miss)], strict=True):
+                result[miss[start:end]] = self.ids(int(miss_topics[start]), names[start:end])
             self._remember(hashes[miss], result[miss], miss_topics, docnos[miss])
         return result
 
     def _remember(self, hashes: np.ndarray, ids: np.ndarray, topics: np.ndarray, docnos: np.ndarray) -> None:
-        _, first = np.unique(hashes, return_index=True)
-        first = first[self._hashed.find(hashes[first]) < 0]  # a colliding hash keeps its first pair; the other
-        rows = np.arange(len(self._known_ids), len(self._known_ids) + len(first))  # stays on the dict path
-        self._known_ids = np.concatenate((self._known_ids, ids[first]))
-        self._known_topics = np.concatenate((self._known_topics, topics[first]))
-        self._known_docnos = np.concatenate((self._known_docnos, docnos[first]))
-        self._hashed.add(hashes[first], rows)
+        new = self._hashed.find(hashes) < 0  # a colliding hash keeps the pair it has; the other stays on the dicts
+        rows = np.arange(len(self._known_ids), len(self._known_ids) + np.count_nonzero(new))
+        self._known_ids = np.concatenate((self._known_ids, ids[new]))
+        self._known_topics = np.concatenate((self._known_topics, topics[new]))
+        self._known_docnos = np.concatenate((self._known_docnos, docnos[new]))
+        self._hashed.add(hashes[new], rows)
 
     def get(self, topic: int, docno: str) -> int | None:
         return self._per_topic.get(topic, {}).get(docno)

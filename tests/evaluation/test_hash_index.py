@@ -40,3 +40,11 @@ def test_a_key_of_zero_is_stored_as_one_and_verified_by_the_caller():
     index = HashIndex()
     index.add(np.array([0], dtype=np.uint64), np.array([7]))
     assert index.find(np.array([0, 1, 2], dtype=np.uint64)).tolist() == [7, 7, -1]
+
+
+def test_a_key_given_twice_in_one_call_is_stored_once_with_either_row():
+    index = HashIndex()
+    index.add(np.array([5, 5, 9], dtype=np.uint64), np.array([0, 1, 2]))
+    assert len(index) == 2
+    assert index.find(np.array([5], dtype=np.uint64)).tolist()[0] in (0, 1)
+    assert index.find(np.array([9], dtype=np.uint64)).tolist() == [2]
