@@ -118,6 +118,16 @@ STORAGES = {
     },
 }
 MEDIA_ROOT = VAR_DIR / "media"
+# Limits a public deployment needs; each refusal says which limit and how to change it.
+WORKBENCH_LIMITS = {
+    "upload_bytes": int(os.environ.get("WORKBENCH_MAX_UPLOAD_BYTES", 100 << 20)),
+    "line_bytes": int(os.environ.get("WORKBENCH_MAX_LINE_BYTES", 10_000)),
+    "record_bytes": int(os.environ.get("WORKBENCH_MAX_RECORD_BYTES", 4 << 20)),
+    "topics_per_file": int(os.environ.get("WORKBENCH_MAX_TOPICS_PER_FILE", 20_000)),
+    "documents_per_file": int(os.environ.get("WORKBENCH_MAX_DOCUMENTS_PER_FILE", 2_000_000)),
+    "trial_run_bytes": int(os.environ.get("WORKBENCH_MAX_TRIAL_RUN_BYTES", 50 << 20)),
+    "trial_runs_per_hour": int(os.environ.get("WORKBENCH_TRIAL_RUNS_PER_HOUR", 30)),
+}
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 
@@ -131,16 +141,18 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-# A publish must not hang a judgment save when Redis is down: fail fast, the sweep re-enqueues later.
+# A publish must not hang a judgment save when Redis is down: no retries on the request path, short timeouts; what
+# is not sent stays marked in the database and the periodic sweeps send it later.
+CELERY_TASK_PUBLISH_RETRY = False
+CELERY_BROKER_CONNECTION_TIMEOUT = 0.5
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "max_retries": 1,
-    "interval_start": 0,
-    "interval_step": 0.2,
-    "socket_connect_timeout": 1,
-    "socket_timeout": 2,
+    "max_retries": 0,
+    "socket_connect_timeout": 0.5,
+    "socket_timeout": 1,
 }
 CELERY_BEAT_SCHEDULE = {
     "sweep-stale-topics": {"task": "evaluation.tasks.sweep_stale_topics", "schedule": timedelta(seconds=5)},
+    "sweep-jobs": {"task": "judging.tasks.sweep_jobs", "schedule": timedelta(seconds=15)},
 }
 
 if REDIS_URL:

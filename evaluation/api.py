@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
@@ -13,15 +12,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from judging import jobs
 from judging import selectors as judging_selectors
 from judging.api.jobs import JobSerializer, job_accepted
-from judging.importers.problems import ImportFailed
 from judging.models import Collection, Run
 from judging.permissions import IsResearcherOrAdmin
 
-from . import analysis, downloads, selectors, tasks
-from .trial_runs import trial_run_evaluate_upload
+from . import analysis, downloads, selectors, services
+from .trial_runs import trial_run_start
 
 
 class CollectionStatusView(APIView):
@@ -41,9 +38,9 @@ class CollectionRecomputeView(APIView):
     @extend_schema(request=None, responses={202: JobSerializer})
     def post(self, request: Request, collection_id: int) -> Response:
         collection = get_object_or_404(Collection, pk=collection_id)
-        job = jobs.job_create(kind="recompute", collection=collection, created_by=request.user)
-        transaction.on_commit(lambda: tasks.recompute_collection.delay(collection.id, job.id))
-        return job_accepted(request, job)
+        return job_accepted(
+            request, services.collection_recompute_start(collection=collection, created_by=request.user)
+        )
 
 
 class _ResearchersRead(APIView):
@@ -215,9 +212,11 @@ class TrialRunSerializer(serializers.Serializer):
 
 
 class TrialRunView(_ResearchersRead):
-    """Evaluates an uploaded run against the current consensus qrels without storing or pooling it: its aggregates
-    and per-topic values for the collection's measures, its judged@10 with a `low_coverage` flag, and the best
-    pooled run per measure. A malformed file gets a 400 naming each problem's file, line and field."""
+    """Evaluates an uploaded run against the current consensus qrels without storing or pooling it, as a job (202;
+    follow its `url`). The job's result holds the run's aggregates and per-topic values for the collection's
+    measures, its judged@10 with a `low_coverage` flag, and the best pooled run per measure; a malformed file fails
+    the job with each problem's file, line and field in `result.problems`. A file over the trial-run size limit, or
+    a user over the hourly number of trial runs, gets a 400 at once."""
 
     parser_classes = [MultiPartParser, FormParser]
 
@@ -227,7 +226,7 @@ class TrialRunView(_ResearchersRead):
         serializer = TrialRunSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         try:
-            result = trial_run_evaluate_upload(collection=collection, upload=serializer.validated_data["run"])
-        except ImportFailed as error:
-            raise exceptions.ValidationError({"run": [str(p) for p in error.problems]}) from error
-        return Response(result.as_dict())
+            job = trial_run_start(collection=collection, file=serializer.validated_data["run"], created_by=request.user)
+        except ValidationError as error:
+            raise exceptions.ValidationError(error.message_dict) from error
+        return job_accepted(request, job)

@@ -2,7 +2,9 @@
 
 from celery import shared_task
 
-from . import services
+from judging import jobs
+
+from . import services, trial_runs
 
 
 @shared_task(acks_late=True, autoretry_for=(Exception,), retry_backoff=True, retry_backoff_max=60, max_retries=8)
@@ -21,5 +23,11 @@ def sweep_stale_topics() -> int:
 
 
 @shared_task(acks_late=True)
-def recompute_collection(collection_id: int, job_id: int | None = None) -> int:
-    return services.collection_recompute_job(collection_id=collection_id, job_id=job_id)
+def recompute_collection(job_id: int) -> dict:
+    # Safe to run twice: a second full recompute finds every topic fresh, or recomputes it to the same values.
+    return jobs.job_run(job_id, services.collection_recompute_job_work)
+
+
+@shared_task(acks_late=True)
+def trial_run(job_id: int) -> dict:
+    return jobs.job_run(job_id, trial_runs.trial_run_job_work)

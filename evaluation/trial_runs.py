@@ -7,15 +7,19 @@ lower bounds. The result says how much of its top k was judged and warns when th
 
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 
 import numpy as np
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.utils import timezone
 
+from judging import jobs, uploads
 from judging.importers.problems import ImportFailed, Problems
 from judging.importers.trec_lines import parse_run
-from judging.models import Collection, Document, Topic
+from judging.models import Collection, Document, Job, Topic
 
 from .analysis import consensus_qrels
 from .measures import PreparedQrels, PreparedRun, as_measures, evaluate, trec_order
@@ -51,6 +55,7 @@ class TrialResult:
     def as_dict(self) -> dict:
         return {
             "tag": self.tag,
+            "measures": self.measures,
             "values": dict(zip(self.measures, self.values, strict=True)),
             "best_pooled": {
                 m: {"run": best[0], "value": best[1]} if best else None
@@ -62,6 +67,22 @@ class TrialResult:
             "ignored_topics": self.ignored_topics,
             "unknown_documents": self.unknown_documents,
         }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> TrialResult:
+        """The result as stored in a Job (JSON objects may come back with their keys reordered)."""
+        measures = data["measures"]
+        best = data["best_pooled"]
+        return cls(
+            tag=data["tag"],
+            measures=measures,
+            values=[data["values"][m] for m in measures],
+            best_pooled=[(best[m]["run"], best[m]["value"]) if best.get(m) else None for m in measures],
+            topics=[(topic, [values[m] for m in measures]) for topic, values in sorted(data["per_topic"].items())],
+            judged_at_k=data[f"judged_at_{COVERAGE_DEPTH}"],
+            ignored_topics=data["ignored_topics"],
+            unknown_documents=data["unknown_documents"],
+        )
 
 
 def _read(path: str | Path, name: str) -> tuple[str, dict[str, dict[str, float]]]:
@@ -151,11 +172,38 @@ def trial_run_evaluate(*, collection: Collection, path: str | Path, name: str) -
     )
 
 
-def trial_run_evaluate_upload(*, collection: Collection, upload) -> TrialResult:
-    """`trial_run_evaluate` on an uploaded file (anything with `name` and `chunks()`), spooled to a temporary file
-    that is gone when this returns. Raises ImportFailed as `trial_run_evaluate` does."""
-    with tempfile.NamedTemporaryFile(suffix=".run") as stored:
-        for chunk in upload.chunks():
-            stored.write(chunk)
-        stored.flush()
-        return trial_run_evaluate(collection=collection, path=stored.name, name=upload.name)
+TRIAL_TASK = "evaluation.tasks.trial_run"
+
+
+def trial_run_start(*, collection: Collection, file, created_by) -> Job:
+    """Stores an uploaded run and scores it as a Job (the page's and the API's one way in), so that a large run
+    never holds a web worker. Refuses (ValidationError on 'run') a file over the trial-run size limit and a user
+    over the hourly number of trial runs."""
+    limits = settings.WORKBENCH_LIMITS
+    if file.size is not None and file.size > limits["trial_run_bytes"]:
+        raise ValidationError(
+            {"run": f"the file is {file.size:,} bytes; a trial run may be {limits['trial_run_bytes']:,}"}
+        )
+    since = timezone.now() - timedelta(hours=1)
+    recent = Job.objects.filter(task=TRIAL_TASK, created_by=created_by, created_at__gte=since).count()
+    if recent >= limits["trial_runs_per_hour"]:
+        raise ValidationError(
+            {"run": f"you have tried {recent} runs in the last hour, the most allowed; try again later"}
+        )
+    try:
+        upload = uploads.upload_store(upload=file, created_by=created_by)
+    except ValidationError as error:
+        raise ValidationError({"run": error.messages}) from error
+    return jobs.job_start(
+        kind="trial run", task=TRIAL_TASK, arguments={}, collection=collection, created_by=created_by, upload=upload
+    )
+
+
+def trial_run_job_work(job: Job, progress) -> dict:
+    """The work of a trial-run Job: its result as `TrialResult.as_dict`, or JobRefused naming every problem."""
+    with uploads.upload_local_copy(upload_id=job.upload_id) as path:
+        try:
+            return trial_run_evaluate(collection=job.collection, path=path, name=job.upload.name).as_dict()
+        except ImportFailed as failure:
+            result = {"count": failure.count, "problems": [p.as_dict() for p in failure.problems]}
+            raise jobs.JobRefused(str(failure).splitlines()[0], result) from failure

@@ -1,8 +1,9 @@
 """Django admin for the judging models: list displays, filters and search for campaign staff."""
 
 from django.contrib import admin
+from django.db import transaction
 
-from . import jobs, services
+from . import services
 from .models import (
     Adjudication,
     Assignment,
@@ -53,11 +54,11 @@ class CollectionAdmin(admin.ModelAdmin):
 
     @admin.action(description="Recompute all metrics and agreement (background job)")
     def recompute(self, request, queryset):
-        from evaluation.tasks import recompute_collection
+        from evaluation.services import collection_recompute_start
 
-        for collection in queryset:
-            job = jobs.job_create(kind="recompute", collection=collection, created_by=request.user)
-            recompute_collection.delay(collection.id, job.id)
+        with transaction.atomic():  # each job is enqueued when this commits, never before
+            for collection in queryset:
+                collection_recompute_start(collection=collection, created_by=request.user)
         self.message_user(request, "Recompute started; follow it under Jobs.")
 
 

@@ -4,7 +4,17 @@ from django import forms
 
 from . import pooling, progress
 from .importers.services import IMPORT_KINDS
-from .models import Run, Topic
+from .models import MAX_NOTE_CHARS, MAX_REASON_CHARS, Run, Topic
+
+
+class JudgmentSaveForm(forms.Form):
+    """What the judging page posts for one document; Django's CharField already refuses NUL characters."""
+
+    action = forms.ChoiceField(choices=[("", "save"), ("delete", "delete")], required=False)
+    grade = forms.IntegerField(required=False)  # the write service checks it against the collection's scale
+    note = forms.CharField(required=False, max_length=MAX_NOTE_CHARS, strip=False)
+    cannot_judge_reason = forms.CharField(required=False, max_length=MAX_REASON_CHARS)
+    seconds_total = forms.FloatField(required=False, min_value=0, max_value=1e7)
 
 
 class ImportForm(forms.Form):

@@ -1,26 +1,97 @@
-"""Progress of long work (imports, pool builds, full recomputes) as Job rows the pages and the API poll.
+"""Long work (imports, pool builds, full recomputes, trial runs) as Job rows that the pages and the API poll.
 
-`job_tracker` turns a Job into the `progress(done, total)` callback the services accept; it writes at most a few
-times a second, so reporting never dominates the work.
+One path for every kind: `job_start` creates the Job and enqueues its task after commit; the task is a one-line
+adapter over `job_run`, which claims the Job, reports progress, and always ends it as done or failed, whatever the
+work raises. A Job whose message never reached a worker (broker down) or whose worker died is sent again by
+`jobs_sweep`; claiming is a compare-and-set, so a duplicate message runs nothing twice.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
 
 from .models import Job, JobState
 
-__all__ = ["Job", "job_create", "job_finish", "job_tracker"]
+__all__ = ["Job", "JobRefused", "job_retry", "job_run", "job_start", "job_tracker", "jobs_sweep"]
+
+logger = logging.getLogger(__name__)
 
 MIN_SECONDS_BETWEEN_WRITES = 0.25
+RESEND_QUEUED_AFTER = timedelta(seconds=30)
+# A running job writes its progress at least this often; one silent for longer lost its worker.
+STALLED_AFTER = timedelta(minutes=15)
+KEEP_FAILED_UPLOADS = timedelta(days=7)
+WAITING_FOR_BROKER = "Waiting: the task queue could not be reached; the job starts as soon as it is back."
+
+Progress = Callable[[int, int], None]
 
 
-def job_create(*, kind: str, collection=None, created_by=None, total: int = 0) -> Job:
-    return Job.objects.create(kind=kind, collection=collection, created_by=created_by, total=total)
+class JobRefused(Exception):
+    """The work ended on an expected refusal (a malformed file, an impossible pool): the Job fails with `message`
+    and `result` (e.g. the problems by file and line), and nothing is logged as an error."""
+
+    def __init__(self, message: str, result: dict | None = None):
+        super().__init__(message)
+        self.message, self.result = message, result or {}
 
 
-def job_tracker(job_id: int | None) -> Callable[[int, int], None]:
+def _task(name: str):
+    from config.celery import app
+
+    app.loader.import_default_modules()  # the tasks of every app, also in a process that has not run one yet
+    return app.tasks[name]
+
+
+def job_enqueue(job_id: int) -> bool:
+    """Sends a Job's task; returns False (and says so on the Job) when the broker cannot be reached. Never raises:
+    the Job stays queued and the sweep sends it again."""
+    job = Job.objects.filter(pk=job_id).only("task").first()
+    if job is None:
+        return False
+    try:
+        _task(job.task).apply_async(args=[job_id], retry=False)
+    except Exception:
+        logger.warning("could not enqueue job %s (%s); the sweep will", job_id, job.task, exc_info=True)
+        Job.objects.filter(pk=job_id, state=JobState.QUEUED).update(message=WAITING_FOR_BROKER)
+        return False
+    return True
+
+
+def job_start(*, kind: str, task: str, arguments: dict, collection=None, created_by=None, upload=None) -> Job:
+    """Creates a queued Job and sends its task after the surrounding transaction commits (never before: the worker
+    must find the row). `task` is the Celery task's name; it is called with the Job's id only."""
+    job = Job.objects.create(
+        kind=kind, task=task, arguments=arguments, collection=collection, created_by=created_by, upload=upload
+    )
+    transaction.on_commit(lambda: job_enqueue(job.id))
+    return job
+
+
+def job_retry(*, job: Job, created_by=None, **changes) -> Job:
+    """Starts a failed Job again as a new Job with the same work (and upload), `changes` overriding arguments."""
+    if job.state != JobState.FAILED:
+        raise ValueError("only a failed job can be retried")
+    arguments = {**job.arguments, **changes}
+    retry = job_start(
+        kind=job.kind,
+        task=job.task,
+        arguments=arguments,
+        collection=job.collection,
+        created_by=created_by or job.created_by,
+        upload=job.upload,
+    )
+    Job.objects.filter(pk=retry.pk).update(retry_of=job)
+    return retry
+
+
+def job_tracker(job_id: int | None) -> Progress:
+    """The `progress(done, total)` callback services accept, writing to the Job at most a few times a second."""
     last = [0.0]
 
     def progress(done: int, total: int) -> None:
@@ -28,13 +99,60 @@ def job_tracker(job_id: int | None) -> Callable[[int, int], None]:
         if job_id is None or (now - last[0] < MIN_SECONDS_BETWEEN_WRITES and done < total):
             return
         last[0] = now
-        Job.objects.filter(pk=job_id).update(state=JobState.RUNNING, done=done, total=total)
+        Job.objects.filter(pk=job_id, state=JobState.RUNNING).update(done=done, total=total, updated_at=timezone.now())
 
     return progress
 
 
-def job_finish(job_id: int | None, *, result: dict | None = None, error: str = "") -> None:
-    if job_id is None:
-        return
+def _finish(job_id: int, *, result: dict | None = None, error: str = "") -> None:
     state = JobState.FAILED if error else JobState.DONE
-    Job.objects.filter(pk=job_id).update(state=state, message=error, result=result or {})
+    Job.objects.filter(pk=job_id).update(state=state, message=error, result=result or {}, updated_at=timezone.now())
+
+
+def job_run(job_id: int, work: Callable[[Job, Progress], dict]) -> dict:
+    """Runs `work(job, progress)` for a queued Job and ends the Job: done with the returned result, failed with a
+    JobRefused's message and result, or failed with a plain sentence for anything else (logged with its traceback).
+    A Job that is not queued (done, failed, or claimed by another worker) is left alone: returns {}."""
+    claimed = Job.objects.filter(pk=job_id, state=JobState.QUEUED).update(
+        state=JobState.RUNNING, started_at=timezone.now(), message=""
+    )
+    if not claimed:
+        return {}
+    job = Job.objects.select_related("collection", "created_by", "upload").get(pk=job_id)
+    try:
+        result = work(job, job_tracker(job_id))
+    except JobRefused as refusal:
+        _finish(job_id, result=refusal.result, error=refusal.message)
+        return refusal.result
+    except Exception as error:
+        logger.exception("job %s (%s) failed", job_id, job.kind)
+        _finish(
+            job_id,
+            error=f"The job stopped on an unexpected error ({type(error).__name__}); nothing was "
+            "half-saved. Retry it; if it fails again, an operator will find the details in the log.",
+        )
+        return {}
+    _finish(job_id, result=result)
+    if job.upload_id:  # kept while the job may be retried; done, it is no longer needed
+        from .uploads import upload_delete
+
+        upload_delete(upload_id=job.upload_id)
+    return result
+
+
+def jobs_sweep(*, now=None) -> int:
+    """Sends again every Job left queued (its message lost, or the broker down when it started) and requeues every
+    running Job whose worker stopped reporting (killed). Returns how many were sent."""
+    now = now or timezone.now()
+    Job.objects.filter(state=JobState.RUNNING, updated_at__lt=now - STALLED_AFTER).update(
+        state=JobState.QUEUED, message="Restarted: its worker stopped.", updated_at=now
+    )
+    from .uploads import uploads_purge
+
+    uploads_purge(older_than=now - KEEP_FAILED_UPLOADS)
+    waiting = Job.objects.filter(state=JobState.QUEUED, updated_at__lt=now - RESEND_QUEUED_AFTER)
+    sent = 0
+    for job_id in list(waiting.values_list("pk", flat=True)[:100]):
+        Job.objects.filter(pk=job_id).update(updated_at=now)
+        sent += job_enqueue(job_id)
+    return sent

@@ -9,6 +9,8 @@ from django.db import models
 from django.db.models import F, Q
 
 MAX_SCALE = 5
+MAX_NOTE_CHARS = 10_000
+MAX_REASON_CHARS = 200
 ROLE_ADMIN, ROLE_ASSESSOR, ROLE_RESEARCHER = "admin", "assessor", "researcher"
 ROLES = (ROLE_ADMIN, ROLE_ASSESSOR, ROLE_RESEARCHER)
 
@@ -233,8 +235,8 @@ class Judgment(models.Model):
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="judgments")
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="judgments")
     grade = models.SmallIntegerField(null=True, blank=True, help_text="Empty when the assessor could not judge.")
-    cannot_judge_reason = models.CharField(max_length=200, blank=True)
-    note = models.TextField(blank=True)
+    cannot_judge_reason = models.CharField(max_length=MAX_REASON_CHARS, blank=True)
+    note = models.TextField(blank=True, max_length=MAX_NOTE_CHARS)
     seconds_spent = models.FloatField(default=0.0)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -304,10 +306,44 @@ class JobState(models.TextChoices):
     FAILED = "failed", "Failed"
 
 
+class Upload(models.Model):
+    """A file uploaded for a job, kept in the database in chunks so that a worker on another machine can read it
+    (no shared filesystem is needed). Written and read only through `judging.uploads`."""
+
+    name = models.CharField(max_length=255)
+    size = models.PositiveBigIntegerField(default=0)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.size} bytes)"
+
+
+class UploadChunk(models.Model):
+    upload = models.ForeignKey(Upload, on_delete=models.CASCADE, related_name="chunks")
+    index = models.PositiveIntegerField()
+    data = models.BinaryField()
+
+    class Meta:
+        ordering = ["upload", "index"]
+        constraints = [models.UniqueConstraint(fields=["upload", "index"], name="upload_chunk_unique")]
+
+    def __str__(self) -> str:
+        return f"chunk {self.index} of upload {self.upload_id}"
+
+
 class Job(models.Model):
-    """Long work (an import, a pool build, a full recompute) and its progress, for the pages and the API to poll."""
+    """Long work (an import, a pool build, a full recompute, a trial run) and its progress, for the pages and the
+    API to poll. Started only by `jobs.job_start` and run only by `jobs.job_run`, which always ends it."""
 
     kind = models.CharField(max_length=40)
+    task = models.CharField(max_length=100, blank=True, help_text="The Celery task that runs it, by name.")
+    arguments = models.JSONField(default=dict, blank=True)
+    upload = models.ForeignKey(Upload, null=True, blank=True, on_delete=models.SET_NULL, related_name="jobs")
+    retry_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="retries")
+    started_at = models.DateTimeField(null=True, blank=True)
     collection = models.ForeignKey(Collection, null=True, blank=True, on_delete=models.CASCADE, related_name="jobs")
     state = models.CharField(max_length=10, choices=JobState.choices, default=JobState.QUEUED)
     done = models.PositiveBigIntegerField(default=0)

@@ -115,25 +115,42 @@ def _strategy(strategy, rankings, size, precedence, skip, labels):
     return pooling.mtf_pool(rankings, budget=size, labels=labels, precedence=precedence, skip=skip)
 
 
-def pool_build_job(
-    *, job_id: int, collection_id: int, strategy: str, size: int, run_ids: Sequence[int], more_assessors: bool
-) -> dict:
-    """`pool_build` as a job: progress per topic into the Job row, the report (or the error) as its result."""
-    collection = Collection.objects.get(pk=collection_id)
-    runs = list(Run.objects.filter(collection=collection, pk__in=run_ids)) if run_ids else None
+POOL_TASK = "judging.tasks.pool_build"
+
+
+def pool_build_start(
+    *, collection: Collection, strategy: str, size: int, runs: Sequence[Run], more_assessors: bool, created_by=None
+):
+    """Starts a pool build as a Job (the page's and the API's one way in)."""
+    return jobs.job_start(
+        kind=f"pool build ({strategy})",
+        task=POOL_TASK,
+        arguments={
+            "strategy": strategy,
+            "size": size,
+            "run_ids": [r.id for r in runs],
+            "more_assessors": more_assessors,
+        },
+        collection=collection,
+        created_by=created_by,
+    )
+
+
+def pool_build_job_work(job, progress) -> dict:
+    """The work of a pool-build Job: `pool_build` with the Job's options, progress per topic."""
+    options = job.arguments
+    run_ids = options["run_ids"]
+    runs = list(Run.objects.filter(collection=job.collection, pk__in=run_ids)) if run_ids else None
     try:
         report = pool_build(
-            collection=collection,
-            strategy=strategy,
-            depth=size,
-            budget=size,
+            collection=job.collection,
+            strategy=options["strategy"],
+            depth=options["size"],
+            budget=options["size"],
             runs=runs,
-            more_assessors=more_assessors,
-            progress=jobs.job_tracker(job_id),
+            more_assessors=options["more_assessors"],
+            progress=progress,
         )
     except ValidationError as error:
-        jobs.job_finish(job_id, error="; ".join(error.messages))
-        return {}
-    result = {"added": report.added, "topics": len(report.topics), "unique": report.unique}
-    jobs.job_finish(job_id, result=result)
-    return result
+        raise jobs.JobRefused("; ".join(error.messages)) from error
+    return {"added": report.added, "topics": len(report.topics), "unique": report.unique}

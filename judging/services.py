@@ -17,6 +17,8 @@ from evaluation import services as evaluation_services
 from evaluation.measures import trec_order
 
 from .models import (
+    MAX_NOTE_CHARS,
+    MAX_REASON_CHARS,
     MAX_SCALE,
     ROLE_ADMIN,
     ROLES,
@@ -165,7 +167,19 @@ def assignment_create(*, assessor, topic: Topic) -> Assignment:
     return assignment
 
 
-def _validate_judgment(topic: Topic, document: Document, grade: int | None, cannot_judge_reason: str) -> None:
+def _validate_text(field: str, value: str, max_chars: int) -> None:
+    """Refuses what the database would refuse (NUL) or a column cannot hold, naming the field."""
+    if "\x00" in value:
+        raise ValidationError({field: "contains a NUL character (often pasted by accident); remove it"})
+    if len(value) > max_chars:
+        raise ValidationError({field: f"is {len(value):,} characters long; at most {max_chars:,} are kept"})
+
+
+def _validate_judgment(
+    topic: Topic, document: Document, grade: int | None, cannot_judge_reason: str, note: str = ""
+) -> None:
+    _validate_text("note", note, MAX_NOTE_CHARS)
+    _validate_text("cannot_judge_reason", cannot_judge_reason, MAX_REASON_CHARS)
     if document.collection_id != topic.collection_id:
         raise ValidationError(
             {"document": f"document {document.docno!r} belongs to another collection than topic {topic.number!r}"}
@@ -183,22 +197,27 @@ class ItemFull(PermissionDenied):
     """The item already has its collection's k judgments from other assessors."""
 
 
-def _claim_item_slot(*, assessor, topic: Topic, document: Document) -> None:
-    """Refuses a first judgment of an item that already has `assessors_per_item` graded judgments from others.
+def _claim_item_slot(*, assessor, topic: Topic, document: Document, grade: int | None) -> None:
+    """Refuses a grade on an item that already has `assessors_per_item` graded judgments from others.
 
-    Call inside the judgment's transaction: the pool item's row lock (and only its row: `of=self`, so the topic row
-    that a concurrent recompute's foreign-key checks share-lock is left alone) serialises assessors racing for the
-    last slot, so that only one of them gets it. An assessor changing their own judgment always may.
+    Counted at the moment a grade is added, so a first "can't judge" (no grade) takes no slot and gives no right to
+    one later. Call inside the judgment's transaction: the pool item's row lock (and only its row: `of=self`, so the
+    topic row that a concurrent recompute's foreign-key checks share-lock is left alone) serialises assessors racing
+    for the last slot, so that only one of them gets it. An assessor changing their own grade always may.
     """
     item = PoolItem.objects.select_for_update(of=("self",)).filter(topic=topic, document=document).first()
     if item is None:
         raise PermissionDenied(f"document {document.docno} is not in the pool of topic {topic.number}")
+    if grade is None:
+        return
     labels = Judgment.objects.filter(topic=topic, document=document).values_list("assessor_id", "grade")
     others = 0
-    for assessor_id, grade in labels:
+    for assessor_id, label in labels:
         if assessor_id == assessor.pk:
-            return
-        others += grade is not None
+            if label is not None:
+                return
+            continue
+        others += label is not None
     k = topic.collection.assessors_per_item
     if others >= k:
         raise ItemFull(f"document {document.docno} of topic {topic.number} already has its {k} judgment(s)")
@@ -228,11 +247,11 @@ def judgment_record(
     PermissionDenied when `require_assignment` and the assessor is not assigned the topic or the document is not in
     its pool; ItemFull (a PermissionDenied) when the item already has its k judgments from other assessors.
     """
-    _validate_judgment(topic, document, grade, cannot_judge_reason)
+    _validate_judgment(topic, document, grade, cannot_judge_reason, note)
     if require_assignment:
         if not Assignment.objects.filter(assessor=assessor, topic=topic).exists():
             raise PermissionDenied(f"{assessor} is not assigned topic {topic.number}")
-        _claim_item_slot(assessor=assessor, topic=topic, document=document)
+        _claim_item_slot(assessor=assessor, topic=topic, document=document, grade=grade)
     seconds_spent = max(float(seconds_spent or 0.0), 0.0)
     if seconds_total is not None and not 0 <= float(seconds_total) < 1e7:
         raise ValidationError(f"seconds must be between 0 and 10^7, not {seconds_total}")
@@ -349,7 +368,7 @@ def run_delete(*, run: Run) -> None:
 @transaction.atomic
 def adjudication_record(*, topic: Topic, document: Document, grade: int, adjudicator, note: str = "") -> Adjudication:
     """Records an admin's label for a disputed item; it overrides every consensus method for that item."""
-    _validate_judgment(topic, document, grade, "")
+    _validate_judgment(topic, document, grade, "", note)
     adjudication, _ = Adjudication.objects.update_or_create(
         topic=topic, document=document, defaults={"grade": grade, "adjudicator": adjudicator, "note": note}
     )

@@ -19,4 +19,5 @@ urlpatterns = [
     path("collections/<int:collection_id>/adjudication/", adjudication.queue, name="adjudication"),
     path("adjudication/<int:topic_id>/<int:document_id>/", adjudication.decide, name="adjudicate"),
     path("jobs/<int:job_id>/", campaign.job, name="job"),
+    path("jobs/<int:job_id>/retry/", campaign.job_retry, name="job_retry"),
 ]

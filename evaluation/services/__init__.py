@@ -9,7 +9,8 @@ generation it read; it repeats while the topic is dirty again. A periodic sweep 
 from .recompute import (
     collection_agreement_recompute,
     collection_recompute,
-    collection_recompute_job,
+    collection_recompute_job_work,
+    collection_recompute_start,
     topic_recompute,
 )
 from .staleness import collection_changed, stale_topics_sweep, topics_changed
@@ -19,7 +20,8 @@ __all__ = [
     "collection_agreement_recompute",
     "collection_changed",
     "collection_recompute",
-    "collection_recompute_job",
+    "collection_recompute_job_work",
+    "collection_recompute_start",
     "runs_aggregate",
     "stale_topics_sweep",
     "topic_recompute",

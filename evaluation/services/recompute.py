@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from judging import jobs
@@ -159,7 +160,10 @@ def collection_recompute(*, collection_id: int, progress: Callable[[int, int], N
             dirty=True, generation=F("generation") + 1, dirty_since=now
         )
         CollectionState.objects.get_or_create(collection_id=collection_id)
-        CollectionState.objects.filter(pk=collection_id).update(dirty=True, generation=F("generation") + 1)
+        # With a timestamp, so that a recompute killed half-way is taken up by the sweep.
+        CollectionState.objects.filter(pk=collection_id).update(
+            dirty=True, generation=F("generation") + 1, dirty_since=Coalesce(F("dirty_since"), Value(now))
+        )
     total = len(topic_ids) + 1
     for done, topic_id in enumerate(topic_ids, start=1):
         topic_recompute(topic_id=topic_id)
@@ -174,12 +178,16 @@ def collection_recompute(*, collection_id: int, progress: Callable[[int, int], N
     return len(topic_ids)
 
 
-def collection_recompute_job(*, collection_id: int, job_id: int | None = None) -> int:
-    """`collection_recompute` reporting its progress to a Job (the admin action's and the API's)."""
-    try:
-        topics = collection_recompute(collection_id=collection_id, progress=jobs.job_tracker(job_id))
-    except Exception as error:
-        jobs.job_finish(job_id, error=f"{type(error).__name__}: {error}")
-        raise
-    jobs.job_finish(job_id, result={"topics": topics})
-    return topics
+RECOMPUTE_TASK = "evaluation.tasks.recompute_collection"
+
+
+def collection_recompute_start(*, collection: Collection, created_by=None):
+    """Starts a full recompute as a Job (the API's, the pages' and the Django admin's one way in)."""
+    return jobs.job_start(
+        kind="recompute", task=RECOMPUTE_TASK, arguments={}, collection=collection, created_by=created_by
+    )
+
+
+def collection_recompute_job_work(job, progress) -> dict:
+    """The work of a recompute Job: `collection_recompute` reporting its progress."""
+    return {"topics": collection_recompute(collection_id=job.collection_id, progress=progress)}

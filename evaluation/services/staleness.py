@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterable
 from datetime import timedelta
 
@@ -18,15 +19,30 @@ from ..models import CollectionState, TopicState
 logger = logging.getLogger(__name__)
 
 SWEEP_AFTER = timedelta(seconds=5)
+AGREEMENT_DELAY = timedelta(seconds=3)
 
 
-def _enqueue(task_name: str, key: int) -> None:
+# After one failed publish, later ones are not tried for this long: a save must not wait on a broker that is down,
+# and whatever is not sent stays dirty for the sweep.
+BROKER_BACKOFF_SECONDS = 5.0
+_broker_down_until = [0.0]
+
+
+def _enqueue(task_name: str, key: int, *, countdown: float = 0, sweeping: bool = False) -> bool:
+    """Sends a recompute without ever failing, and on a save's path without waiting on a broker known to be down
+    (the sweep always tries); returns whether it was sent."""
     from .. import tasks
 
+    if not sweeping and time.monotonic() < _broker_down_until[0]:
+        return False
     try:
-        getattr(tasks, task_name).delay(key)
+        getattr(tasks, task_name).apply_async(args=[key], countdown=countdown or None, retry=False)
     except Exception:  # broker down: the change is saved and stays dirty; the periodic sweep will retry
+        _broker_down_until[0] = time.monotonic() + BROKER_BACKOFF_SECONDS
         logger.warning("could not enqueue %s(%s); the periodic sweep will", task_name, key, exc_info=True)
+        return False
+    _broker_down_until[0] = 0.0
+    return True
 
 
 def topics_changed(*, topic_ids: Iterable[int], qrels_changed: bool = True) -> None:
@@ -34,9 +50,9 @@ def topics_changed(*, topic_ids: Iterable[int], qrels_changed: bool = True) -> N
 
     Bumps each topic's generation and, when judgments changed (not only rankings), its collection's qrels version.
     Enqueues one recompute per topic, after commit, only for topics whose flag flips from clean to dirty: many
-    changes while a recompute is pending cause no extra messages. The collection-wide agreement is only marked
-    stale: the sweep recomputes it a few seconds later, so that its heavier work never delays the per-topic metrics
-    that assessors' changes are waiting for.
+    changes while a recompute is pending cause no extra messages. The collection-wide agreement is enqueued the
+    same way when its flag flips, but to start `AGREEMENT_DELAY` later, so that its heavier work never delays the
+    per-topic metrics that assessors' changes are waiting for (and a burst of changes costs it one run).
     """
     now = timezone.now()
     topic_ids = sorted(set(topic_ids))
@@ -52,13 +68,19 @@ def topics_changed(*, topic_ids: Iterable[int], qrels_changed: bool = True) -> N
             transaction.on_commit(lambda t=topic_id: _enqueue("recompute_topic", t))
     collection_ids = sorted(set(Topic.objects.filter(id__in=topic_ids).values_list("collection_id", flat=True)))
     for collection_id in collection_ids:
-        CollectionState.objects.get_or_create(collection_id=collection_id)
+        state, _ = CollectionState.objects.select_for_update().get_or_create(collection_id=collection_id)
         CollectionState.objects.filter(collection_id=collection_id).update(
             qrels_version=F("qrels_version") + int(qrels_changed),
             generation=F("generation") + 1,
             dirty=True,
             dirty_since=Coalesce(F("dirty_since"), Value(now)),
         )
+        if not state.dirty:
+            transaction.on_commit(
+                lambda c=collection_id: _enqueue(
+                    "recompute_collection_agreement", c, countdown=AGREEMENT_DELAY.total_seconds()
+                )
+            )
 
 
 def collection_changed(*, collection_id: int) -> None:
@@ -79,7 +101,7 @@ def stale_topics_sweep(*, older_than: timedelta = SWEEP_AFTER) -> int:
     cutoff = timezone.now() - older_than
     topics = list(_left_stale(TopicState, cutoff))
     for topic_id in topics:
-        _enqueue("recompute_topic", topic_id)
+        _enqueue("recompute_topic", topic_id, sweeping=True)
     for collection_id in list(_left_stale(CollectionState, cutoff)):
-        _enqueue("recompute_collection_agreement", collection_id)
+        _enqueue("recompute_collection_agreement", collection_id, sweeping=True)
     return len(topics)

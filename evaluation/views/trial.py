@@ -1,15 +1,20 @@
-"""Trying a run: upload a run file and see what it would score against the current qrels, without pooling it."""
+"""Trying a run: upload a run file and see what it would score against the current qrels, without pooling it.
+
+The scoring runs as a job (a large run must not hold a web worker); the page follows it and shows its result.
+"""
 
 from __future__ import annotations
 
 from django import forms
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.urls import reverse
 
-from judging.importers.problems import ImportFailed
+from judging.models import Job, JobState
 
-from ..trial_runs import trial_run_evaluate_upload
+from ..trial_runs import TrialResult, trial_run_start
 from . import researcher_collection
 
 
@@ -21,11 +26,18 @@ class TrialRunForm(forms.Form):
 def trial_run(request: HttpRequest, collection_id: int) -> HttpResponse:
     collection = researcher_collection(request, collection_id)
     form = TrialRunForm(request.POST or None, request.FILES or None)
-    result, failure = None, None
     if request.method == "POST" and form.is_valid():
         try:
-            result = trial_run_evaluate_upload(collection=collection, upload=form.cleaned_data["run"])
-        except ImportFailed as error:
-            failure = error
-    context = {"collection": collection, "form": form, "result": result, "failure": failure}
-    return render(request, "evaluation/trial.html", context, status=400 if failure else 200)
+            job = trial_run_start(collection=collection, file=form.cleaned_data["run"], created_by=request.user)
+        except ValidationError as error:
+            form.add_error("run", error.message_dict.get("run", error.messages))
+        else:
+            return redirect(f"{reverse('evaluation:trial', args=[collection.id])}?job={job.id}")
+    job = None
+    if request.GET.get("job", "").isdigit():
+        job = Job.objects.filter(pk=request.GET["job"], created_by=request.user, collection=collection).first()
+    result = TrialResult.from_dict(job.result) if job and job.state == JobState.DONE else None
+    failed = job is not None and job.state == JobState.FAILED
+    context = {"collection": collection, "form": form, "job": job, "result": result, "failed": failed}
+    template = "evaluation/_trial_job.html" if request.htmx else "evaluation/trial.html"
+    return render(request, template, context, status=400 if failed or form.errors else 200)

@@ -4,7 +4,6 @@ file imports and pool builds as jobs, and assignments."""
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions, generics, serializers, status
@@ -13,11 +12,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from .. import assignments, jobs, pooling, pools, progress, selectors, services, tasks
-from ..importers.services import IMPORT_KINDS
+from .. import assignments, pooling, pools, progress, selectors, services
+from ..importers.services import IMPORT_KINDS, import_start
 from ..models import Assignment, Collection, Document, PoolItem, Run, Topic
 from ..permissions import IsAdmin, ReadsForResearchersWritesForAdmins
-from ..uploads import upload_store
 from .jobs import job_accepted
 
 
@@ -153,10 +151,16 @@ class ImportCreate(APIView):
         serializer = ImportSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        path = upload_store(data["file"])
-        job = jobs.job_create(kind=f"import {data['kind']}", collection=collection, created_by=request.user)
-        args = (job.id, data["kind"], str(path), data["file"].name, data["skip_invalid"])
-        transaction.on_commit(lambda: tasks.import_file.delay(*args))
+        try:
+            job = import_start(
+                collection=collection,
+                kind=data["kind"],
+                file=data["file"],
+                skip_invalid=data["skip_invalid"],
+                created_by=request.user,
+            )
+        except ValidationError as error:
+            raise _drf_error(error) from error
         return job_accepted(request, job)
 
 
@@ -210,9 +214,14 @@ class PoolView(generics.ListAPIView):
             )
             topics = {number: {"new": new, "pooled": old} for number, (new, old) in report.topics.items()}
             return Response({"added": report.added, "topics": topics, "unique": report.unique})
-        job = jobs.job_create(kind=f"pool build ({data['strategy']})", collection=collection, created_by=request.user)
-        args = (job.id, collection.id, data["strategy"], data["size"], [r.id for r in runs], data["more_assessors"])
-        transaction.on_commit(lambda: tasks.pool_build.delay(*args))
+        job = pools.pool_build_start(
+            collection=collection,
+            strategy=data["strategy"],
+            size=data["size"],
+            runs=runs,
+            more_assessors=data["more_assessors"],
+            created_by=request.user,
+        )
         return job_accepted(request, job)
 
 

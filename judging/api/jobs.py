@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
+from rest_framework.exceptions import PermissionDenied
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
@@ -30,10 +31,11 @@ def job_accepted(request: Request, job: Job) -> Response:
 
 
 class JobView(APIView):
-    """A long job's progress; admins only."""
-
-    permission_classes = [IsAdmin]
+    """A long job's progress and result: admins see every job, other users the jobs they started (trial runs)."""
 
     @extend_schema(responses=JobSerializer)
     def get(self, request: Request, job_id: int) -> Response:
-        return Response(JobSerializer(get_object_or_404(Job, pk=job_id)).data)
+        job = get_object_or_404(Job, pk=job_id)
+        if job.created_by_id != request.user.pk and not IsAdmin().has_permission(request, self):
+            raise PermissionDenied("only admins and the user who started a job may follow it")
+        return Response(JobSerializer(job).data)

@@ -314,27 +314,47 @@ def _assessors(usernames: set[str]) -> dict:
 
 
 IMPORT_KINDS = ("topics", "documents", "runs", "qrels")
+IMPORT_TASK = "judging.tasks.import_file"
 
 
-def import_job_run(*, job_id: int, kind: str, path: str, name: str, skip_invalid: bool = False) -> dict:
-    """Runs one uploaded file's import for a Job (the web page's and the API's), reporting progress to it. A refused
-    file ends the Job as failed, with its problems in the result; the uploaded file is removed either way."""
-    from .. import jobs
+def import_start(*, collection: Collection, kind: str, file, skip_invalid: bool = False, created_by=None):
+    """Stores an uploaded file and starts its import as a Job (the page's and the API's one way in); raises
+    ValidationError on 'file' for a file over the upload limit."""
+    from .. import jobs, uploads
 
-    job = jobs.Job.objects.select_related("collection", "created_by").get(pk=job_id)
-    options = {"collection": job.collection, "skip_invalid": skip_invalid, "progress": jobs.job_tracker(job_id)}
-    try:
-        if kind == "runs":
-            report = runs_import(paths=[path], names=[name], owner=job.created_by, **options)
-        elif kind == "qrels":
-            report = qrels_import(path=path, name=name, imported_by=job.created_by, **options)
-        else:
-            report = {"topics": topics_import, "documents": documents_import}[kind](path=path, name=name, **options)
-    except ImportFailed as failure:
-        result = {"count": failure.count, "problems": [p.as_dict() for p in failure.problems]}
-        jobs.job_finish(job_id, result=result, error=str(failure).splitlines()[0])
-        return result
-    finally:
-        Path(path).unlink(missing_ok=True)
-    jobs.job_finish(job_id, result=report.as_dict())
+    if kind not in IMPORT_KINDS:
+        raise ValueError(f"unknown import kind {kind!r}")
+    upload = uploads.upload_store(upload=file, created_by=created_by)
+    return jobs.job_start(
+        kind=f"import {kind}",
+        task=IMPORT_TASK,
+        arguments={"kind": kind, "skip_invalid": skip_invalid},
+        collection=collection,
+        created_by=created_by,
+        upload=upload,
+    )
+
+
+def import_job_work(job, progress: Progress) -> dict:
+    """The work of an import Job: its upload, read from the database into a local temporary file, imported with
+    the Job's options. A refused file raises JobRefused with its problems by file, line and field."""
+    from ..jobs import JobRefused
+    from ..uploads import upload_local_copy
+
+    if job.upload_id is None:
+        raise JobRefused("The uploaded file is no longer stored; upload it again.")
+    kind, name = job.arguments["kind"], job.upload.name
+    options = {"collection": job.collection, "skip_invalid": job.arguments.get("skip_invalid", False)}
+    with upload_local_copy(upload_id=job.upload_id) as path:
+        try:
+            if kind == "runs":
+                report = runs_import(paths=[path], names=[name], owner=job.created_by, progress=progress, **options)
+            elif kind == "qrels":
+                report = qrels_import(path=path, name=name, imported_by=job.created_by, progress=progress, **options)
+            else:
+                importer = {"topics": topics_import, "documents": documents_import}[kind]
+                report = importer(path=path, name=name, progress=progress, **options)
+        except ImportFailed as failure:
+            result = {"count": failure.count, "problems": [p.as_dict() for p in failure.problems]}
+            raise JobRefused(str(failure).splitlines()[0], result) from failure
     return report.as_dict()

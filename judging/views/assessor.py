@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from .. import selectors, services
+from ..forms import JudgmentSaveForm
 from ..highlighting import highlighted, query_terms
 from ..models import Assignment, Document, PoolItem, Topic
 
@@ -124,24 +125,27 @@ def judge_save(request: HttpRequest, topic_id: int, document_id: int) -> HttpRes
     The write service checks the assignment and the pool (403)."""
     topic = get_object_or_404(Topic.objects.select_related("collection"), pk=topic_id)
     document = get_object_or_404(Document, pk=document_id, collection_id=topic.collection_id)
-    data = request.POST
+    form = JudgmentSaveForm(request.POST)
+    if not form.is_valid():
+        field, errors = next(iter(form.errors.items()))
+        return JsonResponse({"error": f"{field.replace('_', ' ')}: {' '.join(errors)}", "field": field}, status=400)
+    data = form.cleaned_data
     try:
-        if data.get("action") == "delete":
+        if data["action"] == "delete":
             services.judgment_delete(assessor=request.user, topic=topic, document=document, require_assignment=True)
         else:
-            raw_grade, seconds = data.get("grade", ""), data.get("seconds_total", "")
             services.judgment_record(
                 assessor=request.user,
                 topic=topic,
                 document=document,
-                grade=int(raw_grade) if raw_grade != "" else None,
-                note=data.get("note", ""),
-                cannot_judge_reason=data.get("cannot_judge_reason", ""),
-                seconds_total=float(seconds) if seconds != "" else None,
+                grade=data["grade"],
+                note=data["note"],
+                cannot_judge_reason=data["cannot_judge_reason"],
+                seconds_total=data["seconds_total"],
             )
-    except (ValueError, ValidationError) as error:
-        message = "; ".join(error.messages) if isinstance(error, ValidationError) else str(error)
-        return JsonResponse({"error": message}, status=400)
+    except ValidationError as error:
+        field = next(iter(error.message_dict), None) if hasattr(error, "error_dict") else None
+        return JsonResponse({"error": "; ".join(error.messages), "field": field}, status=400)
     except services.ItemFull as error:
         return JsonResponse({"error": str(error)}, status=409)
     except PermissionDenied as error:

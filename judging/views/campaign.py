@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
-from django.db import transaction
+from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
 
-from .. import jobs, pools, progress, selectors, tasks
+from .. import jobs, pools, progress, selectors
 from ..forms import ImportForm, PoolForm
-from ..models import ROLE_ASSESSOR, Collection, Job
-from ..uploads import upload_store
+from ..importers import services as imports
+from ..models import ROLE_ASSESSOR, Collection, Job, JobState
 
 DASHBOARD_REFRESH_SECONDS = 5
 
@@ -53,14 +55,18 @@ def import_upload(request: HttpRequest, collection_id: int) -> HttpResponse:
     collection = get_object_or_404(Collection, pk=collection_id)
     form = ImportForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
-        upload = form.cleaned_data["file"]
-        path = upload_store(upload)
-        kind = form.cleaned_data["kind"]
-        job = jobs.job_create(kind=f"import {kind}", collection=collection, created_by=request.user)
-        transaction.on_commit(
-            lambda: tasks.import_file.delay(job.id, kind, str(path), upload.name, form.cleaned_data["skip_invalid"])
-        )
-        return redirect("judging:job", job_id=job.id)
+        try:
+            job = imports.import_start(
+                collection=collection,
+                kind=form.cleaned_data["kind"],
+                file=form.cleaned_data["file"],
+                skip_invalid=form.cleaned_data["skip_invalid"],
+                created_by=request.user,
+            )
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            return redirect("judging:job", job_id=job.id)
     return render(request, "judging/import.html", {"collection": collection, "form": form})
 
 
@@ -85,11 +91,9 @@ def pool(request: HttpRequest, collection_id: int) -> HttpResponse:
                 **options,
             )
         else:
-            job = jobs.job_create(
-                kind=f"pool build ({data['strategy']})", collection=collection, created_by=request.user
+            job = pools.pool_build_start(
+                collection=collection, size=data["size"], runs=runs, created_by=request.user, **options
             )
-            args = (job.id, collection.id, data["strategy"], data["size"], [r.id for r in runs], data["more_assessors"])
-            transaction.on_commit(lambda: tasks.pool_build.delay(*args))
             return redirect("judging:job", job_id=job.id)
     return render(request, "judging/pool.html", {"collection": collection, "form": form, "preview": preview})
 
@@ -100,3 +104,16 @@ def job(request: HttpRequest, job_id: int) -> HttpResponse:
     found = get_object_or_404(Job.objects.select_related("collection"), pk=job_id)
     template = "judging/_job.html" if request.htmx else "judging/job.html"
     return render(request, template, {"job": found})
+
+
+@staff_member_required
+@require_POST
+def job_retry(request: HttpRequest, job_id: int) -> HttpResponse:
+    """Starts a failed job again (an import may ask to skip the invalid lines this time)."""
+    failed = get_object_or_404(Job, pk=job_id, state=JobState.FAILED)
+    changes = {"skip_invalid": True} if request.POST.get("skip_invalid") and "skip_invalid" in failed.arguments else {}
+    if failed.upload_id is None and failed.kind.startswith("import"):
+        messages.error(request, "The uploaded file is no longer kept; upload it again.")
+        return redirect("judging:job", job_id=failed.id)
+    retry = jobs.job_retry(job=failed, created_by=request.user, **changes)
+    return redirect("judging:job", job_id=retry.id)

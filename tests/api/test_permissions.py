@@ -61,7 +61,7 @@ def world():
     collection = make_collection()
     assessor = make_user(ASSESSOR)
     assignment = services.assignment_create(assessor=assessor, topic=collection.topics.first())
-    job = jobs.job_create(kind="recompute", collection=collection, created_by=make_user(ADMIN))
+    job = jobs.job_start(kind="recompute", task="x", arguments={}, collection=collection, created_by=make_user(ADMIN))
     return {"c": collection.id, "a": assignment.id, "j": job.id}
 
 

@@ -18,7 +18,7 @@ from evaluation import services as evaluation_services
 from evaluation.consensus import consensus
 from evaluation.measures import PreparedQrels, PreparedRun, as_measures, evaluate, totals
 from evaluation.models import AgreementReport, CollectionState, RunValue, TopicState, TopicValue
-from judging import jobs, selectors, services
+from judging import selectors, services
 from judging.models import Job, JobState
 
 from ..factories import make_collection, make_user
@@ -175,7 +175,8 @@ def test_switching_to_the_primary_assessor_and_adjudicating_change_the_qrels():
     assert labels[first_item.document_id] == 0  # the adjudication beat the primary assessor's 1
 
 
-def test_each_topic_stores_a_full_agreement_report_and_the_collection_one_follows_the_sweep():
+def test_each_topic_stores_a_full_agreement_report_and_the_collection_one_follows_without_a_sweep():
+    # The embedded mode has no beat: the collection-wide agreement must follow the judgments by itself.
     collection = make_collection(max_grade=3, threshold=2, topics=1, documents=8, runs=3, depth=6)
     a, b = make_user(), make_user()
     judge_all(collection, [a, b], [[3, 2], [0, 1], [2, 0], [1, 1], [3, 3], [0, 0]])
@@ -184,9 +185,7 @@ def test_each_topic_stores_a_full_agreement_report_and_the_collection_one_follow
     assert report["pairwise"]["confusion"][f"{a.id}|{b.id}"][3][3] == 1
     assert set(report["system_ranking"]["scores"]["consensus"]) == {str(r.id) for r in collection.runs.all()}
     state = CollectionState.objects.get(pk=collection.pk)
-    assert state.dirty and state.qrels_version == 12
-    evaluation_services.stale_topics_sweep(older_than=timedelta(0))
-    state.refresh_from_db()
+    assert state.qrels_version == 12
     assert not state.dirty and state.computed_generation == state.generation
     overall = AgreementReport.objects.get(collection=collection, topic__isnull=True).report
     assert overall["graded"]["items"] == 6 and "system_ranking" in overall
@@ -212,11 +211,11 @@ def test_deleting_a_run_removes_its_values():
     assert set(RunValue.objects.filter(run__collection=collection).values_list("run__tag", flat=True)) == {"run0"}
 
 
-def test_a_full_recompute_reports_progress_to_its_job():
+def test_a_full_recompute_reports_progress_to_its_job(django_capture_on_commit_callbacks):
     collection = make_collection(topics=3, runs=2)
     judge_all(collection, [make_user()], [[1], [0]])
-    job = jobs.job_create(kind="recompute", collection=collection)
-    assert evaluation_services.collection_recompute_job(collection_id=collection.id, job_id=job.id) == 3
+    with django_capture_on_commit_callbacks(execute=True):
+        job = evaluation_services.collection_recompute_start(collection=collection)
     job.refresh_from_db()
     assert (job.state, job.done, job.total, job.percent) == (JobState.DONE, 4, 4, 100)
     assert Job.objects.get(pk=job.pk).result == {"topics": 3}

@@ -6,7 +6,7 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 
-from evaluation.models import TopicState
+from evaluation.models import CollectionState, TopicState
 from evaluation.services import collection_recompute
 from judging import services
 from judging.models import Judgment, JudgmentHistory
@@ -103,10 +103,11 @@ def test_a_changed_grade_marks_the_topic_stale_and_recomputes_after_commit(setti
     _, assessor, topic, document = setting
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         services.judgment_record(assessor=assessor, topic=topic, document=document, grade=2)
-    assert len(callbacks) == 1
+    assert len(callbacks) == 2  # the topic's recompute, and the collection-wide agreement's
     state = TopicState.objects.get(topic=topic)
     assert not state.dirty and state.computed_generation == state.generation
     assert topic.values.filter(measure="AP").exists()
+    assert CollectionState.objects.get(collection=topic.collection).fresh
 
 
 def test_many_changes_before_commit_enqueue_one_recompute(setting, django_capture_on_commit_callbacks):
@@ -114,7 +115,7 @@ def test_many_changes_before_commit_enqueue_one_recompute(setting, django_captur
     with django_capture_on_commit_callbacks(execute=False) as callbacks, transaction.atomic():
         for document in [item.document for item in topic.pool_items.select_related("document")[:4]]:
             services.judgment_record(assessor=assessor, topic=topic, document=document, grade=1)
-    assert len(callbacks) == 1
+    assert len(callbacks) == 2  # one recompute of the topic, one of the collection-wide agreement
     assert TopicState.objects.get(topic=topic).generation >= 4
 
 

@@ -1,0 +1,113 @@
+"""The one job runner: every job ends as done or failed whatever its work raises, a job the broker never got is
+sent again by the sweep, a duplicate message runs nothing twice, and uploads live in the database."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import timezone
+
+from judging import jobs, uploads
+from judging.models import Job, JobState, Upload
+from tests.factories import make_collection
+
+pytestmark = pytest.mark.django_db
+
+
+def _queued(**fields) -> Job:
+    return Job.objects.create(kind="import runs", task="judging.tasks.import_file", **fields)
+
+
+def test_a_job_whose_work_raises_anything_ends_failed_with_a_readable_message():
+    job = _queued()
+
+    def broken(job, progress):
+        raise KeyError("internal detail")
+
+    assert jobs.job_run(job.id, broken) == {}
+    job.refresh_from_db()
+    assert job.state == JobState.FAILED
+    assert "unexpected error (KeyError)" in job.message and "Retry" in job.message
+    assert "internal detail" not in job.message
+
+
+def test_a_refused_job_fails_with_its_message_and_result():
+    job = _queued()
+
+    def refuse(job, progress):
+        raise jobs.JobRefused("2 problems; nothing was imported.", {"count": 2, "problems": []})
+
+    jobs.job_run(job.id, refuse)
+    job.refresh_from_db()
+    assert (job.state, job.message, job.result["count"]) == (JobState.FAILED, "2 problems; nothing was imported.", 2)
+
+
+def test_a_duplicate_message_runs_the_work_once():
+    job = _queued()
+    calls = []
+    jobs.job_run(job.id, lambda job, progress: calls.append(1) or {"n": 1})
+    jobs.job_run(job.id, lambda job, progress: calls.append(2) or {"n": 2})
+    job.refresh_from_db()
+    assert calls == [1] and job.result == {"n": 1}
+
+
+def test_a_job_started_while_the_broker_is_down_says_so_and_the_sweep_sends_it_later(
+    monkeypatch, django_capture_on_commit_callbacks
+):
+    sent = []
+
+    class Task:
+        def apply_async(self, args, retry):
+            if not sent_ok:
+                raise ConnectionError("broker down")
+            sent.append(args)
+
+    sent_ok = False
+    monkeypatch.setattr(jobs, "_task", lambda name: Task())
+    with django_capture_on_commit_callbacks(execute=True):
+        job = jobs.job_start(kind="recompute", task="evaluation.tasks.recompute_collection", arguments={})
+    job.refresh_from_db()
+    assert job.state == JobState.QUEUED and job.message == jobs.WAITING_FOR_BROKER
+    sent_ok = True
+    assert jobs.jobs_sweep(now=timezone.now() + jobs.RESEND_QUEUED_AFTER * 2) == 1
+    assert sent == [[job.id]]
+
+
+def test_a_running_job_whose_worker_stopped_reporting_is_queued_again_by_the_sweep(monkeypatch):
+    sent = []
+    monkeypatch.setattr(
+        jobs, "_task", lambda name: type("T", (), {"apply_async": lambda s, args, retry: sent.append(args)})()
+    )
+    job = _queued(state=JobState.RUNNING)
+    later = timezone.now() + jobs.STALLED_AFTER + timedelta(minutes=1)
+    jobs.jobs_sweep(now=later)
+    job.refresh_from_db()
+    assert job.state == JobState.QUEUED and "worker stopped" in job.message
+    jobs.jobs_sweep(now=later + jobs.RESEND_QUEUED_AFTER * 2)
+    assert sent == [[job.id]]
+
+
+@pytest.mark.parametrize("size", [0, 1, uploads.CHUNK_BYTES - 1, uploads.CHUNK_BYTES, 2 * uploads.CHUNK_BYTES + 7])
+def test_an_upload_is_stored_in_chunks_and_read_back_byte_for_byte(size):
+    data = bytes(range(256)) * (size // 256) + bytes(size % 256)
+    stored = uploads.upload_store(upload=SimpleUploadedFile("x.run", data))
+    assert stored.size == size
+    with uploads.upload_local_copy(upload_id=stored.id) as path:
+        assert path.read_bytes() == data
+
+
+def test_an_upload_name_is_cleaned_of_folders_control_characters_and_shortened():
+    assert uploads.upload_name("../../etc/pass\x00wd\r\n.run") == "passwd.run"
+    long = uploads.upload_name("a" * 300 + ".qrels")
+    assert len(long) == uploads.MAX_NAME_CHARS and long.endswith("….qrels")
+
+
+def test_failed_jobs_keep_their_upload_a_while_then_it_is_purged():
+    collection = make_collection(runs=0)
+    stored = uploads.upload_store(upload=SimpleUploadedFile("x.run", b"1 Q0 d1 1 1 r\n"))
+    _queued(state=JobState.FAILED, upload=stored, collection=collection)
+    assert uploads.uploads_purge(older_than=timezone.now() - timedelta(days=1)) == 0
+    Upload.objects.filter(pk=stored.pk).update(created_at=timezone.now() - timedelta(days=8))
+    assert uploads.uploads_purge(older_than=timezone.now() - jobs.KEEP_FAILED_UPLOADS) == 1
