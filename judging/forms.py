@@ -1,19 +1,32 @@
 """Forms of the judging pages."""
 
 from django import forms
+from django.core.validators import ProhibitNullCharactersValidator
 
 from . import pooling, progress
 from .importers.services import IMPORT_KINDS
 from .models import MAX_NOTE_CHARS, MAX_REASON_CHARS, Run, Topic
 
 
+NUL_MESSAGE = "contains a NUL character (often pasted by accident); remove it"
+
+
+def text_field(*, max_length: int, strip: bool = True) -> forms.CharField:
+    """An optional text field that refuses NUL characters (which PostgreSQL cannot store) in words a person reads."""
+    field = forms.CharField(required=False, max_length=max_length, strip=strip)
+    for validator in field.validators:
+        if isinstance(validator, ProhibitNullCharactersValidator):
+            validator.message = NUL_MESSAGE
+    return field
+
+
 class JudgmentSaveForm(forms.Form):
-    """What the judging page posts for one document; Django's CharField already refuses NUL characters."""
+    """What the judging page posts for one document."""
 
     action = forms.ChoiceField(choices=[("", "save"), ("delete", "delete")], required=False)
     grade = forms.IntegerField(required=False)  # the write service checks it against the collection's scale
-    note = forms.CharField(required=False, max_length=MAX_NOTE_CHARS, strip=False)
-    cannot_judge_reason = forms.CharField(required=False, max_length=MAX_REASON_CHARS)
+    note = text_field(max_length=MAX_NOTE_CHARS, strip=False)
+    cannot_judge_reason = text_field(max_length=MAX_REASON_CHARS)
     seconds_total = forms.FloatField(required=False, min_value=0, max_value=1e7)
 
 

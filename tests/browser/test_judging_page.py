@@ -224,3 +224,66 @@ def test_everything_also_works_with_the_mouse(page, live_server, setting):
     all_saved(page)
     judgment = Judgment.objects.get(assessor=assessor)
     assert (judgment.document_id, judgment.grade, judgment.cannot_judge_reason) == (first, None, "Topic is unclear")
+
+
+def test_a_save_the_server_refuses_does_not_hold_back_the_next_documents(page, live_server, setting):
+    topic, assessor = setting
+    open_topic(page, live_server, assessor, topic)
+    refused = int(page.get_attribute("#judging", "data-shown"))
+    page.evaluate("document.querySelector('#note').value = 'pasted \\u0000 text'")  # a NUL: the server answers 400
+    grade_key(page, "2")
+    for key in ("1", "0", "3"):
+        grade_key(page, key)
+    page.wait_for_function("document.querySelectorAll('#judged-list li').length === 4")
+    page.wait_for_selector("#save-status:has-text('1 judgment not saved')")
+    assert len(own(assessor)) == 3 and refused not in [document for document, _ in own(assessor)]
+    assert page.locator("#judged-list li:has-text('not saved')").count() == 1
+    page.click(f"#judged-list a[href='?doc={refused}']")
+    page.wait_for_selector("#save-error:has-text('NUL character')")
+    page.fill("#note", "pasted text")
+    page.click("#document")
+    grade_key(page, "2")
+    all_saved(page)
+    assert (refused, 2) in own(assessor) and Judgment.objects.get(
+        document_id=refused, assessor=assessor
+    ).note == "pasted text"
+
+
+def test_a_server_error_on_one_save_is_retried_while_the_others_are_saved(page, live_server, setting):
+    topic, assessor = setting
+    open_topic(page, live_server, assessor, topic)
+    failing = page.get_attribute("#judging", "data-shown")
+    page.route(
+        f"**/judging/judge/{topic.id}/{failing}/",
+        lambda route: route.fulfill(status=500, body="boom") if route.request.method == "POST" else route.continue_(),
+    )
+    grade_key(page, "3")
+    grade_key(page, "1")
+    grade_key(page, "0")
+    for _ in range(50):
+        if len(own(assessor)) == 2:
+            break
+        page.wait_for_timeout(100)
+    assert sorted(grade for _, grade in own(assessor)) == [0, 1]
+    page.unroute(f"**/judging/judge/{topic.id}/{failing}/")
+    all_saved(page)
+    assert (int(failing), 3) in own(assessor)
+
+
+def test_a_note_typed_and_left_without_judging_is_kept_until_the_document_is_judged(page, live_server, setting):
+    topic, assessor = setting
+    open_topic(page, live_server, assessor, topic)
+    first = int(page.get_attribute("#judging", "data-shown"))
+    page.keyboard.press("e")
+    page.keyboard.type("come back to this one")
+    page.keyboard.press("Escape")
+    page.keyboard.press("j")
+    page.wait_for_function(f"document.querySelector('#judging').dataset.shown !== '{first}'")
+    assert page.input_value("#note") == ""
+    page.reload()
+    page.goto(f"{live_server.url}/judging/judge/{topic.id}/?doc={first}")
+    page.wait_for_selector("#document")
+    assert page.input_value("#note") == "come back to this one"
+    grade_key(page, "1")
+    all_saved(page)
+    assert Judgment.objects.get(assessor=assessor, document_id=first).note == "come back to this one"

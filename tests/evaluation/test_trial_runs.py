@@ -43,15 +43,25 @@ def _consensus_qrels(collection) -> dict[str, dict[str, int]]:
     }
 
 
+def _trial_over_api(collection, lines: list[str]) -> dict:
+    """Posts a trial run (202, a job) and follows the job to its end; returns the job as the API shows it."""
+    researcher = role_clients()["researcher"]
+    response = researcher.post(
+        f"/api/collections/{collection.id}/trial/", {"run": _run_file(lines)}, format="multipart"
+    )
+    assert response.status_code == 202, response.content
+    job = researcher.get(response.json()["url"])
+    assert job.status_code == 200 and job.json()["state"] in ("done", "failed")
+    return job.json()
+
+
 def test_a_trial_run_scores_exactly_what_trec_eval_gives_and_stores_nothing(client, judged):
     collection, _, _ = judged
     lines = _mixed_run(collection)
     runs_before, values_before, pool_before = Run.objects.count(), TopicValue.objects.count(), PoolItem.objects.count()
-    response = role_clients()["researcher"].post(
-        f"/api/collections/{collection.id}/trial/", {"run": _run_file(lines)}, format="multipart"
-    )
-    assert response.status_code == 200, response.content
-    body = response.json()
+    job = _trial_over_api(collection, lines)
+    assert job["state"] == "done", job
+    body = job["result"]
     scores: dict[str, dict[str, float]] = {}
     for line in lines:
         topic, _, docno, _, score, _ = line.split()
@@ -75,7 +85,7 @@ def test_low_judged_coverage_is_flagged_on_the_page(client, judged):
     client.force_login(make_user("researcher"))
     unjudged = [f"{t.number} Q0 fresh-{i} {i} {20 - i} new" for t in collection.topics.all() for i in range(8)]
     judged_one = [f"{t.number} Q0 d0 9 1.0 new" for t in collection.topics.all()]
-    response = client.post(f"/results/{collection.id}/trial/", {"run": _run_file(unjudged + judged_one)})
+    response = client.post(f"/results/{collection.id}/trial/", {"run": _run_file(unjudged + judged_one)}, follow=True)
     page = response.content.decode()
     assert response.status_code == 200
     assert 'id="trial-result"' in page and "scores are lower bounds" in page
@@ -84,23 +94,30 @@ def test_low_judged_coverage_is_flagged_on_the_page(client, judged):
 def test_a_malformed_run_is_refused_naming_file_line_and_field(client, judged):
     collection, _, _ = judged
     lines = ["1 Q0 d1 1 2.0 mine", "1 Q0 d2 2 high mine", "1 Q0 d1 3 1.0 mine", "2 Q0 d3 1 1.0 other"]
-    response = role_clients()["researcher"].post(
-        f"/api/collections/{collection.id}/trial/", {"run": _run_file(lines)}, format="multipart"
-    )
-    assert response.status_code == 400
-    message = response.json()["error"]["message"]
-    assert "mine.run:2: field 'score'" in message
-    assert "mine.run:3: field 'docno'" in message and "on line 1" in message
-    assert "mine.run:4: field 'tag'" in message
+    job = _trial_over_api(collection, lines)
+    assert job["state"] == "failed"
+    problems = {(p["file"], p["line"], p["field"]): p["reason"] for p in job["result"]["problems"]}
+    assert set(problems) == {("mine.run", 2, "score"), ("mine.run", 3, "docno"), ("mine.run", 4, "tag")}
+    assert "on line 1" in problems[("mine.run", 3, "docno")]
     client.force_login(make_user("researcher"))
-    page = client.post(f"/results/{collection.id}/trial/", {"run": _run_file(lines)})
-    assert page.status_code == 400 and "mine.run:2: field &#x27;score&#x27;" in page.content.decode()
+    page = client.post(f"/results/{collection.id}/trial/", {"run": _run_file(lines)}, follow=True)
+    assert page.status_code == 400 and "<code>mine.run:2</code>: field 'score'" in page.content.decode()
 
 
 def test_an_empty_run_file_is_refused(judged):
     collection, _, _ = judged
-    response = role_clients()["researcher"].post(
-        f"/api/collections/{collection.id}/trial/", {"run": _run_file([""])}, format="multipart"
-    )
-    assert response.status_code == 400
-    assert "no run lines" in response.json()["error"]["message"]
+    job = _trial_over_api(collection, [""])
+    assert job["state"] == "failed" and "no run lines" in job["result"]["problems"][0]["reason"]
+
+
+def test_trial_runs_are_limited_in_size_and_per_user_per_hour(judged, settings):
+    collection, _, _ = judged
+    researcher = role_clients()["researcher"]
+    url = f"/api/collections/{collection.id}/trial/"
+    settings.WORKBENCH_LIMITS = {**settings.WORKBENCH_LIMITS, "trial_run_bytes": 10, "trial_runs_per_hour": 1}
+    too_big = researcher.post(url, {"run": _run_file(["1 Q0 d1 1 2.0 mine"])}, format="multipart")
+    assert too_big.status_code == 400 and "a trial run may be 10" in too_big.json()["error"]["message"]
+    settings.WORKBENCH_LIMITS = {**settings.WORKBENCH_LIMITS, "trial_run_bytes": 1000}
+    assert researcher.post(url, {"run": _run_file(["1 Q0 d1 1 2.0 a"])}, format="multipart").status_code == 202
+    again = researcher.post(url, {"run": _run_file(["1 Q0 d1 1 2.0 b"])}, format="multipart")
+    assert again.status_code == 400 and "in the last hour" in again.json()["error"]["message"]

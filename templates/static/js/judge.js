@@ -16,6 +16,7 @@
   const reason = document.getElementById("cannot-judge-reason");
   const status = document.getElementById("save-status");
   const keymap = document.getElementById("keymap");
+  const saveError = document.getElementById("save-error");
   const csrf = form.querySelector("input[name=csrfmiddlewaretoken]").value;
   const queue = config.queue;
   const outboxKey = `judging-outbox-${config.topic}`;
@@ -25,8 +26,11 @@
   const urlFor = (template, id) => template.replace(/\/0\/$/, `/${id}/`);
   const cache = new Map(); // document id -> Promise of its panel's HTML
   let outbox = JSON.parse(localStorage.getItem(outboxKey) || "[]");
+  // Notes typed on a document not judged yet: kept (across reloads) until it is judged or the note is cleared.
+  const draftsKey = `judging-drafts-${config.topic}`;
+  const drafts = JSON.parse(localStorage.getItem(draftsKey) || "{}");
+  const persistDrafts = () => localStorage.setItem(draftsKey, JSON.stringify(drafts));
   let sending = false;
-  let retryDelay = 1000;
   let retryTimer = null;
   const undo = [];
   let position = config.start;
@@ -75,6 +79,7 @@
       link.dataset.index = index;
       link.textContent = entry.docno;
       item.append(link, ` · ${entry.grade === null ? "can't judge" : `${entry.grade} ${config.labels[entry.grade] || ""}`}`);
+      if (rejectedSave(entry.id)) item.append(Object.assign(document.createElement("strong"), { className: "failed", textContent: " · not saved" }));
       if (index === position) item.className = "current";
       return [item];
     }));
@@ -84,12 +89,36 @@
     for (const button of form.querySelectorAll("button[data-grade]")) {
       button.setAttribute("aria-pressed", String(entry.judged && String(entry.grade) === button.dataset.grade));
     }
-    note.value = entry.note || "";
+    note.value = drafts[entry.id] ?? entry.note ?? "";
+    note.classList.toggle("draft", entry.id in drafts);
     reason.value = entry.reason || "";
   }
 
+  // Leaving a document: a changed note on a judged document is saved with its judgment; on one not judged yet it
+  // stays a draft. A note is never dropped without the assessor clearing it.
+  function keepNote() {
+    const entry = queue[position];
+    if (!entry || note.value === (entry.note || "")) { if (entry) delete drafts[entry.id]; persistDrafts(); return; }
+    if (entry.judged) {
+      entry.note = note.value;
+      delete drafts[entry.id];
+      enqueue({ id: entry.id, fields: fieldsOf(entry, entry.seconds) });
+    } else {
+      drafts[entry.id] = note.value;
+      setStatus(`Note on ${entry.docno} kept as a draft until you judge it`, "muted");
+    }
+    persistDrafts();
+  }
+  note.addEventListener("input", () => {
+    const entry = queue[position];
+    if (!entry) return;
+    drafts[entry.id] = note.value;
+    persistDrafts();
+  });
+
   async function show(index) {
     if (index < 0 || index >= queue.length) return;
+    if (index !== position) keepNote();
     position = index;
     const entry = queue[index];
     const started = performance.now();
@@ -98,6 +127,7 @@
     document.getElementById("position").textContent = `Document ${index + 1} of ${queue.length}`;
     renderChoice(entry);
     renderProgress();
+    renderSaveError();
     history.replaceState(null, "", `?doc=${entry.id}`);
     visibleMs = 0;
     visibleSince = document.visibilityState === "visible" ? performance.now() : null;
@@ -117,6 +147,7 @@
   }
 
   function showComplete() {
+    keepNote();
     position = queue.length;
     form.hidden = true;
     slot.replaceChildren();
@@ -136,6 +167,9 @@
   }
 
   // --- saving --------------------------------------------------------------------------------------------------
+  // Each document's latest save waits in the outbox. A network or server error (5xx, 429) retries that save with
+  // its own backoff while the others go on; a refusal (4xx) is permanent: it stays on its document, marked, until
+  // the assessor judges it again. One save can never hold back the others.
   function persist() { localStorage.setItem(outboxKey, JSON.stringify(outbox)); }
 
   function setStatus(text, kind) {
@@ -143,48 +177,81 @@
     status.className = kind || "muted";
   }
 
+  function rejectedSave(id) { return outbox.find((pending) => pending.id === id && pending.rejected); }
+
+  function renderSaveError() {
+    const entry = queue[position];
+    const refused = entry && rejectedSave(entry.id);
+    saveError.hidden = !refused;
+    saveError.textContent = refused ? `Not saved: ${refused.rejected}. Correct it and judge this document again.` : "";
+  }
+
+  function renderOverallStatus() {
+    const refused = outbox.filter((pending) => pending.rejected).length;
+    const waiting = outbox.length - refused;
+    const retrying = outbox.find((pending) => !pending.rejected && !pending.inFlight && pending.attempts > 0);
+    if (retrying) {
+      const seconds = Math.max(0, Math.round((retrying.retryAt - Date.now()) / 1000));
+      setStatus(`Not saved yet (${retrying.error}); retrying in ${seconds} s${refused ? `; ${refused} not saved (marked in the list)` : ""}`, "failed");
+    } else if (refused) setStatus(`${refused} judgment${refused > 1 ? "s" : ""} not saved (marked in the list)${waiting ? "; saving the others…" : ""}`, "failed");
+    else if (waiting) setStatus("Saving…", "saving");
+    else setStatus("All saved", "muted");
+  }
+
   function enqueue(save) {
     // One pending save per document is enough: the latest state is what must reach the server.
     outbox = outbox.filter((pending) => pending.id !== save.id || pending.inFlight);
-    outbox.push(save);
+    outbox.push({ ...save, attempts: 0, retryAt: 0 });
     persist();
+    renderSaveError();
     flush();
   }
 
+  function scheduleRetry() {
+    const waiting = outbox.filter((pending) => !pending.inFlight && !pending.rejected);
+    if (!waiting.length || retryTimer) return;
+    const wait = Math.max(0, Math.min(...waiting.map((pending) => pending.retryAt)) - Date.now());
+    retryTimer = setTimeout(() => { retryTimer = null; flush(); }, wait);
+  }
+
+  function nextToSend() {
+    const now = Date.now();
+    return outbox.find((pending) => !pending.inFlight && !pending.rejected && pending.retryAt <= now);
+  }
+
   async function flush() {
-    if (sending || retryTimer) return;
-    const save = outbox.find((pending) => !pending.inFlight);
-    if (!save) { setStatus(outbox.length ? "Saving…" : "All saved", outbox.length ? "saving" : "muted"); return; }
+    if (sending) return;
+    const save = nextToSend();
+    if (!save) { renderOverallStatus(); scheduleRetry(); return; }
     sending = true;
     save.inFlight = true;
     setStatus("Saving…", "saving");
-    const body = new URLSearchParams(save.fields);
     try {
       const response = await fetch(urlFor(config.saveUrl, save.id), {
         method: "POST",
         credentials: "same-origin",
         headers: { "X-CSRFToken": csrf, Accept: "application/json" },
-        body,
+        body: new URLSearchParams(save.fields),
       });
-      if (response.status >= 500 || response.status === 429) throw new Error(`HTTP ${response.status}`);
-      outbox = outbox.filter((pending) => pending !== save);
-      persist();
-      retryDelay = 1000;
-      if (!response.ok) {
+      if (response.status >= 500 || response.status === 429) throw new Error(`the server answered ${response.status}`);
+      save.inFlight = false;
+      if (response.ok) {
+        outbox = outbox.filter((pending) => pending !== save);
+      } else {
         const answer = await response.json().catch(() => ({}));
-        setStatus(`Not saved: ${answer.error || `HTTP ${response.status}`}`, "failed"); // retrying cannot help
-        sending = false;
-        return;
+        save.rejected = answer.error || `the server refused it (${response.status})`;
       }
-      sending = false;
-      flush();
     } catch (error) {
       save.inFlight = false;
-      sending = false;
-      setStatus(`Not saved yet (${error.message}); retrying in ${Math.round(retryDelay / 1000)} s`, "failed");
-      retryTimer = setTimeout(() => { retryTimer = null; flush(); }, retryDelay);
-      retryDelay = Math.min(retryDelay * 2, 10000);
+      save.attempts += 1;
+      save.retryAt = Date.now() + Math.min(1000 * 2 ** (save.attempts - 1), 10000);
+      save.error = error.message;
     }
+    persist();
+    sending = false;
+    renderSaveError();
+    renderProgress();
+    flush();
   }
 
   function fieldsOf(entry, seconds) {
@@ -204,6 +271,8 @@
     undo.push({ index: position, before: { ...entry } });
     const seconds = entry.seconds + secondsOnDocument();
     Object.assign(entry, { judged: true, grade, note: note.value, reason: cannotJudgeReason, seconds });
+    delete drafts[entry.id];
+    persistDrafts();
     enqueue({ id: entry.id, fields: fieldsOf(entry, seconds) });
     const next = nextUnjudged(position);
     if (next === -1) showComplete(); else show(next);
@@ -256,7 +325,11 @@
     const key = event.key;
     if (key in config.keys) {
       event.preventDefault();
-      if (event.repeat || performance.now() - shownAt < GUARD_MS || form.hidden) return;
+      if (form.hidden) return;
+      if (event.repeat || performance.now() - shownAt < GUARD_MS) {
+        setStatus(`Key ${key} ignored: pressed within ${GUARD_MS} ms of the document appearing (a double press?). Press it again to judge.`, "failed");
+        return;
+      }
       judge(config.keys[key]);
     } else if (key === "j" || key === "ArrowRight") {
       event.preventDefault();
@@ -279,11 +352,18 @@
     }
   });
 
-  window.addEventListener("online", () => { clearTimeout(retryTimer); retryTimer = null; retryDelay = 1000; flush(); });
+  window.addEventListener("online", () => {
+    clearTimeout(retryTimer);
+    retryTimer = null;
+    for (const pending of outbox) pending.retryAt = 0;
+    flush();
+  });
 
   // Saves left from before a reload: show them as made, and send them.
   for (const pending of outbox) {
     delete pending.inFlight;
+    pending.attempts = pending.attempts || 0;
+    pending.retryAt = 0;
     const entry = queue.find((e) => e.id === pending.id);
     if (!entry) continue;
     if (pending.fields.action === "delete") Object.assign(entry, { judged: false, grade: null });
