@@ -7,7 +7,6 @@ from . import pooling, progress
 from .importers.services import IMPORT_KINDS
 from .models import MAX_NOTE_CHARS, MAX_REASON_CHARS, Run, Topic
 
-
 NUL_MESSAGE = "contains a NUL character (often pasted by accident); remove it"
 
 
