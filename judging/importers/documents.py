@@ -7,10 +7,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .problems import MAX_RECORD_BYTES, Problems, Progress, first_key, json_objects, numbered_lines
+from .fields import identifier, text_problem
+from .problems import Problems, Progress, first_key, json_objects, limit, numbered_lines
 from .sniffing import read_records
 
 MAX_DOCNO_CHARS = 200
+MAX_URL_CHARS = 2000
 _JSON_DOCNO = ("docno", "doc_id", "docid", "id", "_id")
 _JSON_BODY = ("text", "body", "contents")
 
@@ -32,14 +34,34 @@ def parse_documents(
     readers = {"trec": _sgml, "jsonl": _jsonl, "tsv": _tsv}
     file = name or str(path)
     for record in read_records(
-        path, readers, format=format, markup="<doc", file=file, key="docno", problems=problems, progress=progress
+        path,
+        readers,
+        format=format,
+        markup="<doc",
+        file=file,
+        key="docno",
+        problems=problems,
+        progress=progress,
+        most=limit("documents_per_file"),
+        noun="documents",
     ):
-        if len(record.docno) > MAX_DOCNO_CHARS:
-            problems.add(file, record.line, "docno", f"longer than {MAX_DOCNO_CHARS} characters")
-        elif any(c.isspace() for c in record.docno):
-            problems.add(file, record.line, "docno", f"{record.docno!r} contains white space (TREC files split on it)")
+        problem = _record_problem(record)
+        if problem:
+            problems.add(file, record.line, *problem)
         else:
             yield record
+
+
+def _record_problem(record: DocumentRecord) -> tuple[str, str] | None:
+    """The first (field, reason) that keeps a document out of the database, if any; normalises the docno."""
+    record.docno = identifier(record.docno)
+    if any(c.isspace() for c in record.docno):
+        return "docno", f"{record.docno!r} contains white space (TREC files split on it)"
+    for name, max_chars in (("docno", MAX_DOCNO_CHARS), ("url", MAX_URL_CHARS), ("title", None), ("body", None)):
+        reason = text_problem(getattr(record, name), max_chars)
+        if reason:
+            return name, reason
+    return None
 
 
 def _jsonl(path, problems: Problems, file: str, progress: Progress | None) -> Iterator[DocumentRecord]:
@@ -61,7 +83,7 @@ def _jsonl(path, problems: Problems, file: str, progress: Progress | None) -> It
 
 
 def _tsv(path, problems: Problems, file: str, progress: Progress | None) -> Iterator[DocumentRecord]:
-    for number, text in numbered_lines(path, problems, name=file, max_bytes=MAX_RECORD_BYTES, progress=progress):
+    for number, text in numbered_lines(path, problems, name=file, max_bytes=limit("record_bytes"), progress=progress):
         if not text.strip():
             continue
         columns = text.split("\t")
@@ -81,47 +103,73 @@ def _tsv(path, problems: Problems, file: str, progress: Progress | None) -> Iter
 
 
 _SGML_TAG = re.compile(r"<[^>]{1,64}>")
+_ELEMENT_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]{0,15})(?:\s[^<>]{0,200})?>")
 _TITLE_TAGS = ("title", "headline", "head", "h3")
 
 
 def _sgml(path, problems: Problems, file: str, progress: Progress | None) -> Iterator[DocumentRecord]:
     """TREC SGML: <DOC> ... </DOC> blocks with a <DOCNO>; the body is the text of <TEXT> elements (or, failing
-    that, of the whole block), the title that of the first title-like element; other markup is dropped."""
+    that, of the whole block), the title that of the first title-like element; other markup is dropped. A block
+    larger than the record limit is refused without being kept in memory."""
     block: list[str] | None = None
-    start = 0
-    for number, text in numbered_lines(path, problems, name=file, max_bytes=MAX_RECORD_BYTES, progress=progress):
+    size, start, too_long = 0, 0, False
+    most = limit("record_bytes")
+    for number, text in numbered_lines(path, problems, name=file, max_bytes=most, progress=progress):
         stripped = text.strip()
         upper = stripped.upper()
         if upper.startswith("<DOC>"):
             if block is not None:
                 problems.add(file, start, None, "<DOC> not closed before the next <DOC>")
-            block, start = [stripped[5:]], number
+            block, start, size, too_long = [stripped[5:]], number, len(text), False
         elif block is not None and upper.endswith("</DOC>"):
             block.append(stripped[:-6])
-            record = _sgml_record("\n".join(block), start, problems, file)
-            if record:
-                yield record
+            if too_long:
+                problems.add(file, start, None, f"document longer than {most:,} bytes (the record limit)")
+            else:
+                record = _sgml_record("\n".join(block), start, problems, file)
+                if record:
+                    yield record
             block = None
-        elif block is not None:
-            block.append(text)
-        elif stripped:
+        elif block is not None and not too_long:
+            size += len(text) + 1
+            if size > most:
+                too_long, block = True, []
+            else:
+                block.append(text)
+        elif block is None and stripped:
             problems.add(file, number, None, "text outside a <DOC> ... </DOC> block")
     if block is not None:
         problems.add(file, start, None, "<DOC> not closed at the end of the file")
 
 
-def _element(block: str, tag: str) -> list[str]:
-    return re.findall(rf"<{tag}(?:\s[^>]*)?>(.*?)</{tag}>", block, flags=re.IGNORECASE | re.DOTALL)
+def _elements(block: str) -> dict[str, list[tuple[int, int]]]:
+    """The (start, end) of each element's content by lower-case tag name, in one pass over the block: an element
+    runs from its first opening tag to the next closing one (as a lazy regular expression would match it, but in
+    linear time whatever the markup, e.g. thousands of unclosed tags)."""
+    found: dict[str, list[tuple[int, int]]] = {}
+    opened: dict[str, int] = {}
+    for tag in _ELEMENT_TAG.finditer(block):
+        name = tag.group(2).lower()
+        if not tag.group(1):
+            opened.setdefault(name, tag.end())
+        elif name in opened:
+            found.setdefault(name, []).append((opened.pop(name), tag.start()))
+    return found
 
 
 def _sgml_record(block: str, start: int, problems: Problems, file: str) -> DocumentRecord | None:
-    docnos = _element(block, "DOCNO")
+    elements = _elements(block)
+    docnos = [block[a:b] for a, b in elements.get("docno", [])]
     if len(docnos) != 1 or not docnos[0].strip():
         problems.add(file, start, "DOCNO", "each <DOC> needs exactly one non-empty <DOCNO>")
         return None
-    title = next((t for tag in _TITLE_TAGS for t in _element(block, tag)), "")
-    texts = _element(block, "TEXT")
-    body = "\n".join(texts) if texts else re.sub(r"<DOCNO>.*?</DOCNO>", "", block, flags=re.IGNORECASE | re.DOTALL)
+    title = next((block[a:b] for tag in _TITLE_TAGS for a, b in elements.get(tag, [])), "")
+    texts = [block[a:b] for a, b in elements.get("text", [])]
+    if texts:
+        body = "\n".join(texts)
+    else:
+        a, b = elements["docno"][0]
+        body = block[: block.rfind("<", 0, a)] + block[block.find(">", b) + 1 :]
     return DocumentRecord(start, docnos[0].strip(), _clean(title), _clean(body))
 
 

@@ -7,9 +7,20 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from .fields import MAX_JSON_DEPTH, json_problem
+
 LISTED_PROBLEMS = 100
-MAX_LINE_BYTES = 10_000  # runs, qrels, TSV topics
-MAX_RECORD_BYTES = 16 << 20  # one JSONL or SGML document
+DEFAULT_LIMITS = {"line_bytes": 10_000, "record_bytes": 4 << 20, "topics_per_file": 20_000}
+READ_BYTES = 1 << 16
+
+
+def limit(name: str) -> int:
+    """A configured limit (settings.WORKBENCH_LIMITS), or its default outside a configured Django."""
+    from django.conf import settings
+
+    if settings.configured and hasattr(settings, "WORKBENCH_LIMITS"):
+        return settings.WORKBENCH_LIMITS[name]
+    return DEFAULT_LIMITS[name]
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,27 +75,33 @@ def numbered_lines(
     problems: Problems,
     *,
     name: str | None = None,
-    max_bytes: int = MAX_LINE_BYTES,
+    max_bytes: int | None = None,
     progress: Progress | None = None,
 ) -> Iterator[tuple[int, str]]:
     """Yields (line number, decoded text without the line break) from a file read as a stream of bytes.
 
-    Lines that are not UTF-8 or longer than `max_bytes` become problems and are skipped; an empty file is a
+    Lines that are not UTF-8 or longer than `max_bytes` (default: the `line_bytes` limit) become problems and are
+    skipped without ever being held whole, so memory stays flat whatever the file holds; an empty file is a
     problem. `progress(bytes read, file size)` is called every few thousand lines.
     """
     file = name or str(path)
+    max_bytes = max_bytes or limit("line_bytes")
     total = Path(path).stat().st_size
     if total == 0:
         problems.add(file, 0, None, "the file is empty")
         return
     with open(path, "rb") as handle:
-        for number, raw in enumerate(handle, start=1):
+        number = 0
+        while raw := handle.readline(max_bytes + 2):
+            number += 1
             if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
             if progress is not None and number % 5000 == 0:
                 progress(handle.tell(), total)
-            if len(raw) > max_bytes:
-                problems.add(file, number, None, f"line longer than {max_bytes:,} bytes")
+            if len(raw.rstrip(b"\r\n")) > max_bytes:
+                while not raw.endswith(b"\n") and (raw := handle.readline(READ_BYTES)):
+                    pass  # the rest of the over-long line, read in pieces and dropped
+                problems.add(file, number, None, f"line longer than {max_bytes:,} bytes (the limit for this file kind)")
                 continue
             try:
                 text = raw.decode("utf-8")
@@ -101,7 +118,7 @@ def json_objects(
 ) -> Iterator[tuple[int, dict]]:
     """Yields (line number, object) for a JSONL file; blank lines are skipped, anything but a JSON object per line
     is a problem."""
-    for number, text in numbered_lines(path, problems, name=name, max_bytes=MAX_RECORD_BYTES, progress=progress):
+    for number, text in numbered_lines(path, problems, name=name, max_bytes=limit("record_bytes"), progress=progress):
         if not text.strip():
             continue
         try:
@@ -109,8 +126,16 @@ def json_objects(
         except json.JSONDecodeError as error:
             problems.add(name, number, None, f"not valid JSON ({error.msg} at column {error.colno})")
             continue
+        except RecursionError:
+            problems.add(name, number, None, f"JSON nested more than {MAX_JSON_DEPTH} levels deep")
+            continue
         if not isinstance(value, dict):
             problems.add(name, number, None, "expected a JSON object per line")
+            continue
+        reason = json_problem(value)
+        if reason:
+            key = next((k for k, v in value.items() if json_problem({k: v})), None)
+            problems.add(name, number, key, reason)
             continue
         yield number, value
 

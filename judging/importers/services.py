@@ -20,7 +20,7 @@ from evaluation.measures import trec_order
 
 from ..models import Collection, Document, Judgment, JudgmentHistory, Ranking, Run, Topic
 from .documents import parse_documents
-from .problems import ImportFailed, Problem, Problems, Progress
+from .problems import LISTED_PROBLEMS, ImportFailed, Problem, Problems, Progress
 from .topics import parse_topics
 from .trec_lines import parse_qrels, parse_run
 
@@ -36,6 +36,13 @@ class ImportReport:
     unchanged: int = 0
     skipped: list[Problem] = field(default_factory=list)
     skipped_count: int = 0
+    warnings: list[Problem] = field(default_factory=list)  # imported, but worth a look (the first hundred)
+    warning_count: int = 0
+
+    def warn(self, problem: Problem) -> None:
+        self.warning_count += 1
+        if len(self.warnings) < LISTED_PROBLEMS:
+            self.warnings.append(problem)
 
     def as_dict(self) -> dict:
         return {
@@ -45,11 +52,16 @@ class ImportReport:
             "unchanged": self.unchanged,
             "skipped_count": self.skipped_count,
             "skipped": [p.as_dict() for p in self.skipped],
+            "warning_count": self.warning_count,
+            "warnings": [p.as_dict() for p in self.warnings],
         }
 
     def __str__(self) -> str:
         skipped = f", skipped {self.skipped_count} invalid" if self.skipped_count else ""
-        return f"{self.kind}: {self.created} created, {self.updated} updated, {self.unchanged} unchanged{skipped}"
+        warned = f"; {self.warning_count} warning(s), e.g. {self.warnings[0]}" if self.warnings else ""
+        return (
+            f"{self.kind}: {self.created} created, {self.updated} updated, {self.unchanged} unchanged{skipped}{warned}"
+        )
 
 
 def _settle(problems: Problems, report: ImportReport, skip_invalid: bool) -> None:
@@ -97,6 +109,8 @@ def documents_import(
         for record in parse_documents(path, problems, format=format, name=name, progress=progress):
             if problems and not skip_invalid:
                 continue  # keep reading, to list the problems, but stop writing: the transaction will roll back
+            if not record.body.strip() and not record.title.strip():
+                report.warn(Problem(name or str(path), record.line, "text", f"document {record.docno!r} has no text"))
             batch.append(record)
             if len(batch) == DOCUMENT_BATCH:
                 _write_documents(collection, batch, fields, report)

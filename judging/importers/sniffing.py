@@ -27,14 +27,20 @@ def read_records(
     key: str,
     problems,
     progress,
+    most: int,
+    noun: str,
 ) -> Iterator:
-    """Runs the reader for the file's format (given, or sniffed; `markup` marks the first reader's format) and
-    turns a `key` value repeated in the file into a problem naming both lines."""
+    """Runs the reader for the file's format (given, or sniffed; `markup` marks the first reader's format), turns a
+    `key` value repeated in the file into a problem naming both lines, and stops (with a problem) after `most`
+    records, so that one file cannot take a worker's memory."""
     format = format or sniff(path, markup=markup, markup_format=next(iter(readers)))
     if format not in readers:
         raise ValueError(f"unknown format {format!r}; choose one of {', '.join(readers)}")
     seen: dict[str, int] = {}
     for record in readers[format](path, problems, file, progress):
+        if len(seen) >= most:
+            problems.add(file, record.line, None, f"more than {most:,} {noun} in one file (the configured limit)")
+            return
         value = getattr(record, key)
         if value in seen:
             problems.add(file, record.line, key, f"{value!r} already appears on line {seen[value]}")

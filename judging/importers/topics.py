@@ -7,9 +7,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .problems import MAX_RECORD_BYTES, Problems, Progress, first_key, json_objects, numbered_lines
+from .fields import identifier, text_problem
+from .problems import Problems, Progress, first_key, json_objects, limit, numbered_lines
 from .sniffing import read_records
 
+MAX_NUMBER_CHARS = 64
+FIELD_LIMITS = (("number", MAX_NUMBER_CHARS), ("title", 10_000), ("description", None), ("narrative", None))
 _TAG = re.compile(r"^\s*<(/?)(top|num|title|desc|narr)>\s*", re.IGNORECASE)
 _LABELS = {"num": "Number:", "desc": "Description:", "narr": "Narrative:"}
 
@@ -29,16 +32,32 @@ def parse_topics(
 ) -> Iterator[TopicRecord]:
     """Yields the topics of a file; malformed ones become problems (a number repeated in the file, too)."""
     readers = {"trec": _trec, "tsv": _tsv, "jsonl": _jsonl}
-    yield from read_records(
+    file = name or str(path)
+    for record in read_records(
         path,
         readers,
         format=format,
         markup="<top",
-        file=name or str(path),
+        file=file,
         key="number",
         problems=problems,
         progress=progress,
-    )
+        most=limit("topics_per_file"),
+        noun="topics",
+    ):
+        record.number = identifier(record.number)
+        problem = next(
+            (
+                (field, reason)
+                for field, max_chars in FIELD_LIMITS
+                if (reason := text_problem(getattr(record, field), max_chars))
+            ),
+            None,
+        )
+        if problem:
+            problems.add(file, record.line, *problem)
+        else:
+            yield record
 
 
 def _tsv(path, problems: Problems, file: str, progress: Progress | None) -> Iterator[TopicRecord]:
@@ -83,7 +102,7 @@ def _trec(path, problems: Problems, file: str, progress: Progress | None) -> Ite
     """TREC topic files: fields run from their tag to the next tag; labels like 'Number:' are dropped."""
     fields: dict[str, list[str]] | None = None
     current, start = None, 0
-    for number, text in numbered_lines(path, problems, name=file, max_bytes=MAX_RECORD_BYTES, progress=progress):
+    for number, text in numbered_lines(path, problems, name=file, max_bytes=limit("record_bytes"), progress=progress):
         match = _TAG.match(text)
         while match:
             closing, tag = match.group(1), match.group(2).lower()

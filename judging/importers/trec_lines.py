@@ -8,7 +8,20 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
+from .fields import identifier, text_problem
 from .problems import Problems, Progress, split_lines
+
+MAX_TOPIC_CHARS, MAX_DOCNO_CHARS, MAX_TAG_CHARS, MAX_ASSESSOR_CHARS = 64, 200, 200, 100
+
+
+def _identifiers_problem(problems: Problems, file: str, number: int, values: dict[str, tuple[str, int]]) -> bool:
+    """Adds a problem for the first column whose value cannot be stored; returns whether there was one."""
+    for field, (value, max_chars) in values.items():
+        reason = text_problem(value, max_chars)
+        if reason:
+            problems.add(file, number, field, reason)
+            return True
+    return False
 
 
 class RunLine(NamedTuple):
@@ -43,7 +56,14 @@ def parse_run(
         if not math.isfinite(score):
             problems.add(file, number, "score", f"must be finite, got {fields[4]!r}")
             continue
-        yield RunLine(number, fields[0], fields[2], score, fields[5])
+        columns = {
+            "qid": (fields[0], MAX_TOPIC_CHARS),
+            "docno": (fields[2], MAX_DOCNO_CHARS),
+            "tag": (fields[5], MAX_TAG_CHARS),
+        }
+        if _identifiers_problem(problems, file, number, columns):
+            continue
+        yield RunLine(number, identifier(fields[0]), identifier(fields[2]), score, identifier(fields[5]))
 
 
 def parse_qrels(
@@ -61,4 +81,12 @@ def parse_qrels(
         except ValueError:
             problems.add(file, number, "grade", f"expected an integer, got {fields[3]!r}")
             continue
-        yield QrelsLine(number, fields[0], fields[2], grade, fields[4] if len(fields) == 5 else None)
+        assessor = fields[4] if len(fields) == 5 else None
+        columns = {"qid": (fields[0], MAX_TOPIC_CHARS), "docno": (fields[2], MAX_DOCNO_CHARS)}
+        if assessor is not None:
+            columns["assessor"] = (assessor, MAX_ASSESSOR_CHARS)
+        if _identifiers_problem(problems, file, number, columns):
+            continue
+        yield QrelsLine(
+            number, identifier(fields[0]), identifier(fields[2]), grade, identifier(assessor) if assessor else None
+        )

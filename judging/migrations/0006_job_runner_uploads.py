@@ -6,59 +6,84 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('judging', '0005_researchers_see_assessors'),
+        ("judging", "0005_researchers_see_assessors"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='job',
-            name='arguments',
+            model_name="job",
+            name="arguments",
             field=models.JSONField(blank=True, default=dict),
         ),
         migrations.AddField(
-            model_name='job',
-            name='retry_of',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='retries', to='judging.job'),
+            model_name="job",
+            name="retry_of",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="retries",
+                to="judging.job",
+            ),
         ),
         migrations.AddField(
-            model_name='job',
-            name='started_at',
+            model_name="job",
+            name="started_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='job',
-            name='task',
-            field=models.CharField(blank=True, help_text='The Celery task that runs it, by name.', max_length=100),
+            model_name="job",
+            name="task",
+            field=models.CharField(blank=True, help_text="The Celery task that runs it, by name.", max_length=100),
         ),
         migrations.CreateModel(
-            name='Upload',
+            name="Upload",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=255)),
-                ('size', models.PositiveBigIntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=255)),
+                ("size", models.PositiveBigIntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
         ),
         migrations.AddField(
-            model_name='job',
-            name='upload',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='jobs', to='judging.upload'),
+            model_name="job",
+            name="upload",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="jobs",
+                to="judging.upload",
+            ),
         ),
         migrations.CreateModel(
-            name='UploadChunk',
+            name="UploadChunk",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('index', models.PositiveIntegerField()),
-                ('data', models.BinaryField()),
-                ('upload', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='chunks', to='judging.upload')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("index", models.PositiveIntegerField()),
+                ("data", models.BinaryField()),
+                (
+                    "upload",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="chunks", to="judging.upload"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['upload', 'index'],
-                'constraints': [models.UniqueConstraint(fields=('upload', 'index'), name='upload_chunk_unique')],
+                "ordering": ["upload", "index"],
+                "constraints": [models.UniqueConstraint(fields=("upload", "index"), name="upload_chunk_unique")],
             },
         ),
     ]

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('judging', '0006_job_runner_uploads'),
+        ("judging", "0006_job_runner_uploads"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='judgment',
-            name='note',
+            model_name="judgment",
+            name="note",
             field=models.TextField(blank=True, max_length=10000),
         ),
     ]
