@@ -7,7 +7,7 @@ file twice changes nothing the second time. The web page, the API and the manage
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,6 +26,9 @@ from .trec_lines import parse_qrels, parse_run
 
 DOCUMENT_BATCH = 2000
 IMPORTED_ASSESSOR = "imported"
+# Usernames of assessors who come from qrels files: a prefix no account made through a form can have (':' is not a
+# username character), so a file's "admin" column never writes under the live admin account.
+IMPORTED_NAMESPACE = "qrels:"
 
 
 @dataclass
@@ -245,13 +248,15 @@ def qrels_import(
     path: str | Path,
     name: str | None = None,
     assessor: str | None = None,
+    assessor_map: Mapping | None = None,
     skip_invalid: bool = False,
     progress: Progress | None = None,
     imported_by=None,
 ) -> ImportReport:
     """Imports TREC qrels as judgments, to seed a campaign or compare with it. A fifth column names the assessor;
-    lines without one are `assessor`'s (default 'imported'). Assessors new to the workbench are created as users
-    who cannot log in. Grades must be on the collection's scale. Changed topics are recomputed."""
+    lines without one are `assessor`'s (default 'imported'). Named assessors live in their own namespace
+    (`qrels:NAME`, users who cannot log in) unless `assessor_map` maps a name to a live account explicitly. Grades
+    must be on the collection's scale. Changed topics are recomputed."""
     problems, report = Problems(), ImportReport("qrels")
     file = name or str(path)
     topics = dict(Topic.objects.filter(collection=collection).values_list("number", "id"))
@@ -278,7 +283,7 @@ def qrels_import(
                 grades[key] = (line.grade, line.line)
     _settle(problems, report, skip_invalid)
     with transaction.atomic():
-        users = _assessors({key[0] for key in grades})
+        users = _assessors({key[0] for key in grades}, dict(assessor_map or {}))
         existing = {
             (j.assessor_id, j.topic_id, j.document_id): j
             for j in Judgment.objects.filter(topic__collection=collection, assessor__in=users.values())
@@ -316,14 +321,20 @@ def qrels_import(
     return report
 
 
-def _assessors(usernames: set[str]) -> dict:
+def _assessors(names: set[str], mapped: dict) -> dict:
+    """The user behind each assessor name of a qrels file: the mapped account, or the name's imported user (made
+    on first use, unable to log in)."""
     User = get_user_model()
-    users = {u.username: u for u in User.objects.filter(username__in=usernames)}
-    for username in sorted(usernames - set(users)):
-        user = User(username=username, is_active=False)
-        user.set_unusable_password()
-        user.save()
-        users[username] = user
+    imported = {name: IMPORTED_NAMESPACE + name for name in names if name not in mapped}
+    found = {u.username: u for u in User.objects.filter(username__in=imported.values())}
+    users = {name: mapped[name] for name in names if name in mapped}
+    for name, username in sorted(imported.items()):
+        user = found.get(username)
+        if user is None:
+            user = User(username=username, is_active=False)
+            user.set_unusable_password()
+            user.save()
+        users[name] = user
     return users
 
 

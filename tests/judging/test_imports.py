@@ -220,7 +220,7 @@ def test_qrels_become_judgments_per_assessor_and_mark_their_topics_changed(tmp_p
     report = imports.qrels_import(collection=collection, path=path, assessor="seed")
     assert report.created == 3
     grades = set(Judgment.objects.values_list("assessor__username", "topic__number", "document__docno", "grade"))
-    assert grades == {("nist", "401", "D1", 2), ("nist", "401", "D2", 0), ("seed", "402", "D3", 1)}
+    assert grades == {("qrels:nist", "401", "D1", 2), ("qrels:nist", "401", "D2", 0), ("qrels:seed", "402", "D3", 1)}
     assert CollectionState.objects.get(collection=collection).qrels_version == version + 1
     assert TopicState.objects.filter(topic__collection=collection, dirty=True).count() == 2
     again = imports.qrels_import(collection=collection, path=path, assessor="seed")
@@ -257,3 +257,27 @@ def test_import_commands_show_progress_and_list_problems(tmp_path, collection):
     bad = write(tmp_path, "bad.run", "401 Q0 D1 1 1.0 sys\n401 Q0 D9 2 0.5 sys\n")
     with pytest.raises(CommandError, match=r"bad\.run:2: field 'docno': document 'D9' is not in the collection"):
         call_command("import_runs", str(collection.id), str(bad), stdout=io.StringIO(), stderr=io.StringIO())
+
+
+def test_a_qrels_assessor_column_never_writes_under_a_live_account_unless_mapped(tmp_path, collection):
+    from django.contrib.auth import get_user_model
+
+    admin = get_user_model().objects.create_user(username="admin", password="x")
+    path = write(tmp_path, "qrels", "401 0 D1 2 admin\n401 0 D2 1 nist\n")
+    imports.qrels_import(collection=collection, path=path)
+    assert not Judgment.objects.filter(assessor=admin).exists()
+    imported = get_user_model().objects.get(username="qrels:admin")
+    assert not imported.is_active and not imported.has_usable_password()
+    imports.qrels_import(collection=collection, path=path, assessor_map={"admin": admin})
+    assert list(Judgment.objects.filter(assessor=admin).values_list("document__docno", "grade")) == [("D1", 2)]
+
+
+def test_nfc_and_nfd_spellings_of_a_docno_name_one_document(tmp_path, collection):
+    import unicodedata
+
+    nfc, nfd = unicodedata.normalize("NFC", "café"), unicodedata.normalize("NFD", "café")
+    assert nfc != nfd
+    imports.documents_import(collection=collection, path=write(tmp_path, "d.tsv", f"{nfd}\tsome text\n"))
+    assert Document.objects.filter(collection=collection, docno=nfc).exists()
+    run = write(tmp_path, "r.run", f"401 Q0 {nfc} 1 2.0 sys\n402 Q0 {nfd} 1 2.0 sys\n")
+    assert imports.runs_import(collection=collection, paths=[run]).created == 1
