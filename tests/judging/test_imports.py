@@ -281,3 +281,41 @@ def test_nfc_and_nfd_spellings_of_a_docno_name_one_document(tmp_path, collection
     assert Document.objects.filter(collection=collection, docno=nfc).exists()
     run = write(tmp_path, "r.run", f"401 Q0 {nfc} 1 2.0 sys\n402 Q0 {nfd} 1 2.0 sys\n")
     assert imports.runs_import(collection=collection, paths=[run]).created == 1
+
+
+def test_sgml_with_thousands_of_unclosed_tags_is_read_in_linear_time(tmp_path, collection):
+    import time
+
+    def seconds(unclosed: int) -> float:
+        body = "<TEXT> word " * unclosed
+        path = write(tmp_path, f"docs{unclosed}.sgml", f"<DOC>\n<DOCNO>D9</DOCNO>\n{body}\n</DOC>\n")
+        started = time.perf_counter()
+        imports.documents_import(collection=collection, path=path)
+        return time.perf_counter() - started
+
+    small, large = seconds(4_000), seconds(16_000)  # quadratic parsing took 13 s for 16k
+    assert large < 2.0 and large < 8 * max(small, 0.01)
+
+
+def test_a_huge_single_line_is_refused_without_holding_it_in_memory(tmp_path, collection):
+    import tracemalloc
+
+    path = tmp_path / "huge.run"
+    with open(path, "wb") as out:
+        out.write(b"401 Q0 D1 1 1.0 ")
+        for _ in range(40):
+            out.write(b"x" * (1 << 20))  # one 40 MB line
+        out.write(b"\n")
+    tracemalloc.start()
+    failure = refused(lambda: imports.runs_import(collection=collection, paths=[path]))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert "line longer than 10,000 bytes" in str(failure)
+    assert peak < 4 << 20, f"peak {peak:,} bytes"
+
+
+def test_a_file_with_more_topics_than_the_limit_is_refused(tmp_path, collection, settings):
+    settings.WORKBENCH_LIMITS = {**settings.WORKBENCH_LIMITS, "topics_per_file": 3}
+    path = write(tmp_path, "t.tsv", "".join(f"{n}\tquery {n}\n" for n in range(500, 505)))
+    failure = refused(lambda: imports.topics_import(collection=collection, path=path))
+    assert "more than 3 topics in one file" in str(failure) and failure.problems[0].line == 4
