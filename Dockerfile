@@ -8,7 +8,7 @@ COPY evaluation ./evaluation
 COPY templates ./templates
 COPY manage.py ./
 RUN pip install --no-cache-dir . \
- && SECRET_KEY=build-only DEBUG=false python manage.py collectstatic --noinput
+ && WORKBENCH_BUILD_ONLY=1 DEBUG=false python manage.py collectstatic --noinput
 RUN useradd --create-home workbench && mkdir -p /app/var && chown -R workbench /app/var
 USER workbench
 EXPOSE 8000

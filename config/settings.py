@@ -2,6 +2,7 @@
 tasks run in-process right after the transaction commits). DATABASE_URL and REDIS_URL switch to the real services.
 """
 
+import ipaddress
 import os
 from datetime import timedelta
 from pathlib import Path
@@ -22,11 +23,20 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("WORKBENCH_VAR_DIR", BASE_DIR / "var"))
 VAR_DIR.mkdir(parents=True, exist_ok=True)
 
-DEBUG = env_bool("DEBUG", True)
+# DEBUG is on by default only in the embedded mode (no DATABASE_URL): a deployment never runs with it by accident.
+DEBUG = env_bool("DEBUG", not os.environ.get("DATABASE_URL"))
+WEAK_SECRETS = ("change-me", "insecure", "secret", "build-only")
 SECRET_KEY = os.environ.get("SECRET_KEY") or ("insecure-development-key-" + "x" * 40 if DEBUG else None)
-if not SECRET_KEY:
-    raise RuntimeError("SECRET_KEY must be set when DEBUG is off")
+if not DEBUG and (not SECRET_KEY or len(SECRET_KEY) < 40 or SECRET_KEY.lower().startswith(WEAK_SECRETS)):
+    if os.environ.get("WORKBENCH_BUILD_ONLY") != "1":
+        raise RuntimeError(
+            "SECRET_KEY must be set to a long random value when DEBUG is off, e.g. "
+            "python -c 'import secrets; print(secrets.token_urlsafe(50))'"
+        )
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver" if DEBUG else "")
+# Addresses (or networks) of the TLS-terminating proxies whose X-Forwarded-* headers are believed; nobody else's.
+TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", "")
+TRUSTED_PROXY_NETWORKS = [ipaddress.ip_network(entry, strict=False) for entry in TRUSTED_PROXIES]
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 
 INSTALLED_APPS = [
@@ -42,12 +52,15 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
+    "axes",
     "judging",
     "evaluation",
 ]
 
 MIDDLEWARE = [
+    "config.security.TrustedProxyMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "config.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -56,6 +69,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -96,6 +110,11 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
+AUTHENTICATION_BACKENDS = [
+    # First: refuses a locked-out account or address before any password is checked.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
@@ -127,6 +146,11 @@ WORKBENCH_LIMITS = {
     "documents_per_file": int(os.environ.get("WORKBENCH_MAX_DOCUMENTS_PER_FILE", 2_000_000)),
     "trial_run_bytes": int(os.environ.get("WORKBENCH_MAX_TRIAL_RUN_BYTES", 50 << 20)),
     "trial_runs_per_hour": int(os.environ.get("WORKBENCH_TRIAL_RUNS_PER_HOUR", 30)),
+    "api_anonymous_rate": os.environ.get("WORKBENCH_API_ANONYMOUS_RATE", "120/min"),
+    "api_user_rate": os.environ.get("WORKBENCH_API_USER_RATE", "3000/min"),
+    "login_failures": int(os.environ.get("WORKBENCH_LOGIN_FAILURES", 10)),
+    "token_failures": int(os.environ.get("WORKBENCH_TOKEN_FAILURES", 20)),
+    "lockout_seconds": int(os.environ.get("WORKBENCH_LOCKOUT_SECONDS", 15 * 60)),
 }
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
@@ -156,17 +180,27 @@ CELERY_BEAT_SCHEDULE = {
 }
 
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    _redis_cache = {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        # Short timeouts: a cache that is down must not hold a request (throttles then let it through).
+        "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+    }
+    CACHES = {"default": _redis_cache, "throttle": {**_redis_cache, "KEY_PREFIX": "throttle"}}
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+        "throttle": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "throttle"},
+    }
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         # Token first: an anonymous call then gets 401 with a WWW-Authenticate challenge, not 403.
-        "rest_framework.authentication.TokenAuthentication",
+        "config.throttling.ThrottledTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_THROTTLE_CLASSES": ["config.throttling.AddressThrottle", "config.throttling.AccountThrottle"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 100,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -183,17 +217,32 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
 }
 
+# Login throttling (django-axes): after `login_failures` wrong passwords for one account, or from one address, both
+# the login page and the admin login refuse that account or address until the lockout expires.
+AXES_FAILURE_LIMIT = WORKBENCH_LIMITS["login_failures"]
+AXES_COOLOFF_TIME = timedelta(seconds=WORKBENCH_LIMITS["lockout_seconds"])
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_HTTP_RESPONSE_CODE = 429
+AXES_VERBOSE = False
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     # Not CELERY_LOG_LEVEL: a celery worker sets that variable itself, to a number, for its child processes.
-    "loggers": {"celery": {"level": os.environ.get("WORKBENCH_CELERY_LOG_LEVEL", "WARNING")}},
+    "loggers": {
+        "celery": {"level": os.environ.get("WORKBENCH_CELERY_LOG_LEVEL", "WARNING")},
+        "axes": {"level": "WARNING"},
+    },
 }
 
+# Safe to set: TrustedProxyMiddleware removes the header from anyone but a configured proxy.
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+AXES_IPWARE_META_PRECEDENCE_ORDER = ["REMOTE_ADDR"]
 if not DEBUG:
-    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True

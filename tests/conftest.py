@@ -57,3 +57,13 @@ def _eager_celery(request):
 @pytest.fixture(autouse=True)
 def _fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _own_throttle_counters(settings):
+    """Each test counts API requests and wrong passwords from zero (every test client shares one address)."""
+    import uuid
+
+    caches = dict(settings.CACHES)
+    caches["throttle"] = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": uuid.uuid4().hex}
+    settings.CACHES = caches

@@ -61,3 +61,65 @@ def test_production_settings_pass_the_deployment_checks():
         text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_only_the_tls_proxy_is_published_and_the_app_trusts_only_its_headers():
+    services = compose()["services"]
+    published = {name for name, service in services.items() if service.get("ports")}
+    assert published == {"proxy"}
+    proxy_address = services["proxy"]["networks"]["internal"]["ipv4_address"]
+    assert services["web"]["environment"]["TRUSTED_PROXIES"] == proxy_address
+    assert services["web"]["environment"]["SECURE_SSL_REDIRECT"] == "true"
+
+
+def test_compose_refuses_to_start_without_a_real_secret():
+    environment = compose()["services"]["web"]["environment"]
+    assert environment["SECRET_KEY"].startswith("${SECRET_KEY:?")  # no public default to fall back on
+
+
+def _settings_in_a_subprocess(**env):
+    import subprocess
+    import sys
+
+    base = {"PATH": "/usr/bin:/bin", "WORKBENCH_VAR_DIR": "/tmp/workbench-deploy-check", "ALLOWED_HOSTS": "x.org"}
+    return subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='config.settings'; django.setup()",
+        ],
+        cwd=ROOT,
+        env={**base, **env},
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_production_refuses_to_start_without_a_secret_or_with_a_public_one():
+    assert "SECRET_KEY must be set" in _settings_in_a_subprocess(DEBUG="false").stderr
+    weak = _settings_in_a_subprocess(DEBUG="false", SECRET_KEY="change-me-in-production-please-0123456789abcdef")
+    assert "SECRET_KEY must be set" in weak.stderr
+
+
+def test_debug_is_off_by_default_once_a_database_is_configured():
+    probe = _settings_in_a_subprocess(
+        DATABASE_URL="postgres://x@127.0.0.1/x", SECRET_KEY="k" * 50 + "-long-enough-random-value"
+    )
+    assert probe.returncode == 0, probe.stderr
+    import subprocess
+    import sys
+
+    printed = subprocess.run(
+        [sys.executable, "-c", "from django.conf import settings; print(settings.DEBUG)"],
+        cwd=ROOT,
+        env={
+            "PATH": "/usr/bin:/bin",
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "DATABASE_URL": "postgres://x@127.0.0.1/x",
+            "SECRET_KEY": "k" * 60,
+            "WORKBENCH_VAR_DIR": "/tmp/workbench-deploy-check",
+        },
+        capture_output=True,
+        text=True,
+    )
+    assert printed.stdout.strip() == "False", printed.stderr

@@ -1,7 +1,8 @@
 """`manage.py demo`: migrate, load the demo collection if there is none, print the accounts, serve the app."""
 
+from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from judging.demo import DEMO_NAME, DEMO_USERS, demo_create
 from judging.models import Collection
@@ -13,8 +14,18 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--no-serve", action="store_true", help="only set up the demo, do not start the server")
         parser.add_argument("--addrport", default="127.0.0.1:8000")
+        parser.add_argument(
+            "--allow-demo-accounts",
+            action="store_true",
+            help="create the demo's well-known accounts even with DEBUG off (never on a public server)",
+        )
 
-    def handle(self, *args, no_serve=False, addrport="127.0.0.1:8000", **options):
+    def handle(self, *args, no_serve=False, addrport="127.0.0.1:8000", allow_demo_accounts=False, **options):
+        if not settings.DEBUG and not allow_demo_accounts:
+            raise CommandError(
+                "DEBUG is off: the demo's accounts have published passwords, so they are not created on what may be "
+                "a public server. Run with DEBUG=true, or pass --allow-demo-accounts if this machine is private."
+            )
         call_command("migrate", interactive=False, verbosity=0)
         if not Collection.objects.filter(name=DEMO_NAME).exists():
             self.stdout.write("Loading the demo collection (Python docstrings, 10 topics, 4 runs)...")

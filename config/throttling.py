@@ -1,0 +1,70 @@
+"""Limits on shared resources for the API: request rates per user and per address, and failed token attempts per
+address. Each fails open (lets the request through, logged) when its counter store is unreachable, so a cache
+outage never takes the API down with it. Rates come from settings.WORKBENCH_LIMITS, read at each request."""
+
+from __future__ import annotations
+
+import logging
+
+from django.conf import settings
+from django.core.cache import caches
+from rest_framework import exceptions
+from rest_framework.authentication import TokenAuthentication
+from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
+
+logger = logging.getLogger(__name__)
+
+
+class _FailOpen:
+    limit_name = ""
+
+    def get_rate(self):
+        return settings.WORKBENCH_LIMITS[self.limit_name]
+
+    def allow_request(self, request, view):
+        self.cache = caches["throttle"]
+        try:
+            return super().allow_request(request, view)
+        except Exception:
+            logger.warning("API throttling skipped: its cache cannot be reached", exc_info=True)
+            return True
+
+
+class AddressThrottle(_FailOpen, AnonRateThrottle):
+    """Anonymous requests, per client address."""
+
+    limit_name = "api_anonymous_rate"
+
+
+class AccountThrottle(_FailOpen, UserRateThrottle):
+    """Authenticated requests, per user."""
+
+    limit_name = "api_user_rate"
+
+
+class ThrottledTokenAuthentication(TokenAuthentication):
+    """Token authentication that refuses an address after too many wrong tokens for a while (429), so tokens cannot
+    be guessed at the server's expense."""
+
+    def authenticate(self, request):
+        address = request.META.get("REMOTE_ADDR", "")
+        key = f"token-failures:{address}"
+        limit, seconds = settings.WORKBENCH_LIMITS["token_failures"], settings.WORKBENCH_LIMITS["lockout_seconds"]
+        store = caches["throttle"]
+        try:
+            failures = store.get(key, 0)
+        except Exception:
+            logger.warning("token throttling skipped: its cache cannot be reached", exc_info=True)
+            failures, store = 0, None
+        if failures >= limit:
+            raise exceptions.Throttled(wait=seconds, detail="too many wrong tokens from this address; try later")
+        try:
+            return super().authenticate(request)
+        except exceptions.AuthenticationFailed:
+            if store is not None:
+                try:
+                    store.add(key, 0, seconds)
+                    store.incr(key)
+                except Exception:
+                    logger.warning("could not count a wrong token", exc_info=True)
+            raise

@@ -1,0 +1,95 @@
+"""Limits a public deployment needs: login and token throttling with an expiring lockout, API rates, the
+Content-Security-Policy, proxy headers believed only from the configured proxy, and no demo accounts with DEBUG off."""
+
+from __future__ import annotations
+
+import pytest
+from axes.models import AccessAttempt
+from django.core.management import CommandError, call_command
+from django.test import Client
+from rest_framework.test import APIClient
+
+from tests.api_clients import api_as
+from tests.factories import make_user
+
+pytestmark = pytest.mark.django_db
+
+PASSWORD = "pw-for-tests-123"
+
+
+def log_in(client: Client, username: str, password: str, path: str = "/accounts/login/"):
+    return client.post(path, {"username": username, "password": password})
+
+
+def test_the_right_password_is_refused_after_ten_wrong_ones_until_the_lockout_expires(settings):
+    user = make_user("assessor")
+    client = Client()
+    codes = [log_in(client, user.username, "wrong").status_code for _ in range(settings.AXES_FAILURE_LIMIT)]
+    assert codes == [200] * (settings.AXES_FAILURE_LIMIT - 1) + [429]  # the form again, then the lockout
+    locked = log_in(client, user.username, PASSWORD)
+    assert locked.status_code == 429 and b"Too many wrong passwords" in locked.content
+    AccessAttempt.objects.update(attempt_time="2000-01-01T00:00:00Z")  # the cool-off has passed
+    assert log_in(client, user.username, PASSWORD).status_code == 302
+
+
+def test_the_admin_login_is_throttled_like_the_login_page(settings):
+    admin = make_user("admin")
+    client = Client()
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        log_in(client, admin.username, "wrong", "/admin/login/?next=/admin/")
+    assert log_in(client, admin.username, PASSWORD, "/admin/login/?next=/admin/").status_code == 429
+
+
+def test_wrong_tokens_from_one_address_are_refused_for_a_while(settings):
+    settings.WORKBENCH_LIMITS = {**settings.WORKBENCH_LIMITS, "token_failures": 3}
+    guesser = APIClient()
+    guesser.credentials(HTTP_AUTHORIZATION="Token " + "0" * 40)
+    assert [guesser.get("/api/collections/").status_code for _ in range(3)] == [401, 401, 401]
+    assert guesser.get("/api/collections/").status_code == 429
+    real = api_as(make_user("researcher"))  # the same address: refused too while the lockout lasts
+    assert real.get("/api/collections/").status_code == 429
+
+
+def test_the_api_limits_requests_per_user(settings):
+    settings.WORKBENCH_LIMITS = {**settings.WORKBENCH_LIMITS, "api_user_rate": "3/min"}
+    client = api_as(make_user("researcher"))
+    codes = [client.get("/api/collections/").status_code for _ in range(4)]
+    assert codes == [200, 200, 200, 429]
+    assert client.get("/api/collections/").json()["error"]["code"] == "throttled"
+
+
+def test_every_page_carries_a_content_security_policy_without_inline_scripts(client):
+    policy = client.get("/accounts/login/").headers["Content-Security-Policy"]
+    assert "script-src 'self'" in policy and "unsafe-inline" not in policy.split("script-src")[1].split(";")[0]
+    assert "frame-ancestors 'none'" in policy
+
+
+def test_forwarded_headers_are_ignored_unless_from_a_trusted_proxy(client, settings):
+    import ipaddress
+
+    seen = {}
+
+    def spy(request):
+        from django.http import HttpResponse
+
+        seen.update(secure=request.is_secure(), address=request.META["REMOTE_ADDR"])
+        return HttpResponse()
+
+    from config.security import TrustedProxyMiddleware
+
+    middleware = TrustedProxyMiddleware(spy)
+    from django.test import RequestFactory
+
+    claim = {"HTTP_X_FORWARDED_PROTO": "https", "HTTP_X_FORWARDED_FOR": "203.0.113.9"}
+    settings.TRUSTED_PROXY_NETWORKS = []
+    middleware(RequestFactory().get("/", REMOTE_ADDR="198.51.100.7", **claim))
+    assert seen == {"secure": False, "address": "198.51.100.7"}
+    settings.TRUSTED_PROXY_NETWORKS = [ipaddress.ip_network("198.51.100.7")]
+    middleware(RequestFactory().get("/", REMOTE_ADDR="198.51.100.7", **claim))
+    assert seen == {"secure": True, "address": "203.0.113.9"}
+
+
+def test_the_demo_refuses_its_public_accounts_with_debug_off(settings):
+    settings.DEBUG = False
+    with pytest.raises(CommandError, match="--allow-demo-accounts"):
+        call_command("demo", no_serve=True)
