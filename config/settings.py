@@ -27,12 +27,12 @@ VAR_DIR.mkdir(parents=True, exist_ok=True)
 DEBUG = env_bool("DEBUG", not os.environ.get("DATABASE_URL"))
 WEAK_SECRETS = ("change-me", "insecure", "secret", "build-only")
 SECRET_KEY = os.environ.get("SECRET_KEY") or ("insecure-development-key-" + "x" * 40 if DEBUG else None)
-if not DEBUG and (not SECRET_KEY or len(SECRET_KEY) < 40 or SECRET_KEY.lower().startswith(WEAK_SECRETS)):
-    if os.environ.get("WORKBENCH_BUILD_ONLY") != "1":
-        raise RuntimeError(
-            "SECRET_KEY must be set to a long random value when DEBUG is off, e.g. "
-            "python -c 'import secrets; print(secrets.token_urlsafe(50))'"
-        )
+_weak = not SECRET_KEY or len(SECRET_KEY) < 40 or SECRET_KEY.lower().startswith(WEAK_SECRETS)
+if not DEBUG and _weak and os.environ.get("WORKBENCH_BUILD_ONLY") != "1":
+    raise RuntimeError(
+        "SECRET_KEY must be set to a long random value when DEBUG is off, e.g. "
+        "python -c 'import secrets; print(secrets.token_urlsafe(50))'"
+    )
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver" if DEBUG else "")
 # Addresses (or networks) of the TLS-terminating proxies whose X-Forwarded-* headers are believed; nobody else's.
 TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", "")
