@@ -2,14 +2,24 @@
 
     {"error": {"status": 400, "code": "invalid", "message": "grade: ...", "fields": {"grade": ["..."]}}}
 
-`fields` is present for validation errors only; `message` is always a readable sentence.
+`fields` is present for validation errors only; `message` is always a readable sentence. Pages get a styled page
+with a way back; a URL under /api/ always gets the JSON shape, whatever failed (even outside DRF).
 """
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from rest_framework.views import exception_handler
+
+PAGES = {
+    400: ("bad_request", "That request could not be answered", "the request was not understood"),
+    403: ("permission_denied", "Not for your role", "your account may not open this page"),
+    404: ("not_found", "Nothing here", "there is no such page, or it was removed"),
+    500: ("server_error", "Something went wrong on our side", "the error was logged; try again in a moment"),
+}
 
 
 def _flatten(detail, prefix: str = "") -> list[str]:
@@ -44,7 +54,38 @@ def api_not_found(request: HttpRequest, path: str = "") -> JsonResponse:
     return JsonResponse({"error": {"status": 404, "code": "not_found", "message": message}}, status=404)
 
 
+def _same_site_referer(request: HttpRequest) -> str:
+    referer = request.headers.get("Referer", "")
+    parts = urlsplit(referer)
+    return referer if parts.netloc == request.get_host() and parts.path != request.path else ""
+
+
+def error_response(request: HttpRequest, status: int, message: str = "") -> HttpResponse:
+    code, title, default = PAGES[status]
+    message = message or default
+    if request.path.startswith("/api/"):
+        return JsonResponse({"error": {"status": status, "code": code, "message": message}}, status=status)
+    context = {"status": status, "title": title, "message": message, "back": _same_site_referer(request)}
+    return render(request, "error.html", context, status=status)
+
+
+def _message(exception) -> str:
+    text = str(exception.args[0]) if exception and exception.args else ""
+    return text if text and not text.startswith(("{", "<")) else ""
+
+
 def page_bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     """Pages' 400s say what was wrong with the request (Django's default page says only "Bad Request")."""
-    message = str(exception) or "the request was not understood"
-    return render(request, "400.html", {"message": message}, status=400)
+    return error_response(request, 400, str(exception) or "")
+
+
+def page_forbidden(request: HttpRequest, exception: Exception) -> HttpResponse:
+    return error_response(request, 403, _message(exception))
+
+
+def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    return error_response(request, 404)
+
+
+def page_server_error(request: HttpRequest) -> HttpResponse:
+    return error_response(request, 500)

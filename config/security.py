@@ -59,3 +59,23 @@ class ContentSecurityPolicyMiddleware:
         response = self.get_response(request)
         response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
         return response
+
+
+class RefuseNulParametersMiddleware:
+    """Answers 400 naming the parameter when a query-string value holds a NUL character, which no database column
+    can hold: every view then works on parameters PostgreSQL can compare (JSON for the API, the 400 page else)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        for name, values in request.GET.lists():
+            if "\x00" in name or any("\x00" in value for value in values):
+                return _bad_parameter(request, name.replace("\x00", "\\0"))
+        return self.get_response(request)
+
+
+def _bad_parameter(request, name: str):
+    from .api_errors import error_response
+
+    return error_response(request, 400, f"the parameter {name!r} contains a NUL character")

@@ -2,6 +2,8 @@
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.shortcuts import redirect
+from django.templatetags.static import static
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
@@ -14,6 +16,8 @@ from judging.views import home
 
 urlpatterns = [
     path("", home, name="home"),
+    # Browsers ask for /favicon.ico whatever the page says; answer with the icon instead of a logged 404.
+    path("favicon.ico", lambda request: redirect(static("favicon.svg"), permanent=True)),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
@@ -63,3 +67,6 @@ urlpatterns = [
 ]
 
 handler400 = "config.api_errors.page_bad_request"
+handler403 = "config.api_errors.page_forbidden"
+handler404 = "config.api_errors.page_not_found"
+handler500 = "config.api_errors.page_server_error"

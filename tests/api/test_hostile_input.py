@@ -1,0 +1,54 @@
+"""Hostile or careless input never gets a 5xx: NUL characters in any query parameter, JSON nested deeply, NUL inside
+JSON values; errors under /api/ are always the JSON shape, pages get a styled page with a way back."""
+
+from __future__ import annotations
+
+import pytest
+
+from ..api_clients import api_as
+from ..factories import make_collection, make_user
+from .test_permissions import ENDPOINTS
+
+pytestmark = pytest.mark.django_db
+
+NUL_PARAMETERS = "docno=%00&topic=%00&number=%00&a=%00&b=%00&topics=%00&runs=%00&measure=%00&source=%00&assessor=%00"
+DEEP_JSON = '{"a":' * 20_000 + "1" + "}" * 20_000
+
+
+@pytest.fixture
+def world():
+    collection = make_collection()
+    return {"c": collection.id, "a": 0, "j": 0}, api_as(make_user("admin"))
+
+
+@pytest.mark.parametrize("path", sorted({p for m, p, *_ in ENDPOINTS if m == "get"}))
+def test_a_nul_in_any_query_parameter_is_a_400_in_the_api_error_shape(world, path):
+    ids, client = world
+    url = path.format(**ids)
+    response = client.get(url + ("&" if "?" in url else "?") + NUL_PARAMETERS)
+    assert response.status_code == 400
+    assert "NUL character" in response.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("path", sorted({p for m, p, *_ in ENDPOINTS if m in ("post", "patch")}))
+def test_deeply_nested_or_nul_holding_json_is_refused_without_a_5xx(world, path):
+    ids, client = world
+    url = path.format(**ids)
+    for body in (DEEP_JSON, '{"name": "a\\u0000b", "measures": ["P@5\\u0000"], "assessors": ["x\\u0000"]}'):
+        response = client.generic("POST", url, body, content_type="application/json")
+        assert response.status_code < 500, (url, response.status_code, response.content[:200])
+        assert response.status_code == 202 or "error" in response.json()  # a recompute takes no body at all
+
+
+def test_pages_answer_errors_with_a_styled_page_and_a_way_back(client):
+    client.force_login(make_user("assessor"))
+    missing = client.get("/judging/judge/999999/")
+    assert missing.status_code == 404 and b"Go to your start page" in missing.content
+    bad = client.get("/results/?x=%00")
+    assert bad.status_code == 400 and b"NUL character" in bad.content
+
+
+def test_an_unknown_api_url_and_a_missing_object_answer_json(world):
+    ids, client = world
+    assert client.get("/api/nothing-here/").json()["error"]["code"] == "not_found"
+    assert client.get("/api/collections/999999/").json()["error"]["status"] == 404
