@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 from matplotlib.ticker import MaxNLocator
 
 FORMATS = {"svg": "image/svg+xml", "png": "image/png"}
@@ -31,6 +32,8 @@ _SIZE = (6.4, 3.8)
 def render(figure: Figure, fmt: str) -> bytes:
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    for text in figure.findobj(Text):  # run tags and names are plain text: "$x$" must not be read as mathtext
+        text.set_parse_math(False)
     buffer = io.BytesIO()
     with matplotlib.rc_context(_STYLE):
         figure.savefig(buffer, format=fmt, dpi=150, bbox_inches="tight", metadata=_metadata(fmt))

@@ -8,9 +8,22 @@ from collections import Counter, defaultdict
 import numpy as np
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.db.models import Count, F, Q, QuerySet, Sum
+from django.db.models import Count, F, Min, Q, QuerySet, Sum
 
-from .models import ROLE_ASSESSOR, Adjudication, Assignment, Collection, Judgment, PoolItem, Ranking, Run, Topic
+from .models import (
+    ROLE_ASSESSOR,
+    Adjudication,
+    Assignment,
+    Collection,
+    Judgment,
+    JudgmentHistory,
+    PoolItem,
+    Ranking,
+    Run,
+    Topic,
+)
+
+User = get_user_model()
 
 
 def collection_for_topic(*, topic_id: int) -> Collection:
@@ -76,15 +89,25 @@ def topic_rankings(*, topic_id: int) -> dict[int, np.ndarray]:
 
 
 def assessor_names(*, collection: Collection, reveal: bool) -> dict[int, str]:
-    """Ids of the assessors who judged in the collection to usernames, or to stable pseudonyms (assessor-1, -2, … by
-    user id) when identities are hidden from the reader."""
-    rows = (
-        Judgment.objects.filter(topic__collection=collection)
-        .values_list("assessor_id", "assessor__username")
-        .distinct()
-        .order_by("assessor_id")
+    """Ids of the assessors who judged in the collection to usernames, or to pseudonyms (assessor-1, -2, …) when
+    identities are hidden from the reader. A pseudonym is numbered by when the assessor first judged in the
+    collection (the append-only history), so it never changes when somebody else judges or a judgment is removed."""
+    current = set(Judgment.objects.filter(topic__collection=collection).values_list("assessor_id", flat=True))
+    first = (
+        JudgmentHistory.objects.filter(topic__collection=collection)
+        .values("assessor_id", "assessor__username")
+        .annotate(first=Min("id"))
+        .order_by("first")
     )
-    return {pk: (name if reveal else f"assessor-{i}") for i, (pk, name) in enumerate(rows, start=1)}
+    order = [(row["assessor_id"], row["assessor__username"]) for row in first]
+    seen = {pk for pk, _ in order}
+    missing = current - seen  # judgments written without history (none through the services)
+    order += list(User.objects.filter(pk__in=missing).order_by("pk").values_list("pk", "username"))
+    return {
+        pk: (name if reveal else f"assessor-{number}")
+        for number, (pk, name) in enumerate(order, start=1)
+        if pk in current
+    }
 
 
 def collection_runs(*, collection_id: int) -> QuerySet[Run]:

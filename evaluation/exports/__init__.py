@@ -29,7 +29,21 @@ def provenance(collection: Collection, **details) -> dict:
     }
 
 
+def collection_slug(collection: Collection) -> str:
+    """The collection's name as a safe file-name part: letters, digits, '.', '_' and '-' only (no quote, no line
+    break can reach a Content-Disposition header)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", collection.name).strip("-.") or f"collection-{collection.pk}"
+
+
 def export_name(collection: Collection, kind: str, version: int, extension: str) -> str:
     """A file name that says what it is: `<collection>-<kind>-v<qrels version>.<ext>`."""
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", collection.name).strip("-") or f"collection-{collection.pk}"
-    return f"{slug}-{kind}-v{version}.{extension}"
+    return f"{collection_slug(collection)}-{kind}-v{version}.{extension}"
+
+
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_text(value: str) -> str:
+    """A text cell a spreadsheet shows as text, never runs: one starting like a formula gets a leading apostrophe
+    (OWASP's CSV-injection rule). For text columns only; numbers are written as numbers."""
+    return "'" + value if value.startswith(FORMULA_PREFIXES) else value

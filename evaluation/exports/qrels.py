@@ -17,7 +17,7 @@ from judging import selectors as judging_selectors
 from judging.models import Collection, Judgment, Topic
 
 from ..services.recompute import consensus_for
-from . import export_name, provenance
+from . import export_name, provenance, spreadsheet_text
 
 SOURCES = ("consensus", "assessor", "all")
 FORMATS = {"trec": "txt", "jsonl": "jsonl", "csv": "csv"}
@@ -116,7 +116,12 @@ def qrels_lines(rows: Iterable[QrelsRow], fmt: str) -> Iterator[str]:
         writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\n")
         writer.writeheader()
         for row in rows:
-            writer.writerow({k: ("" if v is None else v) for k, v in row.__dict__.items()})
+            writer.writerow(
+                {
+                    k: "" if v is None else spreadsheet_text(v) if isinstance(v, str) else v
+                    for k, v in row.__dict__.items()
+                }
+            )
             yield buffer.getvalue()
             buffer.seek(0)
             buffer.truncate()

@@ -13,7 +13,7 @@ from judging.models import Collection, Run
 
 from ..measures import as_measures
 from ..models import RunValue, TopicValue
-from . import export_name, provenance
+from . import export_name, provenance, spreadsheet_text
 
 FORMATS = {"trec": "txt", "csv": "csv", "json": "json"}
 
@@ -81,7 +81,9 @@ def result_lines(collection: Collection, fmt: str, runs: list[str] | None = None
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(["run", "topic", "measure", "value"])
         for tag, topic, measure, value in rows:
-            writer.writerow([tag, topic, measure, "" if value is None else repr(value)])
+            writer.writerow(
+                [spreadsheet_text(tag), spreadsheet_text(topic), measure, "" if value is None else repr(value)]
+            )
             yield buffer.getvalue()
             buffer.seek(0)
             buffer.truncate()

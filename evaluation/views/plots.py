@@ -14,6 +14,7 @@ from judging.models import Collection
 from judging.permissions import sees_assessors
 
 from .. import analysis, curves, plots
+from ..exports import collection_slug
 from . import chosen_measure, chosen_run, chosen_runs, researcher_collection
 
 
@@ -115,5 +116,5 @@ def plot(request: HttpRequest, collection_id: int, name: str, fmt: str) -> HttpR
     body = plots.render(PLOTS[name](request, collection), fmt)
     response = HttpResponse(body, content_type=plots.FORMATS[fmt])
     if request.GET.get("download"):
-        response["Content-Disposition"] = f'attachment; filename="{collection.name}-{name}.{fmt}"'
+        response["Content-Disposition"] = f'attachment; filename="{collection_slug(collection)}-{name}.{fmt}"'
     return response

@@ -138,3 +138,36 @@ def test_the_export_commands_write_the_file_and_its_provenance_sidecar(judged, t
     results = tmp_path / "results.csv"
     call_command("export_results", collection.name, "-o", str(results), "--format", "csv")
     assert results.read_text().startswith("run,topic,measure,value\n")
+
+
+def test_csv_exports_neutralise_formulas_in_text_cells():
+    from evaluation.exports import spreadsheet_text
+
+    assert spreadsheet_text('=HYPERLINK("http://x","click")') == '\'=HYPERLINK("http://x","click")'
+    assert [spreadsheet_text(v) for v in ("+1", "-x", "@SUM(A1)", "\tx", "plain", "")] == [
+        "'+1",
+        "'-x",
+        "'@SUM(A1)",
+        "'\tx",
+        "plain",
+        "",
+    ]
+
+
+def test_a_formula_typed_as_a_note_is_exported_as_text(client):
+    from judging import services as judging_services
+
+    from ..factories import make_collection, make_user
+
+    collection = make_collection(topics=1, runs=1)
+    topic = collection.topics.get()
+    assessor = make_user("assessor")
+    judging_services.assignment_create(assessor=assessor, topic=topic)
+    item = topic.pool_items.first()
+    judging_services.judgment_record(
+        assessor=assessor, topic=topic, document=item.document, grade=1, note='=HYPERLINK("http://evil","x")'
+    )
+    client.force_login(make_user("admin"))
+    response = client.get(f"/results/{collection.id}/qrels/", {"format": "csv", "source": "all"})
+    body = b"".join(response.streaming_content).decode()
+    assert "'=HYPERLINK" in body and ',=HYPERLINK' not in body and '"=HYPERLINK' not in body

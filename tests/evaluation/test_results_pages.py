@@ -228,7 +228,7 @@ def test_every_plot_renders_as_svg_and_png_and_downloads(client, judged, name, p
     assert svg["Content-Type"] == "image/svg+xml" and b"<svg" in svg.content[:500]
     png = client.get(f"/results/{collection.id}/plots/{name}.png", query | {"download": 1})
     assert png.content[:8] == b"\x89PNG\r\n\x1a\n"
-    assert png["Content-Disposition"] == f'attachment; filename="{collection.name}-{name}.png"'
+    assert png["Content-Disposition"] == f'attachment; filename="{collection.name}-{name}.png"'  # a plain name
 
 
 def test_plots_refuse_bad_parameters_with_a_400_naming_them(client, judged):
@@ -261,3 +261,42 @@ def test_an_undefined_value_is_a_gap_not_a_zero():
     figure = plots.topic_bars(["1", "2"], [0.5, None], ylabel="AP", title="t")
     heights = [patch.get_height() for patch in figure.axes[0].patches]
     assert heights[0] == 0.5 and math.isnan(heights[1])
+
+
+def test_plots_draw_run_tags_and_names_with_dollar_signs_as_plain_text(client):
+    from judging import services as judging_services
+
+    from ..factories import make_collection
+
+    collection = make_collection(topics=2, runs=2)
+    collection.runs.filter(tag="run0").update(tag="$\\frac{unclosed$")
+    judging_services.collection_settings_update(collection=collection, name='quote " and\r\nbreak')
+    client = _client_as(client, "researcher")
+    runs = list(collection.runs.order_by("tag"))
+    for name, query in (
+        ("precision-recall", {"runs": [r.id for r in runs]}),
+        ("differences", {"a": runs[0].id, "b": runs[1].id, "measure": "AP"}),
+    ):
+        response = client.get(f"/results/{collection.id}/plots/{name}.png", {**query, "download": 1})
+        assert response.status_code == 200, response.content[:300]
+        assert response["Content-Disposition"] == f'attachment; filename="quote-and-break-{name}.png"'
+
+
+def test_pseudonyms_stay_the_same_when_another_assessor_judges():
+    from judging import selectors as judging_selectors
+    from judging import services as judging_services
+
+    from ..factories import make_collection, make_user
+
+    collection = make_collection(topics=1, runs=1)
+    topic = collection.topics.get()
+    late, early = make_user("assessor"), make_user("assessor")  # the later account judges first
+    items = list(topic.pool_items.all())
+    for person in (late, early):
+        judging_services.assignment_create(assessor=person, topic=topic)
+    judging_services.judgment_record(assessor=early, topic=topic, document=items[0].document, grade=1)
+    before = judging_selectors.assessor_names(collection=collection, reveal=False)
+    judging_services.judgment_record(assessor=late, topic=topic, document=items[1].document, grade=0)
+    after = judging_selectors.assessor_names(collection=collection, reveal=False)
+    assert before == {early.id: "assessor-1"}
+    assert after == {early.id: "assessor-1", late.id: "assessor-2"}
