@@ -49,6 +49,6 @@ def test_pages_answer_errors_with_a_styled_page_and_a_way_back(client):
 
 
 def test_an_unknown_api_url_and_a_missing_object_answer_json(world):
-    ids, client = world
+    _, client = world
     assert client.get("/api/nothing-here/").json()["error"]["code"] == "not_found"
     assert client.get("/api/collections/999999/").json()["error"]["status"] == 404
