@@ -22,12 +22,20 @@ from .trial_runs import trial_run_start
 
 
 class CollectionStatusView(APIView):
-    """Whether the collection's stored metrics are fresh or being recomputed, per topic."""
+    """Whether the collection's stored metrics are fresh or being recomputed: counts for the whole collection, and
+    one page of 500 topics (`page`, from 1; `stale=1` lists only the stale ones)."""
 
-    @extend_schema(responses=inline_serializer("Status", {"fresh": serializers.BooleanField()}))
+    @extend_schema(
+        parameters=[OpenApiParameter("page", int), OpenApiParameter("stale", bool)],
+        responses=inline_serializer("Status", {"fresh": serializers.BooleanField()}),
+    )
     def get(self, request: Request, collection_id: int) -> Response:
         get_object_or_404(Collection, pk=collection_id)
-        return Response(selectors.collection_status(collection_id=collection_id))
+        page = request.query_params.get("page", "1")
+        if not page.isdigit():
+            raise exceptions.ValidationError({"page": ["a page number, from 1"]})
+        stale_only = request.query_params.get("stale", "") in ("1", "true")
+        return Response(selectors.collection_status(collection_id=collection_id, page=int(page), stale_only=stale_only))
 
 
 class CollectionRecomputeView(APIView):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from django.db.models import F, Q
+
 from judging.models import Collection, Run
 from judging.progress import runs_judged_at_10
 
@@ -86,9 +88,13 @@ def collection_agreement(*, collection_id: int) -> dict[str, float | None]:
     return {name: (sum(v) / len(v) if v else None) for name, v in sums.items()}
 
 
-def collection_status(*, collection_id: int) -> dict:
-    """Whether each topic's stored values are fresh or being recomputed, with the qrels version and settings the
-    stored values came from; two queries."""
+STATUS_PAGE_SIZE = 500
+
+
+def collection_status(*, collection_id: int, page: int = 1, stale_only: bool = False) -> dict:
+    """Whether the collection's stored values are fresh or being recomputed, with the qrels version and settings
+    they came from, and one page of topics (STATUS_PAGE_SIZE, in topic order; only the stale ones on request): the
+    answer stays small however many topics the collection has."""
     from judging.models import Collection, Topic
 
     from .models import CollectionState
@@ -96,26 +102,42 @@ def collection_status(*, collection_id: int) -> dict:
 
     collection = Collection.objects.get(pk=collection_id)
     state = CollectionState.objects.filter(collection_id=collection_id).first()
-    states = {s.topic_id: s for s in TopicState.objects.filter(topic__collection_id=collection_id)}
-    topics = []
-    for topic_id, number in Topic.objects.filter(collection_id=collection_id).values_list("id", "number"):
-        topic_state = states.get(topic_id)
-        topics.append(
-            {
-                "topic": number,
-                "fresh": topic_state.fresh if topic_state else True,
-                "generation": topic_state.generation if topic_state else 0,
-                "computed_generation": topic_state.computed_generation if topic_state else 0,
-                "computed_at": topic_state.computed_at if topic_state else None,
-            }
-        )
-    stale = sum(not t["fresh"] for t in topics)
+    stale_states = TopicState.objects.filter(topic__collection_id=collection_id).filter(
+        Q(dirty=True) | Q(computed_generation__lt=F("generation"))
+    )
+    stale = stale_states.count()
+    topics = Topic.objects.filter(collection_id=collection_id).order_by("id")
+    if stale_only:
+        topics = topics.filter(evaluation_state__in=stale_states)
+    total = topics.count()
+    start = (max(page, 1) - 1) * STATUS_PAGE_SIZE
+    rows = topics[start : start + STATUS_PAGE_SIZE].values_list(
+        "number",
+        "evaluation_state__dirty",
+        "evaluation_state__generation",
+        "evaluation_state__computed_generation",
+        "evaluation_state__computed_at",
+    )
+    listed = [
+        {
+            "topic": number,
+            "fresh": not dirty and (computed or 0) >= (generation or 0),
+            "generation": generation or 0,
+            "computed_generation": computed or 0,
+            "computed_at": computed_at,
+        }
+        for number, dirty, generation, computed, computed_at in rows
+    ]
+    agreement_fresh = state.fresh if state else True
     return {
         "collection": collection.name,
         "qrels_version": state.qrels_version if state else 0,
         "settings": settings_key(collection),
-        "fresh": stale == 0 and (state is None or state.fresh),
+        "fresh": stale == 0 and agreement_fresh,
         "stale_topics": stale,
-        "agreement_fresh": state.fresh if state else True,
-        "topics": topics,
+        "agreement_fresh": agreement_fresh,
+        "topics_count": total,
+        "page": max(page, 1),
+        "pages": max(1, -(-total // STATUS_PAGE_SIZE)),
+        "topics": listed,
     }

@@ -9,11 +9,11 @@ from datetime import datetime, timedelta
 
 import numpy as np
 from django.contrib.auth import get_user_model
-from django.db.models import BinaryField, Count, F, Max, Min, Q
+from django.db.models import BinaryField, Count, Exists, F, Max, Min, OuterRef, Q
 from django.db.models.functions import Substr
 from django.utils import timezone
 
-from .models import ROLE_ASSESSOR, Adjudication, Assignment, Collection, Judgment, Ranking, Topic
+from .models import ROLE_ASSESSOR, Adjudication, Assignment, Collection, Judgment, PoolItem, Ranking, Topic
 
 COVERAGE_DEPTH = 10
 MIN_RATE_WINDOW = timedelta(minutes=10)
@@ -78,22 +78,24 @@ def campaign_progress(*, collection: Collection, now: datetime | None = None) ->
         for t in Topic.objects.filter(collection=collection).annotate(pool_size=Count("pool_items")).order_by("id")
     }
     adjudicated = set(Adjudication.objects.filter(topic__collection=collection).values_list("topic_id", "document_id"))
+    pooled = PoolItem.objects.filter(topic_id=OuterRef("topic_id"), document_id=OuterRef("document_id"))
     items = (
         Judgment.objects.filter(topic__collection=collection, grade__isnull=False)
         .values("topic_id", "document_id")
-        .annotate(n=Count("id"), low=Min("grade"), high=Max("grade"))
-        .values_list("topic_id", "document_id", "n", "low", "high")
+        .annotate(n=Count("id"), low=Min("grade"), high=Max("grade"), pooled=Exists(pooled))
+        .values_list("topic_id", "document_id", "n", "low", "high", "pooled")
     )
     filled = Counter()
     judged = defaultdict(set)
-    for topic_id, document_id, n, low, high in items.iterator(chunk_size=10_000):
+    for topic_id, document_id, n, low, high, in_pool in items.iterator(chunk_size=10_000):
         topic = topics[topic_id]
         settled = (topic_id, document_id) in adjudicated
         topic.judgments += n
-        topic.complete += settled or n >= k
         topic.disagreements += not settled and n > 1 and _disagree(low, high, tolerance)
-        filled[topic_id] += k if settled else min(n, k)
         judged[topic_id].add(document_id)
+        if in_pool:  # imported labels outside the pool are no pool work done
+            topic.complete += settled or n >= k
+            filled[topic_id] += k if settled else min(n, k)
     for topic_id, document_id in adjudicated:
         judged[topic_id].add(document_id)
     assessors = _assessor_progress(collection, topics, now)

@@ -8,7 +8,8 @@ from collections import Counter, defaultdict
 import numpy as np
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.db.models import Count, F, Min, Q, QuerySet, Sum
+from django.db.models import Count, Exists, F, Min, OuterRef, QuerySet, Subquery, Sum
+from django.db.models.functions import Coalesce
 
 from .models import (
     ROLE_ASSESSOR,
@@ -171,10 +172,23 @@ def pool_queue(*, topic_id: int) -> QuerySet[PoolItem]:
     return PoolItem.objects.filter(topic_id=topic_id).select_related("document").order_by("-priority", "id")
 
 
-def topics_with_progress(*, collection_id: int) -> QuerySet[Topic]:
-    return Topic.objects.filter(collection_id=collection_id).annotate(
-        pool_size=Count("pool_items", distinct=True),
-        judged_items=Count("judgments__document", filter=Q(judgments__grade__isnull=False), distinct=True),
+def collections_overview() -> QuerySet[Collection]:
+    """Every collection with its size and how much of its pool has a graded judgment: one query, whatever the
+    number of topics (the dashboard)."""
+    judged = Judgment.objects.filter(
+        topic_id=OuterRef("topic_id"), document_id=OuterRef("document_id"), grade__isnull=False
+    )
+
+    def count(queryset, collection_field: str):
+        rows = queryset.filter(**{collection_field: OuterRef("pk")}).order_by().values(collection_field)
+        return Coalesce(Subquery(rows.annotate(n=Count("pk")).values("n")), 0)
+
+    pool = PoolItem.objects.all()
+    return Collection.objects.order_by("name").annotate(
+        topic_count=count(Topic.objects.all(), "collection"),
+        run_count=count(Run.objects.all(), "collection"),
+        pool_size=count(pool, "topic__collection"),
+        judged_items=count(pool.filter(Exists(judged)), "topic__collection"),
     )
 
 

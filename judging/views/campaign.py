@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -15,6 +16,7 @@ from ..importers import services as imports
 from ..models import ROLE_ASSESSOR, Collection, Job, JobState
 
 DASHBOARD_REFRESH_SECONDS = 5
+TOPICS_PER_PAGE = 100
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -31,18 +33,18 @@ def home(request: HttpRequest) -> HttpResponse:
 @staff_member_required
 def dashboard(request: HttpRequest) -> HttpResponse:
     """Every collection with its overall progress; each links to its campaign page."""
-    collections = Collection.objects.order_by("name")
-    rows = [(c, selectors.topics_with_progress(collection_id=c.id)) for c in collections]
-    return render(request, "judging/dashboard.html", {"rows": rows})
+    return render(request, "judging/dashboard.html", {"collections": selectors.collections_overview()})
 
 
 @staff_member_required
 def campaign(request: HttpRequest, collection_id: int) -> HttpResponse:
     """One campaign's dashboard; its figures are a partial the page polls, so a judgment shows within seconds."""
     collection = get_object_or_404(Collection, pk=collection_id)
+    figures = progress.campaign_progress(collection=collection)
     context = {
         "collection": collection,
-        "figures": progress.campaign_progress(collection=collection),
+        "figures": figures,
+        "topics": Paginator(figures.topics, TOPICS_PER_PAGE).get_page(request.GET.get("page")),
         "refresh": DASHBOARD_REFRESH_SECONDS,
     }
     template = "judging/_campaign.html" if request.htmx else "judging/campaign.html"

@@ -170,4 +170,4 @@ def test_a_formula_typed_as_a_note_is_exported_as_text(client):
     client.force_login(make_user("admin"))
     response = client.get(f"/results/{collection.id}/qrels/", {"format": "csv", "source": "all"})
     body = b"".join(response.streaming_content).decode()
-    assert "'=HYPERLINK" in body and ',=HYPERLINK' not in body and '"=HYPERLINK' not in body
+    assert "'=HYPERLINK" in body and ",=HYPERLINK" not in body and '"=HYPERLINK' not in body

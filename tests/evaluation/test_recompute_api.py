@@ -61,3 +61,23 @@ def test_only_admins_can_recompute_or_read_jobs(role):
     job = Job.objects.create(kind="recompute", collection=collection)
     assert client.get(f"/api/jobs/{job.id}/").status_code == 403
     assert APIClient().get(f"/api/collections/{collection.id}/status/").status_code in (401, 403)
+
+
+def test_status_lists_topics_a_page_at_a_time_and_can_list_only_the_stale_ones(monkeypatch):
+    from evaluation import selectors as evaluation_selectors
+
+    monkeypatch.setattr(evaluation_selectors, "STATUS_PAGE_SIZE", 2)
+    collection = make_collection(topics=5)
+    evaluation_services.collection_recompute(collection_id=collection.id)
+    topic = collection.topics.order_by("id").last()
+    assessor = make_user()
+    services.assignment_create(assessor=assessor, topic=topic)
+    services.judgment_record(assessor=assessor, topic=topic, document=topic.pool_items.first().document, grade=1)
+    client, _ = api_as("researcher")
+    first = client.get(f"/api/collections/{collection.id}/status/").json()
+    assert (first["topics_count"], first["pages"], [t["topic"] for t in first["topics"]]) == (5, 3, ["1", "2"])
+    third = client.get(f"/api/collections/{collection.id}/status/?page=3").json()
+    assert [t["topic"] for t in third["topics"]] == ["5"]
+    stale = client.get(f"/api/collections/{collection.id}/status/?stale=1").json()
+    assert [(t["topic"], t["fresh"]) for t in stale["topics"]] == [("5", False)] and stale["stale_topics"] == 1
+    assert client.get(f"/api/collections/{collection.id}/status/?page=x").status_code == 400

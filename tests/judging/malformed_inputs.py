@@ -101,7 +101,12 @@ TOPICS = [
     ("jsonl-nul-escape", _jsonl({"number": "403", "title": "q\u0000"}), 1, "title"),
     ("jsonl-nul-in-extra-key", _jsonl({"number": "403", "title": "q", "meta": {"a\u0000": 1}}), 1, "meta"),
     ("jsonl-deep-extra", _jsonl({"number": "403", "title": "q", "meta": _nested(DEEP)}), 1, "meta"),
-    ("jsonl-very-deep", b'{"number": "403", "title": "q", "x": ' + b"[" * VERY_DEEP + b"]" * VERY_DEEP + b"}\n", 1, None),  # noqa: E501
+    (
+        "jsonl-very-deep",
+        b'{"number": "403", "title": "q", "x": ' + b"[" * VERY_DEEP + b"]" * VERY_DEEP + b"}\n",
+        1,
+        None,
+    ),
     ("trec-no-num", _run("<top>", "<title> q", "</top>"), 1, "num"),
     ("trec-no-title", _run("<top>", "<num> Number: 403", "</top>"), 1, "title"),
     ("trec-unclosed", _run("<top>", "<num> 403", "<title> q"), 1, None),

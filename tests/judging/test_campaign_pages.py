@@ -154,3 +154,35 @@ def test_adjudicating_from_the_queue_records_the_admins_label(admin_client):
     admin_client.post(f"/judging/adjudication/{topic.id}/{document.id}/", {"grade": "3", "note": "answers it"})
     assert Adjudication.objects.get(topic=topic, document=document).grade == 3
     assert b"No open disagreements" in admin_client.get(f"/judging/collections/{collection.id}/adjudication/").content
+
+
+def test_imported_qrels_outside_the_pool_are_not_counted_as_pool_work(tmp_path):
+    from judging.importers.services import qrels_import
+
+    collection = make_collection(topics=1, documents=12, runs=1, depth=4, assessors_per_item=1)
+    topic = collection.topics.get()
+    pooled = {item.document.docno for item in topic.pool_items.select_related("document")}
+    outside = [d.docno for d in collection.documents.order_by("id") if d.docno not in pooled]
+    path = tmp_path / "qrels"
+    path.write_text("".join(f"{topic.number} 0 {docno} 1\n" for docno in [*outside[:6], sorted(pooled)[0]]))
+    qrels_import(collection=collection, path=path)
+    figures = progress.campaign_progress(collection=collection)
+    assert figures.needed == len(pooled)
+    assert figures.remaining == len(pooled) - 1  # only the pooled document's label is pool work done
+    assert figures.topics[0].complete == 1
+
+
+def test_the_dashboard_summarises_each_collection_in_a_bounded_number_of_queries(
+    admin_client, django_assert_max_num_queries
+):
+    collections = [make_collection(topics=3), make_collection(topics=5)]
+    assessor = make_user("assessor")
+    topic = collections[0].topics.first()
+    services.assignment_create(assessor=assessor, topic=topic)
+    services.judgment_record(assessor=assessor, topic=topic, document=topic.pool_items.first().document, grade=1)
+    with django_assert_max_num_queries(8):
+        page = admin_client.get("/judging/dashboard/")
+    text = page.content.decode()
+    for collection in collections:
+        assert f'data-collection="{collection.id}"' in text
+    assert "1 of" in text
