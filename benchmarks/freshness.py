@@ -10,6 +10,11 @@ trip) and the freshness: from the moment the save was sent until the topic's sto
 save created. Finally it checks that every judgment is stored exactly once. Peer: none does live recompute; the
 figure to compare is pytrec_eval's time to re-evaluate one topic for all runs from scratch, measured here on the
 same data.
+
+With --outage S, the broker is a private Redis that this script stops for S seconds a third of the way through
+(and starts again, empty: every message in it is lost). It then reports the saves sent during the outage apart
+(their latency must stay low: saves never wait on a broker that is down) and how long after the broker returned the
+judgments made during the outage were in the metrics (the sweep re-enqueues what was lost).
 """
 
 from __future__ import annotations
@@ -92,6 +97,36 @@ def reuse():
     return collection
 
 
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Broker:
+    """A private redis-server that can be stopped and started again on the same port."""
+
+    def __init__(self, folder: Path):
+        self.port, self.folder, self.process = free_port(), folder, None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        command = ["redis-server", "--port", str(self.port), "--save", "", "--appendonly", "no"]
+        self.process = subprocess.Popen([*command, "--dir", str(self.folder)], stdout=subprocess.DEVNULL)
+        time.sleep(0.3)
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+            self.process = None
+
+
 def quantiles(label, values):
     return f"  {label:<32}" + "  ".join(f"p{q} {percentile(values, q):6.1f} ms" for q in (50, 95, 99))
 
@@ -107,6 +142,7 @@ def main():
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--reuse", action="store_true", help="keep the collection an earlier run built")
     parser.add_argument("--workers", type=int, default=1, help="Celery worker processes (topics run in parallel)")
+    parser.add_argument("--outage", type=float, default=0.0, help="stop the broker this many seconds mid-run")
     args = parser.parse_args()
     shape = (10, 20, 200) if args.quick else (50, 100, 1000)
     seconds = 10.0 if args.quick else args.seconds
@@ -120,10 +156,18 @@ def main():
     from judging.models import Judgment, PoolItem
 
     env = dict(os.environ, WORKBENCH_CELERY_LOG_LEVEL="WARNING")
+    broker = None
+    if args.outage:
+        import tempfile
+
+        broker = Broker(Path(tempfile.mkdtemp(prefix="bench-broker-")))
+        broker.start()
+        env["REDIS_URL"] = broker.url
+    # The first worker also runs beat, so the periodic sweep re-enqueues what an outage lost.
     workers = [
         subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "--loglevel", "warning",
-             "-n", f"bench{n}@%h"],
+             "-n", f"bench{n}@%h", *(["--beat", "-s", f"/tmp/bench-beat-{os.getpid()}"] if n == 0 else [])],
             cwd=ROOT,
             env=env,
             start_new_session=True,
@@ -151,8 +195,9 @@ def main():
         items = list(PoolItem.objects.filter(topic__collection=collection).values_list("topic_id", "document_id"))
         random.Random(1).shuffle(items)
         pending: list[tuple[int, int, float]] = []
-        freshness: list[float] = []
-        saves: list[float] = []
+        fresh_at: list[tuple[float, float]] = []  # (sent, in the metrics)
+        saves: list[tuple[float, float]] = []  # (sent, latency)
+        outage_from = outage_to = float("inf")
         lock, done = threading.Lock(), threading.Event()
 
         def watch():
@@ -169,7 +214,7 @@ def main():
                     with lock:
                         for entry in waiting:
                             if states.get(entry[0], 0) >= entry[1]:
-                                freshness.append(now - entry[2])
+                                fresh_at.append((entry[2], now))
                                 pending.remove(entry)
                 time.sleep(0.01)
 
@@ -177,6 +222,17 @@ def main():
         watcher.start()
         posted = 0
         began = time.perf_counter()
+        if broker is not None:
+            outage_from = began + seconds / 3
+            outage_to = outage_from + args.outage
+
+            def outage():
+                time.sleep(max(0.0, outage_from - time.perf_counter()))
+                broker.stop()
+                time.sleep(max(0.0, outage_to - time.perf_counter()))
+                broker.start()
+
+            threading.Thread(target=outage, daemon=True).start()
         while time.perf_counter() - began < seconds and posted < len(items):
             topic_id, document_id = items[posted]
             due = began + posted / args.rate
@@ -189,12 +245,12 @@ def main():
             )
             sent = time.perf_counter()
             opener.open(request).read()
-            saves.append(time.perf_counter() - sent)
+            saves.append((sent, time.perf_counter() - sent))
             generation = TopicState.objects.get(topic_id=topic_id).generation
             with lock:
                 pending.append((topic_id, generation, sent))
             posted += 1
-        deadline = time.perf_counter() + 60
+        deadline = time.perf_counter() + 90
         while pending and time.perf_counter() < deadline:
             time.sleep(0.05)
         done.set()
@@ -206,12 +262,23 @@ def main():
         )
         print(f"stored {stored}; ", end="")
         print(f"never fresh: {len(pending)}")
-        print(quantiles("save latency (HTTP round trip)", saves))
-        print(quantiles("freshness (save -> metrics)", freshness))
+        def during(sent):
+            return outage_from <= sent < outage_to
+
+        print(quantiles("save latency (HTTP round trip)", [lat for sent, lat in saves if not during(sent)]))
+        print(quantiles("freshness (save -> metrics)", [f - sent for sent, f in fresh_at if not during(sent)]))
+        if broker is not None:
+            down = [lat for sent, lat in saves if during(sent)]
+            print(f"broker down for {args.outage:.0f} s: {len(down)} saves sent meanwhile")
+            print(quantiles("save latency, broker down", down))
+            late = [f - outage_to for sent, f in fresh_at if during(sent)]
+            print(quantiles("fresh after the broker returned", late), f" max {max(late, default=0) * 1000:.0f} ms")
     finally:
         for process in (*workers, server):
             os.killpg(process.pid, 15)
             process.wait(timeout=30)
+        if broker is not None:
+            broker.stop()
     peer(collection)
 
 
