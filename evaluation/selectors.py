@@ -7,9 +7,9 @@ from collections import defaultdict
 from django.db.models import F, Q
 
 from judging.models import Collection, Run
-from judging.progress import runs_judged_at_10
 
 from .models import RunValue, TopicAgreement, TopicState
+from .services.storage import COVERAGE_MEASURE
 
 
 def run_topic_values(*, collection_id: int) -> dict[int, dict[str, list[float | None]]]:
@@ -29,23 +29,23 @@ LEADERBOARD_KEYS = ("tag", "topics", "judged")
 def leaderboard(
     *, collection: Collection, measures: list[str], sort: str = "tag", descending: bool = False
 ) -> list[dict]:
-    """One row per run: {run, values (in `measures` order), topics evaluated, judged (judged@10)}, sorted by `sort`
+    """One row per run: {run, values (in `measures` order), topics evaluated, judged (the engine's Judged@10, stored
+    for every collection)}, sorted by `sort`
     (a measure, or one of LEADERBOARD_KEYS); undefined values sort last either way."""
     runs = list(Run.objects.filter(collection=collection).order_by("tag"))
     values: dict[int, dict[str, float | None]] = defaultdict(dict)
     topics: dict[int, int] = {}
     for run_id, measure, value, count in RunValue.objects.filter(
-        run__collection=collection, measure__in=measures
+        run__collection=collection, measure__in=[*measures, COVERAGE_MEASURE]
     ).values_list("run_id", "measure", "value", "topics"):
         values[run_id][measure] = value
         topics[run_id] = max(topics.get(run_id, 0), count)
-    judged = runs_judged_at_10(collection=collection)
     rows = [
         {
             "run": run,
             "values": [values[run.id].get(m) for m in measures],
             "topics": topics.get(run.id, 0),
-            "judged": judged.get(run.tag),
+            "judged": values[run.id].get(COVERAGE_MEASURE),
         }
         for run in runs
     ]
@@ -60,6 +60,16 @@ def leaderboard(
         raise ValueError(f"cannot sort by {sort!r}: choose a shown measure or one of {', '.join(LEADERBOARD_KEYS)}")
     defined = sorted((r for r in rows if key(r) is not None), key=key, reverse=descending)
     return defined + [r for r in rows if key(r) is None]
+
+
+def runs_judged_at_10(*, collection: Collection) -> list[tuple[str, float | None]]:
+    """(run tag, the engine's stored Judged@10) for every run, least covered first: the same figure as the
+    leaderboard's."""
+    stored = dict(
+        RunValue.objects.filter(run__collection=collection, measure=COVERAGE_MEASURE).values_list("run__tag", "value")
+    )
+    tags = Run.objects.filter(collection=collection).values_list("tag", flat=True)
+    return sorted(((tag, stored.get(tag)) for tag in tags), key=lambda r: (r[1] is not None, r[1] or 0, r[0]))
 
 
 def collection_freshness(*, collection_id: int) -> dict:

@@ -1,5 +1,5 @@
 """Reads for the campaign dashboard and the adjudication queue: progress per topic and assessor, pace, time to
-finish, disagreements and each run's judged@10 coverage, from a handful of aggregate queries."""
+finish and disagreements, from a handful of aggregate queries."""
 
 from __future__ import annotations
 
@@ -9,13 +9,11 @@ from datetime import datetime, timedelta
 
 import numpy as np
 from django.contrib.auth import get_user_model
-from django.db.models import BinaryField, Count, Exists, F, Max, Min, OuterRef, Q
-from django.db.models.functions import Substr
+from django.db.models import Count, Exists, F, Max, Min, OuterRef, Q
 from django.utils import timezone
 
-from .models import ROLE_ASSESSOR, Adjudication, Assignment, Collection, Judgment, PoolItem, Ranking, Topic
+from .models import ROLE_ASSESSOR, Adjudication, Assignment, Collection, Judgment, PoolItem, Topic
 
-COVERAGE_DEPTH = 10
 MIN_RATE_WINDOW = timedelta(minutes=10)
 
 
@@ -49,7 +47,6 @@ class AssessorProgress:
 class CampaignProgress:
     topics: list[TopicProgress]
     assessors: list[AssessorProgress]
-    coverage: list[tuple[str, float]]
     judgments: int
     last_hour: int
     needed: int
@@ -86,18 +83,14 @@ def campaign_progress(*, collection: Collection, now: datetime | None = None) ->
         .values_list("topic_id", "document_id", "n", "low", "high", "pooled")
     )
     filled = Counter()
-    judged = defaultdict(set)
     for topic_id, document_id, n, low, high, in_pool in items.iterator(chunk_size=10_000):
         topic = topics[topic_id]
         settled = (topic_id, document_id) in adjudicated
         topic.judgments += n
         topic.disagreements += not settled and n > 1 and _disagree(low, high, tolerance)
-        judged[topic_id].add(document_id)
         if in_pool:  # imported labels outside the pool are no pool work done
             topic.complete += settled or n >= k
             filled[topic_id] += k if settled else min(n, k)
-    for topic_id, document_id in adjudicated:
-        judged[topic_id].add(document_id)
     assessors = _assessor_progress(collection, topics, now)
     needed = sum(t.pool_size for t in topics.values()) * k
     remaining = needed - sum(filled.values())
@@ -111,7 +104,6 @@ def campaign_progress(*, collection: Collection, now: datetime | None = None) ->
     return CampaignProgress(
         topics=list(topics.values()),
         assessors=assessors,
-        coverage=_judged_at_10(collection, judged),
         judgments=sum(t.judgments for t in topics.values()),
         last_hour=last_hour,
         needed=needed,
@@ -168,39 +160,6 @@ def _assessor_progress(collection: Collection, topics: dict[int, TopicProgress],
     for assessor_id, values in seconds.items():
         people[assessor_id].median_seconds = float(np.median(values))
     return sorted(people.values(), key=lambda p: p.username)
-
-
-def runs_judged_at_10(*, collection: Collection) -> dict[str, float]:
-    """{run tag: judged@10}, judged meaning graded by someone or adjudicated."""
-    judged = defaultdict(set)
-    pairs = Judgment.objects.filter(topic__collection=collection, grade__isnull=False).values_list(
-        "topic_id", "document_id"
-    )
-    for topic_id, document_id in pairs.distinct().iterator(chunk_size=10_000):
-        judged[topic_id].add(document_id)
-    for topic_id, document_id in Adjudication.objects.filter(topic__collection=collection).values_list(
-        "topic_id", "document_id"
-    ):
-        judged[topic_id].add(document_id)
-    return dict(_judged_at_10(collection, judged))
-
-
-def _judged_at_10(collection: Collection, judged: dict[int, set[int]]) -> list[tuple[str, float]]:
-    """Each run's mean over the topics it answered of the share of its top 10 that is judged (trec_eval's
-    Judged@10 convention: fewer than 10 retrieved still divides by 10). Reads only the first 10 ids of each
-    ranking from the database."""
-    head = Substr("document_ids", 1, 8 * COVERAGE_DEPTH, output_field=BinaryField())
-    shares = defaultdict(list)
-    rows = (
-        Ranking.objects.filter(run__collection=collection)
-        .annotate(head=head)
-        .values_list("run__tag", "topic_id", "head")
-    )
-    for tag, topic_id, blob in rows.iterator(chunk_size=2000):
-        top = np.frombuffer(bytes(blob), dtype="<i8")
-        seen = judged.get(topic_id, set())
-        shares[tag].append(sum(int(d) in seen for d in top) / COVERAGE_DEPTH)
-    return sorted(((tag, float(np.mean(values))) for tag, values in shares.items()), key=lambda r: (r[1], r[0]))
 
 
 @dataclass

@@ -78,7 +78,7 @@ def _topic(topic_id: int, generation: int) -> None:
     labels = consensus_for(collection, judgments, judging_selectors.topic_adjudications(topic_id=topic_id)).labels
     rankings = judging_selectors.topic_rankings(topic_id=topic_id)
     runs = RunSet([PreparedRun.from_rankings(str(run_id), {topic_id: docs}) for run_id, docs in rankings.items()])
-    measures = as_measures(collection.measures)
+    measures = as_measures(storage.stored_measures(collection))
     values = []
     if labels and rankings:
         result = evaluate(

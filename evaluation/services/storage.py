@@ -26,6 +26,15 @@ STORED_STATISTICS = {
 }
 
 
+COVERAGE_MEASURE = "Judged@10"
+
+
+def stored_measures(collection: Collection) -> list[str]:
+    """The measures computed and stored for a collection: its chosen ones, and always Judged@10, the coverage figure
+    every results page shows beside them (one definition: the engine's)."""
+    return list(dict.fromkeys([*collection.measures, COVERAGE_MEASURE]))
+
+
 def settings_key(collection: Collection) -> str:
     """The evaluation settings a stored value depends on (measure parameters are in the measure's own name)."""
     return (
@@ -129,7 +138,7 @@ def _runs_move(collection: Collection, moves: dict) -> None:
     to `runs_aggregate` when any run lacks a total for a measure of the set, or a total was made under other
     settings (a new run or measure, changed settings). Locks the collection's totals in id order, so concurrent
     topics of a collection never lose an update."""
-    kinds = {str(m): m.spec.aggregate for m in as_measures(collection.measures)}
+    kinds = {str(m): m.spec.aggregate for m in as_measures(stored_measures(collection))}
     moves = {pair: move for pair, move in moves.items() if pair[1] in kinds}
     key, version, now = settings_key(collection), _qrels_version(collection), timezone.now()
     stored = {
@@ -164,7 +173,7 @@ def runs_aggregate(*, collection: Collection) -> None:
     moved (a run or measure appeared, the settings changed); `_runs_move` handles the everyday single-topic change.
     """
     list(RunValue.objects.select_for_update().filter(run__collection=collection).order_by("id").values_list("id"))
-    kinds = {str(m): m.spec.aggregate for m in as_measures(collection.measures)}
+    kinds = {str(m): m.spec.aggregate for m in as_measures(stored_measures(collection))}
     key, version, now = settings_key(collection), _qrels_version(collection), timezone.now()
     sums: dict[tuple[int, str], list[int]] = {}  # (run, measure) -> [topics, defined, total]
     stored = TopicValue.objects.filter(run__collection=collection, measure__in=list(kinds))

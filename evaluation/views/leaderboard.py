@@ -10,6 +10,7 @@ from django.shortcuts import redirect, render
 from judging.models import Collection
 
 from .. import downloads, selectors
+from ..services.storage import COVERAGE_MEASURE
 from . import researcher_collection
 
 
@@ -23,7 +24,7 @@ def leaderboard_index(request: HttpRequest) -> HttpResponse:
 
 def _headers(measures: list[str], sort: str, descending: bool) -> list[dict]:
     """Column headers with the link that sorts by them (a second click reverses the order)."""
-    columns = [("tag", "Run"), ("topics", "Topics"), ("judged", "Judged@10")] + [(m, m) for m in measures]
+    columns = [("tag", "Run"), ("topics", "Topics"), *[(m, m) for m in measures], ("judged", COVERAGE_MEASURE)]
     headers = []
     for key, label in columns:
         current = key == sort
@@ -39,8 +40,8 @@ def _headers(measures: list[str], sort: str, descending: bool) -> list[dict]:
 @login_required
 def leaderboard(request: HttpRequest, collection_id: int) -> HttpResponse:
     collection = researcher_collection(request, collection_id)
-    measures = list(collection.measures)
-    sort = request.GET.get("sort", "tag")
+    measures = [m for m in collection.measures if m != COVERAGE_MEASURE]  # shown once, in its own column
+    sort = request.GET.get("sort", measures[0] if measures else "tag")
     descending = request.GET.get("order", "asc" if sort == "tag" else "desc") == "desc"
     try:
         rows = selectors.leaderboard(collection=collection, measures=measures, sort=sort, descending=descending)

@@ -10,6 +10,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from evaluation import selectors as evaluation_selectors
+
 from .. import jobs, pools, progress, selectors
 from ..forms import ImportForm, PoolForm
 from ..importers import services as imports
@@ -45,6 +47,7 @@ def campaign(request: HttpRequest, collection_id: int) -> HttpResponse:
         "collection": collection,
         "figures": figures,
         "topics": Paginator(figures.topics, TOPICS_PER_PAGE).get_page(request.GET.get("page")),
+        "coverage": evaluation_selectors.runs_judged_at_10(collection=collection),
         "refresh": DASHBOARD_REFRESH_SECONDS,
     }
     template = "judging/_campaign.html" if request.htmx else "judging/campaign.html"

@@ -69,15 +69,16 @@ def test_leaderboard_sorts_by_a_measure_both_ways_and_shows_judged_at_10(client,
     assert client.get(url, {"sort": "nonsense"}).status_code == 400
 
 
-def test_judged_at_10_is_the_share_of_each_runs_top_10_with_a_label(judged):
+def test_judged_at_10_is_the_share_of_each_runs_top_10_in_the_qrels(judged):
+    # MEASURES.md: the share of the top min(k, n) documents that appear in the qrels (the engine's, the one column).
     collection, _, _ = judged
-    from evaluation import selectors
+    from evaluation import analysis, selectors
 
-    judged_pairs = set(Judgment.objects.filter(topic__collection=collection).values_list("topic_id", "document_id"))
+    qrels = analysis.consensus_qrels(collection=collection)
     rows = selectors.leaderboard(collection=collection, measures=["AP"])
     for row in rows:
         shares = [
-            sum((r.topic_id, int(d)) in judged_pairs for d in r.documents()[:10]) / 10
+            sum(int(d) in qrels.get(r.topic_id, {}) for d in r.documents()[:10]) / min(10, len(r.documents()))
             for r in row["run"].rankings.all()
         ]
         assert row["judged"] == pytest.approx(np.mean(shares))
@@ -300,3 +301,12 @@ def test_pseudonyms_stay_the_same_when_another_assessor_judges():
     after = judging_selectors.assessor_names(collection=collection, reveal=False)
     assert before == {early.id: "assessor-1"}
     assert after == {early.id: "assessor-1", late.id: "assessor-2"}
+
+
+def test_the_leaderboard_has_one_judged_at_10_column_and_sorts_by_the_first_measure_by_default(client, judged):
+    collection, _, _ = judged
+    collection.measures = ["AP", "Judged@10", "P@5"]
+    collection.save(update_fields=["measures"])
+    page = _page(_client_as(client, "researcher"), f"/results/{collection.id}/")
+    assert page.count('data-sort="judged"') == 1 and 'data-sort="Judged@10"' not in page
+    assert '<th class="num" aria-sort="descending"><a href="?sort=AP&amp;order=asc" data-sort="AP">' in page

@@ -67,7 +67,7 @@ def test_an_adjudication_settles_an_item_and_takes_it_out_of_the_open_disagreeme
     assert next(t for t in figures.topics if t.id == topic.id).complete == 1 and figures.disagreements == 0
 
 
-def test_judged_at_10_is_each_runs_judged_share_of_its_top_10_over_its_topics():
+def test_campaign_judged_at_10_is_the_engines_share_of_each_runs_top_10_over_judged_topics():
     collection = make_collection(topics=2, documents=8, runs=1, depth=4)
     person = make_user("assessor")
     topic = collection.topics.order_by("id").first()
@@ -77,8 +77,14 @@ def test_judged_at_10_is_each_runs_judged_share_of_its_top_10_over_its_topics():
         services.judgment_record(
             assessor=person, topic=topic, document=collection.documents.get(pk=document_id), grade=1
         )
-    (coverage,) = progress.campaign_progress(collection=collection).coverage
-    assert coverage == ("run0", pytest.approx((3 / 10 + 0 / 10) / 2))  # fewer than 10 retrieved still divides by 10
+    from evaluation import selectors as evaluation_selectors
+    from evaluation.services import collection_recompute
+
+    collection_recompute(collection_id=collection.id)
+
+    (coverage,) = evaluation_selectors.runs_judged_at_10(collection=collection)
+    # MEASURES.md: of the top min(10, n); over the topics with judgments (as trec_eval evaluates them).
+    assert coverage == ("run0", pytest.approx(3 / 4))
 
 
 def test_time_to_finish_is_shared_by_assigned_assessors_when_nobody_judged_in_the_last_hour():
