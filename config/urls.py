@@ -5,9 +5,10 @@ from django.contrib.auth import views as auth_views
 from django.shortcuts import redirect
 from django.templatetags.static import static
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularSwaggerSplitView
 
 from config.api_errors import api_not_found
+from config.schema import SchemaView
 from evaluation import api as evaluation_api
 from judging.api import campaign as campaign_api
 from judging.api import jobs as jobs_api
@@ -23,8 +24,9 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("judging/", include("judging.urls")),
     path("results/", include("evaluation.urls")),
-    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/schema/", SchemaView.as_view(), name="api-schema"),
+    # The split view serves Swagger UI's start-up script as a file: the Content-Security-Policy allows no inline one.
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path(
         "api/collections/<int:collection_id>/status/",
         evaluation_api.CollectionStatusView.as_view(),

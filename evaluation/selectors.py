@@ -62,6 +62,14 @@ def leaderboard(
     return defined + [r for r in rows if key(r) is None]
 
 
+def collection_agreement_labelled(*, collection_id: int) -> list[tuple[str, str, float | None]]:
+    """(statistic, its name for people, mean over topics) in a fixed order, for the pages."""
+    from .services.storage import STATISTIC_LABELS
+
+    means = collection_agreement(collection_id=collection_id)
+    return [(key, label, means[key]) for key, label in STATISTIC_LABELS.items() if key in means]
+
+
 def runs_judged_at_10(*, collection: Collection) -> list[tuple[str, float | None]]:
     """(run tag, the engine's stored Judged@10) for every run, least covered first: the same figure as the
     leaderboard's."""
@@ -88,7 +96,7 @@ def collection_agreement_fresh(*, collection_id: int) -> bool:
 
 
 def collection_agreement(*, collection_id: int) -> dict[str, float | None]:
-    """Mean of each per-topic agreement statistic over the topics where it is defined."""
+    """Mean of each per-topic agreement statistic over the topics where it is defined, keyed by statistic name."""
     sums: dict[str, list[float]] = defaultdict(list)
     for statistic, value in TopicAgreement.objects.filter(collection_id=collection_id, topic__isnull=False).values_list(
         "statistic", "value"

@@ -63,6 +63,8 @@ def assignment_reassign(*, assignment: Assignment, assessor) -> Assignment:
     their k judgments."""
     _check_assessors([assessor])
     locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
+    if locked.assessor_id == assessor.pk:
+        raise ValidationError({"assessor": f"{assessor} already has topic {locked.topic.number}; choose someone else"})
     locked.assessor = assessor
     try:
         with transaction.atomic():

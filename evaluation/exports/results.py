@@ -28,6 +28,18 @@ def _aggregate_kinds(collection: Collection) -> dict[str, str]:
     return kinds
 
 
+def _trec_names(collection: Collection) -> dict[str, str]:
+    """Each chosen measure under the name trec_eval prints (`P_5`, `map`, `ndcg_cut_10`); a measure trec_eval does
+    not have keeps its own name."""
+    names = {}
+    for name in collection.measures:
+        try:
+            names[name] = as_measures([name])[0].trec_output_name
+        except ValueError:
+            names[name] = name
+    return names
+
+
 def _trec_value(value: float | None, kind: str) -> str:
     if value is None or math.isnan(value):
         return "nan"
@@ -64,18 +76,20 @@ def result_rows(collection: Collection, runs: list[str] | None = None) -> Iterat
 
 
 def result_lines(collection: Collection, fmt: str, runs: list[str] | None = None, meta: dict | None = None):
-    """Serialises `result_rows`: "trec" is trec_eval -q's `measure<TAB>topic<TAB>value` with a `runid all TAG` row
+    """Serialises `result_rows`: "trec" is trec_eval -q's `measure<TAB>topic<TAB>value` (trec_eval's measure names)
+    with a `runid all TAG` row
     per run; "csv" has a header; "json" is {"provenance", "results": {run: {topic: {m: v}}}, "aggregates"} at full
     precision, written run by run."""
     rows = result_rows(collection, runs)
     if fmt == "trec":
         kinds = _aggregate_kinds(collection)
+        names = _trec_names(collection)
         last_run = None
         for tag, topic, measure, value in rows:
             if tag != last_run:
                 yield f"{'runid':<22}\tall\t{tag}\n"
                 last_run = tag
-            yield f"{measure:<22}\t{topic}\t{_trec_value(value, kinds.get(measure, 'mean'))}\n"
+            yield f"{names[measure]:<22}\t{topic}\t{_trec_value(value, kinds.get(measure, 'mean'))}\n"
     elif fmt == "csv":
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")

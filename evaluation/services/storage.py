@@ -24,6 +24,17 @@ STORED_STATISTICS = {
     "binary_fleiss_kappa": ("binary", "fleiss_kappa"),
     "overlap": ("binary", "overlap"),
 }
+# How each stored statistic is named on the pages.
+STATISTIC_LABELS = {
+    "percent_agreement": "Percent agreement (graded)",
+    "fleiss_kappa": "Fleiss' κ (graded)",
+    "krippendorff_alpha_ordinal": "Krippendorff's α (ordinal)",
+    "krippendorff_alpha_nominal": "Krippendorff's α (nominal)",
+    "gwet_ac1": "Gwet's AC1 (graded)",
+    "cohen_kappa_quadratic": "Cohen's κ, quadratic weights (two assessors)",
+    "binary_fleiss_kappa": "Fleiss' κ (relevant or not)",
+    "overlap": "Overlap of relevant sets (Jaccard)",
+}
 
 
 COVERAGE_MEASURE = "Judged@10"

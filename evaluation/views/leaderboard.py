@@ -54,7 +54,7 @@ def leaderboard(request: HttpRequest, collection_id: int) -> HttpResponse:
         "headers": _headers(measures, sort, descending),
         "rows": rows,
         "freshness": selectors.collection_freshness(collection_id=collection.id),
-        "agreement": selectors.collection_agreement(collection_id=collection.id),
+        "agreement": selectors.collection_agreement_labelled(collection_id=collection.id),
     }
     return render(request, "evaluation/leaderboard.html", context)
 

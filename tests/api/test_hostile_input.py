@@ -52,3 +52,11 @@ def test_an_unknown_api_url_and_a_missing_object_answer_json(world):
     _, client = world
     assert client.get("/api/nothing-here/").json()["error"]["code"] == "not_found"
     assert client.get("/api/collections/999999/").json()["error"]["status"] == 404
+
+
+def test_the_schema_answers_json_when_asked_and_the_docs_page_runs_no_inline_script(client):
+    as_json = client.get("/api/schema/?format=json")
+    assert as_json["Content-Type"].startswith("application/vnd.oai.openapi+json") and as_json.json()["openapi"]
+    assert client.get("/api/schema/?format=yaml").content.startswith(b"openapi:")
+    docs = client.get("/api/docs/").content.decode()
+    assert "<script>" not in docs.replace(" ", "") and "<script src=" in docs

@@ -109,6 +109,10 @@ def test_results_export_in_trec_eval_q_format_csv_and_json_match_the_stored_valu
     text = _body(admin.get(url, {"format": "trec", "runs": "run1"})).splitlines()
     assert text[0].split("\t") == ["runid                 ", "all", "run1"]
     assert all(len(line.split("\t")) == 3 for line in text)
+    printed = {line.split("\t")[0].strip() for line in text[1:]}
+    trec_names = {"AP": "map", "P@5": "P_5", "P@10": "P_10", "nDCG@10": "ndcg_cut_10", "RR": "recip_rank"}
+    assert {trec_names[m] for m in chosen if m in trec_names} <= printed  # trec_eval's own names
+    assert not printed & set(trec_names)
     rows = list(csv.DictReader(io.StringIO(_body(admin.get(url, {"format": "csv"})))))
     assert len(rows) == len(stored) + len(aggregates)
 

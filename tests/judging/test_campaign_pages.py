@@ -147,6 +147,8 @@ def test_assignment_page_assigns_in_balance_and_reassigns(admin_client):
     assert Assignment.objects.get(pk=assignment.pk).assessor == b
     page = admin_client.get(url)
     assert page.content.count(b'data-topic="') == 3
+    same = admin_client.post(f"/judging/assignments/{assignment.id}/reassign/", {"assessor": b.id}, follow=True)
+    assert b"already has topic" in same.content and b"reassigned" not in same.content
 
 
 def test_adjudicating_from_the_queue_records_the_admins_label(admin_client):
