@@ -25,6 +25,21 @@ class GradeInline(admin.TabularInline):
     extra = 0
 
 
+class DeletesThroughService:
+    """Admin deletions go through the write service, so that derived results follow (staleness, history)."""
+
+    @staticmethod
+    def delete_through(request, obj):
+        raise NotImplementedError
+
+    def delete_model(self, request, obj):
+        self.delete_through(request, obj)
+
+    def delete_queryset(self, request, queryset):
+        for obj in queryset:
+            self.delete_through(request, obj)
+
+
 @admin.register(Collection)
 class CollectionAdmin(admin.ModelAdmin):
     list_display = [
@@ -40,12 +55,20 @@ class CollectionAdmin(admin.ModelAdmin):
     ]
     list_filter = ["blind", "consensus_method", "max_grade"]
     search_fields = ["name", "description"]
-    inlines = [GradeInline]
     actions = ["recompute"]
+
+    def get_inlines(self, request, obj):
+        return [GradeInline] if obj is not None else []  # a new collection gets its scale from the service
 
     def save_model(self, request, obj, form, change):
         if not change:
-            return super().save_model(request, obj, form, change)
+            # Through the service, so that the collection never exists without its relevance scale.
+            fields = {name: form.cleaned_data[name] for name in form.changed_data if name in form.cleaned_data}
+            fields.setdefault("max_grade", obj.max_grade)
+            fields.setdefault("relevance_threshold", obj.relevance_threshold)
+            created = services.collection_create(name=obj.name, **{k: v for k, v in fields.items() if k != "name"})
+            obj.pk, obj._state.adding, obj._state.db = created.pk, False, created._state.db
+            return None
         # Through the service, so that a changed threshold, scale, consensus or measure set triggers a recompute.
         original = Collection.objects.get(pk=obj.pk)
         changes = {name: getattr(obj, name) for name in form.changed_data if name in services.EVALUATION_SETTINGS}
@@ -63,14 +86,22 @@ class CollectionAdmin(admin.ModelAdmin):
 
 
 @admin.register(Topic)
-class TopicAdmin(admin.ModelAdmin):
+class TopicAdmin(DeletesThroughService, admin.ModelAdmin):
+    @staticmethod
+    def delete_through(request, obj):
+        services.topic_delete(topic=obj)
+
     list_display = ["number", "title", "collection"]
     list_filter = ["collection"]
     search_fields = ["number", "title", "description"]
 
 
 @admin.register(Document)
-class DocumentAdmin(admin.ModelAdmin):
+class DocumentAdmin(DeletesThroughService, admin.ModelAdmin):
+    @staticmethod
+    def delete_through(request, obj):
+        services.document_delete(document=obj)
+
     list_display = ["docno", "title", "collection"]
     list_filter = ["collection"]
     search_fields = ["docno", "title"]
@@ -78,7 +109,11 @@ class DocumentAdmin(admin.ModelAdmin):
 
 
 @admin.register(Run)
-class RunAdmin(admin.ModelAdmin):
+class RunAdmin(DeletesThroughService, admin.ModelAdmin):
+    @staticmethod
+    def delete_through(request, obj):
+        services.run_delete(run=obj)
+
     list_display = ["tag", "collection", "owner", "precedence", "uploaded_at"]
     list_filter = ["collection"]
     search_fields = ["tag", "description"]
@@ -94,7 +129,11 @@ class RankingAdmin(admin.ModelAdmin):
 
 
 @admin.register(PoolItem)
-class PoolItemAdmin(admin.ModelAdmin):
+class PoolItemAdmin(DeletesThroughService, admin.ModelAdmin):
+    @staticmethod
+    def delete_through(request, obj):
+        services.pool_items_delete(items=[obj])
+
     list_display = ["topic", "document", "best_rank", "priority", "strategy"]
     list_filter = ["topic__collection", "strategy"]
     list_select_related = ["topic", "document"]
@@ -111,7 +150,11 @@ class AssignmentAdmin(admin.ModelAdmin):
 
 
 @admin.register(Judgment)
-class JudgmentAdmin(admin.ModelAdmin):
+class JudgmentAdmin(DeletesThroughService, admin.ModelAdmin):
+    @staticmethod
+    def delete_through(request, obj):
+        services.judgment_delete(assessor=obj.assessor, topic=obj.topic, document=obj.document, changed_by=request.user)
+
     """Read-only here: judgments change only through services.judgment_record, which keeps history and metrics."""
 
     list_display = ["topic", "document", "assessor", "grade", "cannot_judge_reason", "seconds_spent", "updated_at"]

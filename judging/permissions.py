@@ -52,3 +52,30 @@ class IsAssessor(permissions.BasePermission):
 
     def has_permission(self, request, view) -> bool:
         return ROLE_ASSESSOR in user_roles(request.user)
+
+
+def role_required(*roles: str):
+    """A page decorator: anonymous visitors go to the log-in page; a signed-in user without one of `roles` gets
+    the styled 403 page (never the admin's log-in form). The same roles as the API's permissions."""
+    from functools import wraps
+
+    from django.contrib.auth.views import redirect_to_login
+    from django.core.exceptions import PermissionDenied
+
+    wanted = set(roles)
+
+    def decorate(view):
+        @wraps(view)
+        def guarded(request, *args, **kwargs):
+            if not request.user.is_authenticated:
+                return redirect_to_login(request.get_full_path())
+            if not user_roles(request.user) & wanted:
+                raise PermissionDenied(f"this page is for {' and '.join(sorted(wanted))}s")
+            return view(request, *args, **kwargs)
+
+        return guarded
+
+    return decorate
+
+
+admin_required = role_required(ROLE_ADMIN)

@@ -366,6 +366,32 @@ def run_delete(*, run: Run) -> None:
 
 
 @transaction.atomic
+def topic_delete(*, topic: Topic) -> None:
+    """Deletes a topic with its rankings, pool, judgments and values; the runs' aggregates are rebuilt without it
+    (every topic of the collection is recomputed, since a mean over topics changed)."""
+    collection_id = topic.collection_id
+    topic.delete()
+    evaluation_services.collection_changed(collection_id=collection_id)
+
+
+@transaction.atomic
+def document_delete(*, document: Document) -> None:
+    """Deletes a document with its judgments and pool items; the topics that had judged it are recomputed. Runs
+    keep ranking its id (rankings are immutable): it counts as unjudged, as any document not in the qrels."""
+    topic_ids = set(Judgment.objects.filter(document=document).values_list("topic_id", flat=True))
+    topic_ids |= set(Adjudication.objects.filter(document=document).values_list("topic_id", flat=True))
+    document.delete()
+    evaluation_services.topics_changed(topic_ids=topic_ids)
+
+
+@transaction.atomic
+def pool_items_delete(*, items) -> int:
+    """Takes items out of their topics' judging queues; judgments already made stay (they are real labels)."""
+    deleted, _ = PoolItem.objects.filter(pk__in=[item.pk for item in items]).delete()
+    return deleted
+
+
+@transaction.atomic
 def adjudication_record(*, topic: Topic, document: Document, grade: int, adjudicator, note: str = "") -> Adjudication:
     """Records an admin's label for a disputed item; it overrides every consensus method for that item."""
     _validate_judgment(topic, document, grade, "", note)

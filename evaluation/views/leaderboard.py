@@ -5,21 +5,21 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import BadRequest
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import render
 
-from judging.models import Collection
+from judging import selectors as judging_selectors
+from judging.models import ROLE_ADMIN, ROLE_RESEARCHER, Collection
+from judging.permissions import role_required
 
 from .. import downloads, selectors
 from ..services.storage import COVERAGE_MEASURE
 from . import researcher_collection
 
 
-@login_required
+@role_required(ROLE_ADMIN, ROLE_RESEARCHER)
 def leaderboard_index(request: HttpRequest) -> HttpResponse:
-    collection = Collection.objects.order_by("id").first()
-    if collection is None:
-        return render(request, "evaluation/empty.html")
-    return redirect("evaluation:leaderboard", collection_id=collection.id)
+    """Every collection, each with its size and a way into its results."""
+    return render(request, "evaluation/index.html", {"collections": judging_selectors.collections_overview()})
 
 
 def _headers(measures: list[str], sort: str, descending: bool) -> list[dict]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.admin.views.decorators import staff_member_required
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -12,9 +11,10 @@ from django.views.decorators.http import require_POST
 from .. import progress, services
 from ..forms import AdjudicateForm
 from ..models import Collection, Document, Topic
+from ..permissions import admin_required
 
 
-@staff_member_required
+@admin_required
 def queue(request: HttpRequest, collection_id: int) -> HttpResponse:
     collection = get_object_or_404(Collection.objects.prefetch_related("grades"), pk=collection_id)
     settled = request.GET.get("settled") == "1"
@@ -23,7 +23,7 @@ def queue(request: HttpRequest, collection_id: int) -> HttpResponse:
     return render(request, "judging/adjudication.html", context)
 
 
-@staff_member_required
+@admin_required
 @require_POST
 def decide(request: HttpRequest, topic_id: int, document_id: int) -> HttpResponse:
     """Records the admin's label; it becomes the item's consensus label whatever the consensus method."""

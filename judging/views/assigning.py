@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.admin.views.decorators import staff_member_required
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -12,9 +11,10 @@ from django.views.decorators.http import require_POST
 from .. import assignments as assigning
 from ..forms import AssignForm, ReassignForm
 from ..models import Assignment, Collection
+from ..permissions import admin_required
 
 
-@staff_member_required
+@admin_required
 def assignments(request: HttpRequest, collection_id: int) -> HttpResponse:
     """The collection's assignments, with the form that assigns the chosen assessors, k per topic, balanced."""
     collection = get_object_or_404(Collection, pk=collection_id)
@@ -35,7 +35,7 @@ def assignments(request: HttpRequest, collection_id: int) -> HttpResponse:
     return render(request, "judging/assign.html", context)
 
 
-@staff_member_required
+@admin_required
 @require_POST
 def reassign(request: HttpRequest, assignment_id: int) -> HttpResponse:
     assignment = get_object_or_404(Assignment.objects.select_related("topic"), pk=assignment_id)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.admin.views.decorators import staff_member_required
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
@@ -16,6 +15,7 @@ from .. import jobs, pools, progress, selectors
 from ..forms import ImportForm, PoolForm
 from ..importers import services as imports
 from ..models import ROLE_ASSESSOR, Collection, Job, JobState
+from ..permissions import admin_required
 
 DASHBOARD_REFRESH_SECONDS = 5
 TOPICS_PER_PAGE = 100
@@ -32,13 +32,13 @@ def home(request: HttpRequest) -> HttpResponse:
     return redirect("evaluation:leaderboard_index")
 
 
-@staff_member_required
+@admin_required
 def dashboard(request: HttpRequest) -> HttpResponse:
     """Every collection with its overall progress; each links to its campaign page."""
     return render(request, "judging/dashboard.html", {"collections": selectors.collections_overview()})
 
 
-@staff_member_required
+@admin_required
 def campaign(request: HttpRequest, collection_id: int) -> HttpResponse:
     """One campaign's dashboard; its figures are a partial the page polls, so a judgment shows within seconds."""
     collection = get_object_or_404(Collection, pk=collection_id)
@@ -54,7 +54,7 @@ def campaign(request: HttpRequest, collection_id: int) -> HttpResponse:
     return render(request, template, context)
 
 
-@staff_member_required
+@admin_required
 def import_upload(request: HttpRequest, collection_id: int) -> HttpResponse:
     """Upload a file to import; the import runs as a Celery task and the job page shows its progress."""
     collection = get_object_or_404(Collection, pk=collection_id)
@@ -75,7 +75,7 @@ def import_upload(request: HttpRequest, collection_id: int) -> HttpResponse:
     return render(request, "judging/import.html", {"collection": collection, "form": form})
 
 
-@staff_member_required
+@admin_required
 def pool(request: HttpRequest, collection_id: int) -> HttpResponse:
     """Build the judging pool: "Preview" shows what each topic would gain and each run's unique contribution
     without writing; "Build" runs it as a job with progress."""
@@ -103,7 +103,7 @@ def pool(request: HttpRequest, collection_id: int) -> HttpResponse:
     return render(request, "judging/pool.html", {"collection": collection, "form": form, "preview": preview})
 
 
-@staff_member_required
+@admin_required
 def job(request: HttpRequest, job_id: int) -> HttpResponse:
     """A job's progress; the partial answers the page's polling until the job ends."""
     found = get_object_or_404(Job.objects.select_related("collection"), pk=job_id)
@@ -111,7 +111,7 @@ def job(request: HttpRequest, job_id: int) -> HttpResponse:
     return render(request, template, {"job": found})
 
 
-@staff_member_required
+@admin_required
 @require_POST
 def job_retry(request: HttpRequest, job_id: int) -> HttpResponse:
     """Starts a failed job again (an import may ask to skip the invalid lines this time)."""
