@@ -14,6 +14,7 @@ from judging.api import campaign as campaign_api
 from judging.api import jobs as jobs_api
 from judging.api import judgments as judgments_api
 from judging.views import home
+from judging.views.people import account
 
 urlpatterns = [
     path("", home, name="home"),
@@ -21,6 +22,17 @@ urlpatterns = [
     path("favicon.ico", lambda request: redirect(static("favicon.svg"), permanent=True)),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/me/", account, name="account"),
+    path(
+        "accounts/set-password/<uidb64>/<token>/",
+        auth_views.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path(
+        "accounts/set-password/done/", auth_views.PasswordResetCompleteView.as_view(), name="password_reset_complete"
+    ),
+    path("accounts/password/", auth_views.PasswordChangeView.as_view(), name="password_change"),
+    path("accounts/password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
     path("admin/", admin.site.urls),
     path("judging/", include("judging.urls")),
     path("results/", include("evaluation.urls")),

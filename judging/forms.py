@@ -5,7 +5,7 @@ from django.core.validators import ProhibitNullCharactersValidator
 
 from . import pooling, progress
 from .importers.services import IMPORT_KINDS
-from .models import MAX_NOTE_CHARS, MAX_REASON_CHARS, Run, Topic
+from .models import MAX_NOTE_CHARS, MAX_REASON_CHARS, MAX_SCALE, ROLES, ConsensusMethod, Run, Topic
 
 NUL_MESSAGE = "contains a NUL character (often pasted by accident); remove it"
 
@@ -77,3 +77,87 @@ class ReassignForm(forms.Form):
 class AdjudicateForm(forms.Form):
     grade = forms.IntegerField(min_value=0, max_value=5)
     note = forms.CharField(required=False, max_length=2000)
+
+
+SUGGESTED_MEASURES = [
+    "P@5", "P@10", "P@20", "R@100", "R@1000", "AP", "GMAP", "Rprec", "RR", "Bpref", "infAP",
+    "nDCG", "nDCG@10", "nDCG@20", "ERR@10", "Success@10", "Judged@10",
+]  # fmt: skip
+SCALE_CHOICES = [(1, "Binary: 0 not relevant, 1 relevant")] + [(k, f"Graded 0–{k}") for k in range(2, MAX_SCALE + 1)]
+
+
+class CollectionForm(forms.Form):
+    """A collection's settings as an admin sets them in the browser; the scale's labels come as grade_N_label and
+    grade_N_description fields, one pair per grade 0..5 (those above the chosen scale are ignored)."""
+
+    name = forms.CharField(max_length=200)
+    description = text_field(max_length=5000)
+    max_grade = forms.TypedChoiceField(choices=SCALE_CHOICES, coerce=int, initial=3, label="Relevance scale")
+    relevance_threshold = forms.IntegerField(
+        min_value=1, max_value=MAX_SCALE, initial=1, help_text="Lowest grade counted as relevant by binary measures."
+    )
+    assessors_per_item = forms.IntegerField(min_value=1, max_value=20, initial=1)
+    disagreement_tolerance = forms.IntegerField(
+        min_value=0, max_value=MAX_SCALE, initial=0, help_text="Grades further apart than this go to adjudication."
+    )
+    consensus_method = forms.ChoiceField(choices=ConsensusMethod.choices, initial=ConsensusMethod.MAJORITY)
+    measures = forms.MultipleChoiceField(
+        choices=[(m, m) for m in SUGGESTED_MEASURES],
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        initial=["P@10", "AP", "nDCG@10", "RR", "Bpref", "Judged@10"],
+    )
+    more_measures = text_field(max_length=1000)
+    more_measures.help_text = "Other measures by name, comma-separated (e.g. P@50, ndcg_cut.5, ERR@20)."
+    agreement_measure = forms.CharField(max_length=100, initial="AP")
+    blind = forms.BooleanField(required=False, initial=True, help_text="Assessors never see runs or others' labels.")
+    shuffle_within_priority = forms.BooleanField(required=False, initial=True)
+    researchers_see_assessors = forms.BooleanField(required=False)
+    guidelines = text_field(max_length=100_000, strip=False)
+    guidelines.widget = forms.Textarea(attrs={"rows": 8})
+    guidelines.help_text = "Markdown: headings, lists, tables, links."
+    description.widget = forms.Textarea(attrs={"rows": 2})
+
+    def __init__(self, *args, grades: dict[int, tuple[str, str]] | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        for value in range(MAX_SCALE + 1):
+            label, description = (grades or {}).get(value, ("", ""))
+            self.fields[f"grade_{value}_label"] = forms.CharField(max_length=60, required=False, initial=label)
+            self.fields[f"grade_{value}_description"] = text_field(max_length=1000)
+            self.fields[f"grade_{value}_description"].initial = description
+
+    def grade_rows(self):
+        return [(v, self[f"grade_{v}_label"], self[f"grade_{v}_description"]) for v in range(MAX_SCALE + 1)]
+
+    def clean(self):
+        data = super().clean()
+        top = data.get("max_grade")
+        if top is None:
+            return data
+        if data.get("relevance_threshold") and data["relevance_threshold"] > top:
+            self.add_error("relevance_threshold", f"must be between 1 and the scale's top grade {top}")
+        extra = [m.strip() for m in data.get("more_measures", "").split(",") if m.strip()]
+        data["measure_names"] = list(dict.fromkeys([*data.get("measures", []), *extra]))
+        if not data["measure_names"]:
+            self.add_error("measures", "choose at least one measure")
+        data["grades"] = [
+            (data.get(f"grade_{v}_label") or f"Grade {v}", data.get(f"grade_{v}_description", ""))
+            for v in range(top + 1)
+        ]
+        return data
+
+    def settings(self) -> dict:
+        """The service's keyword arguments (the scale's labels apart)."""
+        data = self.cleaned_data
+        names = ["description", "max_grade", "relevance_threshold", "assessors_per_item", "disagreement_tolerance"]
+        names += ["consensus_method", "agreement_measure", "blind", "shuffle_within_priority", "guidelines"]
+        names += ["researchers_see_assessors"]
+        return {name: data[name] for name in names} | {"name": data["name"], "measures": data["measure_names"]}
+
+
+class UserCreateForm(forms.Form):
+    username = forms.RegexField(
+        regex=r"^[\w.@+-]{1,150}$", max_length=150, help_text="Letters, digits and @ . + - _ only."
+    )
+    role = forms.ChoiceField(choices=[(r, r.capitalize()) for r in ROLES])
+    email = forms.EmailField(required=False)

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from .views import adjudication, assessor, assigning, campaign
+from .views import adjudication, assessor, assigning, campaign, people, setup
 
 app_name = "judging"
 urlpatterns = [
@@ -11,6 +11,11 @@ urlpatterns = [
     path("judge/<int:topic_id>/doc/<int:document_id>/", assessor.judge_document, name="judge_document"),
     path("judge/<int:topic_id>/<int:document_id>/", assessor.judge_save, name="judge_save"),
     path("dashboard/", campaign.dashboard, name="dashboard"),
+    path("collections/new/", setup.collection_new, name="collection_new"),
+    path("collections/<int:collection_id>/settings/", setup.collection_edit, name="collection_edit"),
+    path("guidelines/preview/", setup.guidelines_preview, name="guidelines_preview"),
+    path("people/", people.people, name="people"),
+    path("people/<int:user_id>/", people.person_update, name="person_update"),
     path("collections/<int:collection_id>/", campaign.campaign, name="campaign"),
     path("collections/<int:collection_id>/import/", campaign.import_upload, name="import"),
     path("collections/<int:collection_id>/pool/", campaign.pool, name="pool"),

@@ -1,0 +1,66 @@
+"""Writes of people and their access: creating users in a role (with a password or a one-time invitation link),
+changing a role, deactivating, password-reset links, and API tokens. Pages and commands call these."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.contrib.auth.tokens import default_token_generator
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.urls import reverse
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_encode
+from rest_framework.authtoken.models import Token
+
+from .models import ROLE_ADMIN, ROLES
+from .services import user_create
+
+User = get_user_model()
+
+
+def password_link(*, user) -> str:
+    """A one-time link (path) where the user sets a password: valid until used, or until the password changes
+    (Django's password-reset tokens); an invitation and a reset are the same link."""
+    uid = urlsafe_base64_encode(force_bytes(user.pk))
+    return reverse("password_reset_confirm", args=[uid, default_token_generator.make_token(user)])
+
+
+@transaction.atomic
+def user_invite(*, username: str, role: str, email: str = "") -> tuple[User, str]:
+    """Creates a user in a role with no usable password; returns them and the link that lets them choose one."""
+    if User.objects.filter(username__iexact=username).exists():
+        raise ValidationError({"username": f"{username!r} is taken"})
+    user = user_create(username=username, password=None, role=role, email=email)
+    return user, password_link(user=user)
+
+
+@transaction.atomic
+def user_role_set(*, user, role: str) -> None:
+    """Gives a user exactly one role (admins are also staff and superusers, for the Django admin)."""
+    if role not in ROLES:
+        raise ValidationError({"role": f"unknown role {role!r}; choose one of {', '.join(ROLES)}"})
+    user.groups.remove(*Group.objects.filter(name__in=ROLES))
+    user.groups.add(Group.objects.get_or_create(name=role)[0])
+    user.is_staff = user.is_superuser = role == ROLE_ADMIN
+    user.save(update_fields=["is_staff", "is_superuser"])
+
+
+def user_active_set(*, user, active: bool, by) -> None:
+    """Deactivates (or reactivates) an account: a deactivated user cannot log in nor use a token; their judgments
+    stay. Nobody deactivates themselves (an admin would lock the campaign out)."""
+    if user.pk == by.pk and not active:
+        raise ValidationError({"user": "you cannot deactivate your own account"})
+    user.is_active = active
+    user.save(update_fields=["is_active"])
+
+
+def token_regenerate(*, user) -> str:
+    """Replaces the user's API token (the old one stops working at once); returns the new key."""
+    with transaction.atomic():
+        Token.objects.filter(user=user).delete()
+        return Token.objects.create(user=user).key
+
+
+def token_for(*, user) -> str:
+    return Token.objects.get_or_create(user=user)[0].key
