@@ -38,3 +38,15 @@ def highlighted(text: str, terms: list[str]) -> SafeString:
         last = match.end()
     pieces.append(escape(plain[last:]))
     return mark_safe("".join(pieces))  # every piece escaped above
+
+
+_ALIGNED = re.compile(r"^(?: {2,}|\t)|\S {2,}\S|\t|^\s*\|.*\|\s*$|^[-=+| ]{4,}$", re.MULTILINE)
+
+
+def document_blocks(text: str, terms: list[str]) -> list[tuple[str, SafeString]]:
+    """The document as blocks separated by blank lines, each ("pre" | "text", highlighted HTML): a block whose
+    lines are indented, hold tabs, aligned columns or table rules is preformatted (shown in a monospace block that
+    keeps its whitespace, as code, docstrings and plain-text tables need); the rest is running text."""
+    plain = strip_tags(text or "").replace("\r\n", "\n")
+    blocks = [block for block in re.split(r"\n[ \t]*\n", plain) if block.strip()]
+    return [("pre" if _ALIGNED.search(block) else "text", highlighted(block, terms)) for block in blocks]

@@ -8,12 +8,16 @@ from .models import ROLE_ADMIN, ROLE_ASSESSOR, ROLE_RESEARCHER
 
 
 def user_roles(user) -> set[str]:
+    """The user's roles, read once per request (kept on the user object the request carries)."""
     if not user or not user.is_authenticated:
         return set()
-    roles = set(user.groups.values_list("name", flat=True))
-    if user.is_staff:
-        roles.add(ROLE_ADMIN)
-    return roles
+    cached = getattr(user, "_workbench_roles", None)
+    if cached is None:
+        cached = set(user.groups.values_list("name", flat=True))
+        if user.is_staff:
+            cached.add(ROLE_ADMIN)
+        user._workbench_roles = cached
+    return set(cached)
 
 
 def sees_assessors(user, collection) -> bool:

@@ -115,6 +115,15 @@ def collection_runs(*, collection_id: int) -> QuerySet[Run]:
     return Run.objects.filter(collection_id=collection_id).order_by("precedence", "tag")
 
 
+def next_assigned_topic(*, assessor_id: int, after: Topic) -> Topic | None:
+    """The assessor's next assigned topic after `after` (by topic id, wrapping round), for the "next topic" button;
+    one query."""
+    others = Topic.objects.filter(assignments__assessor_id=assessor_id).exclude(pk=after.pk).order_by("id")
+    candidates = list(others.values("id", "number", "title")[:1000])
+    chosen = next((t for t in candidates if t["id"] > after.pk), candidates[0] if candidates else None)
+    return Topic(**chosen) if chosen else None
+
+
 def assignments_for_assessor(*, assessor_id: int) -> list[Assignment]:
     """The assessor's assignments with judged/total counts and seconds spent, in four queries whatever their number;
     the total leaves out items others already filled with the collection's k judgments."""

@@ -51,6 +51,7 @@ def leaderboard(request: HttpRequest, collection_id: int) -> HttpResponse:
         "collection": collection,
         "collections": Collection.objects.order_by("name"),
         "measures": measures,
+        "compare_measure": sort if sort in measures else (measures[0] if measures else ""),
         "headers": _headers(measures, sort, descending),
         "rows": rows,
         "freshness": selectors.collection_freshness(collection_id=collection.id),

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from .. import selectors, services
 from ..forms import JudgmentSaveForm
-from ..highlighting import highlighted, query_terms
+from ..highlighting import document_blocks, query_terms
 from ..models import Assignment, Document, PoolItem, Topic
 
 BINARY_KEYS = {"n": 0, "r": 1}
@@ -58,7 +58,7 @@ def _document_context(topic: Topic, item: PoolItem) -> dict:
     return {
         "topic": topic,
         "document": item.document,
-        "body": highlighted(item.document.body, query_terms(topic.title)),
+        "blocks": document_blocks(item.document.body, query_terms(topic.title)),
         "pool_item": None if collection.blind else item,
     }
 
@@ -84,6 +84,7 @@ def judge(request: HttpRequest, topic_id: int) -> HttpResponse:
     item = _pool_item(topic, queue[start]["id"]) if start < len(queue) else None
     judged = sum(e["judged"] for e in queue)
     context = {
+        "next_topic": selectors.next_assigned_topic(assessor_id=request.user.id, after=topic),
         "topic": topic,
         "collection": topic.collection,
         "grades": grades,

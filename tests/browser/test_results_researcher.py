@@ -16,7 +16,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(trans
 
 def _plots_rendered(page) -> list[str]:
     """Names of the plots whose image loaded and decoded; waits for every <img> on the page to settle first."""
-    page.wait_for_function("[...document.querySelectorAll('img[data-plot]')].every(i => i.complete)")
+    page.wait_for_function("() => [...document.querySelectorAll('img[data-plot]')].every(i => i.complete)")
     return page.eval_on_selector_all(
         "img[data-plot]", "imgs => imgs.filter(i => i.naturalWidth > 0).map(i => i.dataset.plot)"
     )

@@ -12,7 +12,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(trans
 
 @pytest.mark.parametrize(
     ("role", "heading"),
-    [("admin", "Campaign dashboard"), ("assessor", "My assignments"), ("researcher", "leaderboard")],
+    [("admin", "Campaign dashboard"), ("assessor", "My assignments"), ("researcher", "Results")],
 )
 def test_each_role_logs_in_and_sees_its_start_page(page, live_server, role, heading):
     make_collection()

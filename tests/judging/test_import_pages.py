@@ -66,7 +66,7 @@ def test_a_running_job_is_polled(admin_client):
 def test_assessors_cannot_reach_the_import_page(client):
     client.force_login(make_user("assessor"))
     collection = make_collection(runs=0)
-    assert client.get(reverse("judging:import", args=[collection.id])).status_code == 302
+    assert client.get(reverse("judging:import", args=[collection.id])).status_code == 403
 
 
 def test_a_refused_import_keeps_its_file_and_can_be_retried_skipping_the_invalid_lines(

@@ -37,7 +37,7 @@ def test_start_page_shows_progress_time_spent_and_time_left_in_constant_queries(
     for item, seconds in zip(topic.pool_items.all()[:2], (10.0, 30.0), strict=False):
         services.judgment_record(assessor=assessor, topic=topic, document=item.document, grade=1, seconds_total=seconds)
     client.force_login(assessor)
-    with django_assert_max_num_queries(7):
+    with django_assert_max_num_queries(8):  # with the user's roles, read once for the navigation
         page = client.get(reverse("judging:assignments")).content.decode()
     assert page.count("<progress") == 3
     remaining = sum(t.pool_items.count() for t in collection.topics.all()) - 2
@@ -67,7 +67,7 @@ def test_judging_page_opens_at_the_first_unjudged_document_in_the_same_queries_w
         config = config_of(response)
         assert config["start"] == 1 and config["queue"][0]["judged"] and not config["queue"][1]["judged"]
         assert response.context["document"].id == config["queue"][1]["id"]
-    assert counts[0] == counts[1] <= 9
+    assert counts[0] == counts[1] <= 11  # with the roles (navigation) and the next assigned topic
 
 
 def test_a_save_answers_json_in_bounded_queries_and_records_grade_note_and_time(

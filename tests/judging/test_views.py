@@ -58,7 +58,7 @@ def test_an_assessor_opening_an_admin_page_gets_the_styled_403_not_the_admin_log
     [
         ("assessor", ["My assignments"], ["Results", "Dashboard", "Collections"]),
         ("researcher", ["Results", "Collections"], ["Dashboard", "My assignments"]),
-        ("admin", ["Dashboard", "Results", "Collections", "Admin"], ["My assignments"]),
+        ("admin", ["Dashboard", "Results", "Collections", "People"], ["My assignments"]),
     ],
 )
 def test_the_navigation_shows_each_role_its_own_links(client, campaign, role, shown, hidden):

@@ -17,6 +17,13 @@
   const status = document.getElementById("save-status");
   const keymap = document.getElementById("keymap");
   const saveError = document.getElementById("save-error");
+  const gradeBar = document.querySelector(".judge-bar .grades");
+  const gradeButtons = [...gradeBar.querySelectorAll("button[data-grade]")];
+  // Phones get the judged list folded, so the document takes the whole width.
+  if (window.matchMedia("(max-width: 700px)").matches) {
+    document.getElementById("judged-details").open = false;
+    document.querySelector("details.topic").open = false; // the title stays in the bar; details a tap away
+  }
   const csrf = form.querySelector("input[name=csrfmiddlewaretoken]").value;
   const queue = config.queue;
   const outboxKey = `judging-outbox-${config.topic}`;
@@ -86,7 +93,7 @@
   }
 
   function renderChoice(entry) {
-    for (const button of form.querySelectorAll("button[data-grade]")) {
+    for (const button of gradeButtons) {
       button.setAttribute("aria-pressed", String(entry.judged && String(entry.grade) === button.dataset.grade));
     }
     note.value = drafts[entry.id] ?? entry.note ?? "";
@@ -124,6 +131,7 @@
     const started = performance.now();
     complete.hidden = true;
     form.hidden = false;
+    gradeBar.hidden = false;
     document.getElementById("position").textContent = `Document ${index + 1} of ${queue.length}`;
     renderChoice(entry);
     renderProgress();
@@ -150,6 +158,7 @@
     keepNote();
     position = queue.length;
     form.hidden = true;
+    gradeBar.hidden = true;
     slot.replaceChildren();
     complete.hidden = false;
     document.getElementById("position").textContent = `All ${queue.length} judged`;
