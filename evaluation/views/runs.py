@@ -3,10 +3,11 @@ page that overlays chosen runs."""
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import BadRequest
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.utils.http import urlencode
 
 from judging.models import Run
@@ -40,8 +41,12 @@ def run_detail(request: HttpRequest, collection_id: int, run_id: int) -> HttpRes
 @login_required
 def compare(request: HttpRequest, collection_id: int) -> HttpResponse:
     collection = researcher_collection(request, collection_id)
-    chosen = request.GET.getlist("runs")
-    a_value, b_value = [*chosen, None, None][:2] if chosen else (request.GET.get("a"), request.GET.get("b"))
+    chosen = list(dict.fromkeys(v for v in request.GET.getlist("runs") if v))
+    if "a" not in request.GET and len(chosen) != 2:
+        # From the leaderboard's ticks: say what to do instead of failing (a comparison is of exactly two runs).
+        messages.error(request, f"Tick exactly two runs to compare them; {len(chosen) or 'none'} ticked.")
+        return redirect("evaluation:leaderboard", collection_id=collection.id)
+    a_value, b_value = chosen if chosen else (request.GET.get("a"), request.GET.get("b"))
     a, b = chosen_run(collection, a_value, "a"), chosen_run(collection, b_value, "b")
     if a == b:
         raise BadRequest("choose two different runs to compare")

@@ -310,3 +310,17 @@ def test_the_leaderboard_has_one_judged_at_10_column_and_sorts_by_the_first_meas
     page = _page(_client_as(client, "researcher"), f"/results/{collection.id}/")
     assert page.count('data-sort="judged"') == 1 and 'data-sort="Judged@10"' not in page
     assert '<th class="num" aria-sort="descending"><a href="?sort=AP&amp;order=asc" data-sort="AP">' in page
+
+
+@pytest.mark.parametrize("ticked", [0, 1, 3])
+def test_comparing_other_than_two_ticked_runs_says_so_on_the_leaderboard(client, judged, ticked):
+    collection, _, _ = judged
+    client = _client_as(client, "researcher")
+    runs = [r.id for r in collection.runs.order_by("id")][:ticked]
+    response = client.get(
+        f"/results/{collection.id}/compare/",
+        {"runs": runs, "measure": "AP"} if runs else {"measure": "AP"},
+        follow=True,
+    )
+    assert response.status_code == 200
+    assert "Tick exactly two runs" in response.content.decode()
