@@ -173,9 +173,7 @@ class DisputedItem:
     adjudication_note: str = ""
 
 
-def disputed_items(*, collection: Collection, include_settled: bool = False, limit: int = 200) -> list[DisputedItem]:
-    """Items whose graded judgments differ by more than the collection's tolerance, with every assessor's grade,
-    note and time side by side; the adjudicated ones only with `include_settled`. Topic order, then document."""
+def _disputed_keys(collection: Collection, adjudicated, include_settled: bool) -> list[tuple[int, int]]:
     tolerance = collection.disagreement_tolerance
     spread = (
         Judgment.objects.filter(topic__collection=collection, grade__isnull=False)
@@ -185,8 +183,20 @@ def disputed_items(*, collection: Collection, include_settled: bool = False, lim
         .order_by("topic_id", "document_id")
         .values_list("topic_id", "document_id")
     )
+    return [key for key in spread if include_settled or key not in adjudicated]
+
+
+def disputed_count(*, collection: Collection) -> int:
+    """How many disagreements are still open (not adjudicated)."""
+    adjudicated = set(Adjudication.objects.filter(topic__collection=collection).values_list("topic_id", "document_id"))
+    return len(_disputed_keys(collection, adjudicated, include_settled=False))
+
+
+def disputed_items(*, collection: Collection, include_settled: bool = False, limit: int = 200) -> list[DisputedItem]:
+    """Items whose graded judgments differ by more than the collection's tolerance, with every assessor's grade,
+    note and time side by side; the adjudicated ones only with `include_settled`. Topic order, then document."""
     adjudications = {(a.topic_id, a.document_id): a for a in Adjudication.objects.filter(topic__collection=collection)}
-    keys = [key for key in spread if include_settled or key not in adjudications][:limit]
+    keys = _disputed_keys(collection, adjudications, include_settled)[:limit]
     labels = defaultdict(list)
     wanted = set(keys)
     judgments = (

@@ -22,6 +22,7 @@ urlpatterns = [
     path("collections/<int:collection_id>/assignments/", assigning.assignments, name="campaign_assignments"),
     path("assignments/<int:assignment_id>/reassign/", assigning.reassign, name="reassign"),
     path("collections/<int:collection_id>/adjudication/", adjudication.queue, name="adjudication"),
+    path("collections/<int:collection_id>/adjudication/next/", adjudication.one_by_one, name="adjudicate_next"),
     path("adjudication/<int:topic_id>/<int:document_id>/", adjudication.decide, name="adjudicate"),
     path("jobs/<int:job_id>/", campaign.job, name="job"),
     path("jobs/<int:job_id>/retry/", campaign.job_retry, name="job_retry"),

@@ -10,6 +10,7 @@ from django.views.decorators.http import require_POST
 
 from .. import progress, services
 from ..forms import AdjudicateForm
+from ..highlighting import document_blocks, query_terms
 from ..models import Collection, Document, Topic
 from ..permissions import admin_required
 
@@ -23,10 +24,35 @@ def queue(request: HttpRequest, collection_id: int) -> HttpResponse:
     return render(request, "judging/adjudication.html", context)
 
 
+def _next_item_context(collection: Collection) -> dict:
+    """The first open disagreement with what the admin needs to decide it: the topic, the document's text and every
+    assessor's grade, note and time."""
+    items = progress.disputed_items(collection=collection, limit=1)
+    context = {"collection": collection, "grades": list(collection.grades.all()), "item": None}
+    if items:
+        item = items[0]
+        document = Document.objects.get(pk=item.document_id)
+        context |= {
+            "item": item,
+            "document": document,
+            "blocks": document_blocks(document.body, query_terms(item.topic.title)),
+            "open_count": progress.disputed_count(collection=collection),
+        }
+    return context
+
+
+@admin_required
+def one_by_one(request: HttpRequest, collection_id: int) -> HttpResponse:
+    """Open disagreements one at a time: decide with a number key (or a tap) and the next one appears in place."""
+    collection = get_object_or_404(Collection.objects.prefetch_related("grades"), pk=collection_id)
+    return render(request, "judging/adjudicate_item.html", _next_item_context(collection))
+
+
 @admin_required
 @require_POST
 def decide(request: HttpRequest, topic_id: int, document_id: int) -> HttpResponse:
-    """Records the admin's label; it becomes the item's consensus label whatever the consensus method."""
+    """Records the admin's label; it becomes the item's consensus label whatever the consensus method. From the
+    one-by-one page (htmx) it answers the next open item's panel."""
     topic = get_object_or_404(Topic.objects.select_related("collection"), pk=topic_id)
     document = get_object_or_404(Document, pk=document_id, collection_id=topic.collection_id)
     form = AdjudicateForm(request.POST)
@@ -44,4 +70,7 @@ def decide(request: HttpRequest, topic_id: int, document_id: int) -> HttpRespons
             messages.error(request, "; ".join(error.messages))
     else:
         messages.error(request, "Choose a grade.")
+    if request.htmx:
+        context = _next_item_context(Collection.objects.prefetch_related("grades").get(pk=topic.collection_id))
+        return render(request, "judging/_adjudication_item.html", context)
     return redirect("judging:adjudication", collection_id=topic.collection_id)

@@ -194,3 +194,23 @@ def test_the_dashboard_summarises_each_collection_in_a_bounded_number_of_queries
     for collection in collections:
         assert f'data-collection="{collection.id}"' in text
     assert "1 of" in text
+
+
+def test_adjudicating_one_by_one_shows_the_document_and_answers_the_next_item_in_place(admin_client):
+    collection, a, b = _pair_campaign(k=2)
+    topic = collection.topics.order_by("id").first()
+    d1, d2 = _items(topic)[:2]
+    for document in (d1, d2):
+        services.judgment_record(assessor=a, topic=topic, document=document, grade=0, note="off topic")
+        services.judgment_record(assessor=b, topic=topic, document=document, grade=3)
+    page = admin_client.get(f"/judging/collections/{collection.id}/adjudication/next/").content.decode()
+    assert f'data-document="{d1.id}"' in page and d1.body in page and "“off topic”" in page
+    assert topic.title in page and "2 open" in page
+    response = admin_client.post(
+        f"/judging/adjudication/{topic.id}/{d1.id}/", {"grade": 2, "note": "partly"}, HTTP_HX_REQUEST="true"
+    )
+    nxt = response.content.decode()
+    assert "<html" not in nxt and f'data-document="{d2.id}"' in nxt and "1 open" in nxt
+    assert Adjudication.objects.get(topic=topic, document=d1).grade == 2
+    last = admin_client.post(f"/judging/adjudication/{topic.id}/{d2.id}/", {"grade": 1}, HTTP_HX_REQUEST="true")
+    assert "No open disagreements" in last.content.decode()
