@@ -115,6 +115,31 @@ def collection_runs(*, collection_id: int) -> QuerySet[Run]:
     return Run.objects.filter(collection_id=collection_id).order_by("precedence", "tag")
 
 
+UNDO_DEPTH = 50
+
+
+def undo_history(*, assessor_id: int, topic: Topic) -> list[dict]:
+    """What the judging page's undo takes back after a reload, oldest first: for each document the assessor judged
+    (by their latest change), its state before that change, from the append-only history. One query."""
+    rows = JudgmentHistory.objects.filter(assessor_id=assessor_id, topic=topic, changed_by_id=assessor_id).order_by(
+        "id"
+    )
+    previous: dict[int, dict] = {}
+    latest: dict[int, tuple[int, dict, str]] = {}
+    for row_id, document_id, action, new_grade, note in rows.values_list(
+        "id", "document_id", "action", "new_grade", "note"
+    ):
+        before = previous.get(document_id, {"judged": False, "grade": None, "note": "", "reason": ""})
+        latest[document_id] = (row_id, before, action)
+        previous[document_id] = (
+            {"judged": False, "grade": None, "note": "", "reason": ""}
+            if action == "deleted"
+            else {"judged": True, "grade": new_grade, "note": note, "reason": ""}
+        )
+    undoable = sorted((row_id, doc, before) for doc, (row_id, before, action) in latest.items() if action != "deleted")
+    return [{"id": doc, "before": before} for _, doc, before in undoable[-UNDO_DEPTH:]]
+
+
 def next_assigned_topic(*, assessor_id: int, after: Topic) -> Topic | None:
     """The assessor's next assigned topic after `after` (by topic id, wrapping round), for the "next topic" button;
     one query."""

@@ -98,6 +98,7 @@ def judge(request: HttpRequest, topic_id: int) -> HttpResponse:
             "queue": queue,
             "keys": _grade_keys(topic, grades),
             "labels": {g.value: g.label for g in grades},
+            "undo": selectors.undo_history(assessor_id=request.user.id, topic=topic),
             "saveUrl": reverse("judging:judge_save", args=[topic.id, 0]),
             "documentUrl": reverse("judging:judge_document", args=[topic.id, 0]),
         },

@@ -73,7 +73,7 @@ def test_the_next_document_is_prefetched_and_shows_in_under_100_ms(page, live_se
     page.wait_for_timeout(500)  # the prefetch of the next documents lands
     first = page.get_attribute("#judging", "data-shown")
     grade_key(page, "1")
-    page.wait_for_function(f"document.querySelector('#judging').dataset.shown !== '{first}'")
+    page.wait_for_function(f"() => document.querySelector('#judging').dataset.shown !== '{first}'")
     assert int(page.get_attribute("#judging", "data-last-show-ms")) < 100
     all_saved(page)
 
@@ -234,7 +234,7 @@ def test_a_save_the_server_refuses_does_not_hold_back_the_next_documents(page, l
     grade_key(page, "2")
     for key in ("1", "0", "3"):
         grade_key(page, key)
-    page.wait_for_function("document.querySelectorAll('#judged-list li').length === 4")
+    page.wait_for_function("() => document.querySelectorAll('#judged-list li').length === 4")
     page.wait_for_selector("#save-status:has-text('1 judgment not saved')")
     assert len(own(assessor)) == 3 and refused not in [document for document, _ in own(assessor)]
     assert page.locator("#judged-list li:has-text('not saved')").count() == 1
@@ -278,7 +278,7 @@ def test_a_note_typed_and_left_without_judging_is_kept_until_the_document_is_jud
     page.keyboard.type("come back to this one")
     page.keyboard.press("Escape")
     page.keyboard.press("j")
-    page.wait_for_function(f"document.querySelector('#judging').dataset.shown !== '{first}'")
+    page.wait_for_function(f"() => document.querySelector('#judging').dataset.shown !== '{first}'")
     assert page.input_value("#note") == ""
     page.reload()
     page.goto(f"{live_server.url}/judging/judge/{topic.id}/?doc={first}")
@@ -287,3 +287,24 @@ def test_a_note_typed_and_left_without_judging_is_kept_until_the_document_is_jud
     grade_key(page, "1")
     all_saved(page)
     assert Judgment.objects.get(assessor=assessor, document_id=first).note == "come back to this one"
+
+
+def test_undo_still_works_after_a_reload(page, live_server, setting):
+    topic, assessor = setting
+    open_topic(page, live_server, assessor, topic)
+    first = page.get_attribute("#judging", "data-shown")
+    grade_key(page, "2")
+    page.wait_for_selector("#position:has-text('Document 2 of')")
+    second = page.get_attribute("#judging", "data-shown")
+    grade_key(page, "1")
+    all_saved(page)
+    page.reload()
+    page.wait_for_selector("#document")
+    page.keyboard.press("u")
+    page.wait_for_function(f"() => document.querySelector('#judging').dataset.shown === '{second}'")
+    all_saved(page)
+    assert [document for document, _ in own(assessor)] == [int(first)]
+    page.keyboard.press("u")
+    page.wait_for_function(f"() => document.querySelector('#judging').dataset.shown === '{first}'")
+    all_saved(page)
+    assert own(assessor) == []

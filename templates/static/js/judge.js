@@ -39,7 +39,11 @@
   const persistDrafts = () => localStorage.setItem(draftsKey, JSON.stringify(drafts));
   let sending = false;
   let retryTimer = null;
-  const undo = [];
+  // Undo reaches back past a reload: the server sends each judged document's state before its last change.
+  const undo = (config.undo || []).flatMap((step) => {
+    const index = queue.findIndex((e) => e.id === step.id);
+    return index === -1 ? [] : [{ index, before: { ...queue[index], ...step.before } }];
+  });
   let position = config.start;
   let shownAt = performance.now();
   let visibleMs = 0; // time on the current document while the page was visible
