@@ -159,8 +159,11 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 
 # Redis: the Celery broker and the cache. Without it (embedded mode) tasks run eagerly, after commit.
 REDIS_URL = os.environ.get("REDIS_URL", "")
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", REDIS_URL)
-CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+_broker = os.environ.get("CELERY_BROKER_URL", REDIS_URL)
+CELERY_TASK_ALWAYS_EAGER = not _broker
+# Embedded mode never connects to a broker (tasks run eagerly); naming the in-memory one keeps kombu from warning
+# that no host was given.
+CELERY_BROKER_URL = _broker or "memory://localhost//"
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True

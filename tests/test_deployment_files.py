@@ -123,3 +123,26 @@ def test_debug_is_off_by_default_once_a_database_is_configured():
         text=True,
     )
     assert printed.stdout.strip() == "False", printed.stderr
+
+
+def test_the_embedded_mode_names_its_in_memory_broker_so_kombu_never_warns():
+    import subprocess
+    import sys
+
+    probe = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import django; django.setup(); from django.conf import settings; from kombu import Connection;"
+            "c = Connection(settings.CELERY_BROKER_URL); print(settings.CELERY_TASK_ALWAYS_EAGER, c.transport_cls, c.hostname)",
+        ],
+        cwd=ROOT,
+        env={
+            "PATH": "/usr/bin:/bin",
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "WORKBENCH_VAR_DIR": "/tmp/wb-embedded",
+        },
+        capture_output=True,
+        text=True,
+    )
+    assert probe.stdout.split() == ["True", "memory", "localhost"], probe.stderr
