@@ -85,7 +85,7 @@ def grade_bar_in_view(page) -> bool:
         "() => { const r = document.querySelector('.judge-bar .grades').getBoundingClientRect();"
         " return [r.top, r.bottom, window.innerHeight]; }"
     )
-    return 0 <= top and bottom <= height
+    return top >= 0 and bottom <= height
 
 
 def import_file(page, url, collection_id, kind, name, text, tmp_path, screens=None):

@@ -252,3 +252,43 @@ def test_saving_a_collection_in_the_admin_recomputes_when_an_evaluation_setting_
     assert state.generation > generation and state.fresh
     stored = set(TopicValue.objects.filter(topic=topic).values_list("measure", flat=True))
     assert stored == {"AP", "P@5", "Judged@10"}  # the chosen measures, and the coverage every page shows
+
+
+def test_a_full_recompute_killed_half_way_is_taken_up_by_the_sweep(monkeypatch):
+    collection = make_collection(topics=2, runs=2)
+    judge_all(collection, [make_user()], [[1], [0]])
+    from evaluation.services import recompute
+
+    def killed(**kwargs):
+        raise SystemExit("worker killed")
+
+    monkeypatch.setattr(recompute, "topic_recompute", killed)
+    with pytest.raises(SystemExit):
+        evaluation_services.collection_recompute(collection_id=collection.id)
+    monkeypatch.undo()
+    state = CollectionState.objects.get(pk=collection.pk)
+    assert state.dirty and state.dirty_since is not None  # a stale mark the sweep can see
+    evaluation_services.stale_topics_sweep(older_than=timedelta(0))
+    assert CollectionState.objects.get(pk=collection.pk).fresh
+    assert all(s.fresh for s in TopicState.objects.filter(topic__collection=collection))
+
+
+def test_after_one_failed_publish_saves_do_not_wait_on_the_broker_for_a_while(monkeypatch):
+    from evaluation.services import staleness
+
+    calls = []
+
+    class Down:
+        def apply_async(self, **kwargs):
+            calls.append(kwargs)
+            raise ConnectionError("broker down")
+
+    monkeypatch.setattr(staleness, "_broker_down_until", [0.0])
+    from evaluation import tasks
+
+    monkeypatch.setattr(tasks, "recompute_topic", Down())
+    assert staleness._enqueue("recompute_topic", 1) is False
+    assert staleness._enqueue("recompute_topic", 2) is False  # not tried: the broker was just found down
+    assert len(calls) == 1 and calls[0]["retry"] is False
+    assert staleness._enqueue("recompute_topic", 3, sweeping=True) is False  # the sweep always tries
+    assert len(calls) == 2

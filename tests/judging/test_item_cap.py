@@ -109,3 +109,17 @@ def test_two_assessors_racing_for_the_last_slot_cannot_both_get_it():
             thread.join()
         assert sorted(outcomes.values()) == ["full", "saved"]
         assert Judgment.objects.filter(topic=topic, document=document).count() == 2
+
+
+@pytest.mark.django_db
+def test_a_first_cant_judge_on_a_full_item_gives_no_right_to_a_grade_later():
+    topic, (a, b) = _topic_with_assessors(2, k=1)
+    document = _first_document(topic)
+    services.judgment_record(assessor=a, topic=topic, document=document, grade=1)
+    services.judgment_record(
+        assessor=b, topic=topic, document=document, grade=None, cannot_judge_reason="Topic is unclear"
+    )  # takes no slot
+    with pytest.raises(services.ItemFull):
+        services.judgment_record(assessor=b, topic=topic, document=document, grade=2)
+    graded = Judgment.objects.filter(topic=topic, document=document, grade__isnull=False)
+    assert list(graded.values_list("assessor_id", flat=True)) == [a.id]
