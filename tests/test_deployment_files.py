@@ -134,7 +134,8 @@ def test_the_embedded_mode_names_its_in_memory_broker_so_kombu_never_warns():
             sys.executable,
             "-c",
             "import django; django.setup(); from django.conf import settings; from kombu import Connection;"
-            "c = Connection(settings.CELERY_BROKER_URL); print(settings.CELERY_TASK_ALWAYS_EAGER, c.transport_cls, c.hostname)",
+            "c = Connection(settings.CELERY_BROKER_URL);"
+            "print(settings.CELERY_TASK_ALWAYS_EAGER, c.transport_cls, c.hostname)",
         ],
         cwd=ROOT,
         env={

@@ -9,6 +9,7 @@ The only step outside the browser is the first admin account (`manage.py creates
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 import pytrec_eval
@@ -237,7 +238,8 @@ def test_a_campaign_from_a_blank_database_to_trusted_qrels(browser, live_server,
         before = admin.get_attribute("#document", "data-document")
         admin.keyboard.press("2")
         admin.wait_for_function(
-            f"() => !document.querySelector('#document') || document.querySelector('#document').dataset.document !== '{before}'"
+            "() => !document.querySelector('#document')"
+            f" || document.querySelector('#document').dataset.document !== '{before}'"
         )
     admin.wait_for_selector("text=No open disagreements")
     admin_context.close()
@@ -255,10 +257,10 @@ def test_a_campaign_from_a_blank_database_to_trusted_qrels(browser, live_server,
         if options is DESKTOP:
             with page.expect_download() as qrels_download:
                 page.click("text=qrels (TREC)")
-            qrels_text = open(qrels_download.value.path()).read()
+            qrels_text = Path(qrels_download.value.path()).read_text()
             with page.expect_download() as results_download:
                 page.click("text=results (JSON)")
-            results = json.load(open(results_download.value.path()))
+            results = json.loads(Path(results_download.value.path()).read_text())
         page.click("nav.subnav >> text=Agreement")
         page.wait_for_selector("h1")
         screens(page, "agreement")
