@@ -84,10 +84,6 @@ def _none_if_nan(value: float | None) -> float | None:
     return None if value is None or not np.isfinite(value) else float(value)
 
 
-def assessors(items) -> list:
-    return list(Labels.of(items).names)
-
-
 def percent_agreement(items, definition: str = "pairwise", tolerance: int = 0) -> float | None:
     """`pairwise`: the mean, over items judged by at least two assessors, of the share of assessor pairs whose grades
     differ by at most `tolerance`. `all_agree`: the share of such items on which every pair agrees."""
@@ -249,12 +245,6 @@ def overlap(items, threshold: int = 1) -> float | None:
     return float(np.mean(values)) if values else None
 
 
-def binarised(items, threshold: int) -> list[dict]:
-    """The binary view of graded items as mappings: 1 where grade >= threshold, else 0."""
-    items = list(items.values()) if isinstance(items, Mapping) else list(items)
-    return [{a: int(g >= threshold) for a, g in item.items()} for item in items]
-
-
 def pairwise(items, statistic, **parameters) -> dict[tuple, float | None]:
     """`statistic` for every pair of assessors, on the items both judged: {(a, b): value}."""
     labels = Labels.of(items)
@@ -262,17 +252,6 @@ def pairwise(items, statistic, **parameters) -> dict[tuple, float | None]:
     for a, b in itertools.combinations(labels.names, 2):
         both = labels.pair(a, b)
         result[(a, b)] = statistic(both, **parameters) if len(both.grades) else None
-    return result
-
-
-def against_reference(items, reference: Sequence[int | None], statistic, **parameters) -> dict:
-    """`statistic` for each assessor against reference labels (one per item, None where there is none), on the items
-    both have: {assessor: value}. With the consensus as reference, this is each assessor against the consensus."""
-    labels = Labels.of(items).with_reference(reference)
-    result = {}
-    for name in labels.names[:-1]:
-        both = labels.pair(name, REFERENCE)
-        result[name] = statistic(both, **parameters) if len(both.grades) else None
     return result
 
 
@@ -366,7 +345,6 @@ def agreement_report(
         "binary": binary_report,
         "assessors": [str(name) for name in labels.names],
         "pairwise": comparisons,
-        "pairwise_cohen_kappa": comparisons["cohen_kappa"],
     }
     if reference is not None:
         report["against_consensus"] = _against_consensus(labels, reference, cats, threshold)

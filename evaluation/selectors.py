@@ -11,18 +11,6 @@ from judging.models import Collection, Run
 from .models import RunValue, TopicAgreement, TopicState
 from .services.storage import COVERAGE_MEASURE
 
-
-def run_topic_values(*, collection_id: int) -> dict[int, dict[str, list[float | None]]]:
-    """{run id: {measure: [per-topic values]}} for a collection, in one query."""
-    from .models import TopicValue
-
-    result: dict[int, dict[str, list]] = defaultdict(lambda: defaultdict(list))
-    rows = TopicValue.objects.filter(run__collection_id=collection_id).values_list("run_id", "measure", "value")
-    for run_id, measure, value in rows:
-        result[run_id][measure].append(value)
-    return result
-
-
 LEADERBOARD_KEYS = ("tag", "topics", "judged")
 
 

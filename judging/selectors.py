@@ -111,10 +111,6 @@ def assessor_names(*, collection: Collection, reveal: bool) -> dict[int, str]:
     }
 
 
-def collection_runs(*, collection_id: int) -> QuerySet[Run]:
-    return Run.objects.filter(collection_id=collection_id).order_by("precedence", "tag")
-
-
 UNDO_DEPTH = 50
 
 
@@ -200,10 +196,6 @@ def assessor_pace(*, assessor_id: int) -> float | None:
         Judgment.objects.filter(assessor_id=assessor_id, seconds_spent__gt=0).values_list("seconds_spent", flat=True)
     )
     return float(np.median(seconds)) if seconds else None
-
-
-def pool_queue(*, topic_id: int) -> QuerySet[PoolItem]:
-    return PoolItem.objects.filter(topic_id=topic_id).select_related("document").order_by("-priority", "id")
 
 
 def collections_overview() -> QuerySet[Collection]:

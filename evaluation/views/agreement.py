@@ -20,7 +20,7 @@ def agreement(request: HttpRequest, collection_id: int) -> HttpResponse:
         "collection": collection,
         "matrices": matrices,
         "pairs": sorted(matrices.confusion) if matrices else [],
-        "statistics": selectors.collection_agreement(collection_id=collection.id),
+        "statistics": selectors.collection_agreement_labelled(collection_id=collection.id),
         "fresh": selectors.collection_agreement_fresh(collection_id=collection.id),
     }
     return render(request, "evaluation/agreement.html", context)

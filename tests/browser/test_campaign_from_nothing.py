@@ -262,7 +262,7 @@ def test_a_campaign_from_a_blank_database_to_trusted_qrels(browser, live_server,
                 page.click("text=results (JSON)")
             results = json.loads(Path(results_download.value.path()).read_text())
         page.click("nav.subnav >> text=Agreement")
-        page.wait_for_selector("h1")
+        page.wait_for_selector("#agreement-statistics [data-statistic=fleiss_kappa]")
         screens(page, "agreement")
         context.close()
 
