@@ -10,8 +10,11 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from rest_framework import exceptions
+from rest_framework.exceptions import APIException
 from rest_framework.views import exception_handler
 
 PAGES = {
@@ -30,7 +33,27 @@ def _flatten(detail, prefix: str = "") -> list[str]:
     return [f"{prefix}{detail}"]
 
 
+class _DomainError(APIException):
+    """A domain error that carries its own HTTP status and code (e.g. the full item's 409)."""
+
+    def __init__(self, error: Exception):
+        self.status_code = error.http_status
+        super().__init__(detail=str(error), code=getattr(error, "code", "error"))
+
+
+def _as_api_error(exc):
+    """Django's and the services' errors as DRF's, so that every view answers them in the one shape without a
+    try/except of its own: a ValidationError names its fields; a domain error its status and code."""
+    if getattr(exc, "http_status", None):
+        return _DomainError(exc)
+    if isinstance(exc, DjangoValidationError):
+        detail = exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
+        return exceptions.ValidationError(detail)
+    return exc
+
+
 def api_exception_handler(exc, context):
+    exc = _as_api_error(exc)
     response = exception_handler(exc, context)
     if response is None:
         return None

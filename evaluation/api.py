@@ -233,8 +233,5 @@ class TrialRunView(_ResearchersRead):
         collection = self.collection(collection_id)
         serializer = TrialRunSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        try:
-            job = trial_run_start(collection=collection, file=serializer.validated_data["run"], created_by=request.user)
-        except ValidationError as error:
-            raise exceptions.ValidationError(error.message_dict) from error
+        job = trial_run_start(collection=collection, file=serializer.validated_data["run"], created_by=request.user)
         return job_accepted(request, job)

@@ -222,7 +222,9 @@ def _validate_judgment(
 
 
 class ItemFull(PermissionDenied):
-    """The item already has its collection's k judgments from other assessors."""
+    """The item already has its collection's k judgments from other assessors (the API answers 409)."""
+
+    http_status, code = 409, "item_full"
 
 
 def _claim_item_slot(*, assessor, topic: Topic, document: Document, grade: int | None) -> None:

@@ -3,7 +3,6 @@ file imports and pool builds as jobs, and assignments."""
 
 from __future__ import annotations
 
-from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions, generics, serializers, status
@@ -17,10 +16,6 @@ from ..importers.services import IMPORT_KINDS, import_start
 from ..models import Assignment, Collection, Document, PoolItem, Run, Topic
 from ..permissions import IsAdmin, ReadsForResearchersWritesForAdmins
 from .jobs import job_accepted
-
-
-def _drf_error(error: ValidationError) -> exceptions.ValidationError:
-    return exceptions.ValidationError(error.message_dict if hasattr(error, "error_dict") else error.messages)
 
 
 class CollectionSerializer(serializers.ModelSerializer):
@@ -87,10 +82,7 @@ class CollectionList(generics.ListCreateAPIView):
     permission_classes = [ReadsForResearchersWritesForAdmins]
 
     def perform_create(self, serializer):
-        try:
-            serializer.instance = services.collection_create(**serializer.validated_data)
-        except ValidationError as error:
-            raise _drf_error(error) from error
+        serializer.instance = services.collection_create(**serializer.validated_data)
 
 
 class CollectionDetail(generics.RetrieveAPIView):
@@ -151,16 +143,13 @@ class ImportCreate(APIView):
         serializer = ImportSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        try:
-            job = import_start(
-                collection=collection,
-                kind=data["kind"],
-                file=data["file"],
-                skip_invalid=data["skip_invalid"],
-                created_by=request.user,
-            )
-        except ValidationError as error:
-            raise _drf_error(error) from error
+        job = import_start(
+            collection=collection,
+            kind=data["kind"],
+            file=data["file"],
+            skip_invalid=data["skip_invalid"],
+            created_by=request.user,
+        )
         return job_accepted(request, job)
 
 
@@ -198,10 +187,7 @@ class PoolView(generics.ListAPIView):
         serializer = PoolBuildSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        try:
-            runs = selectors.runs_tagged(collection=collection, tags=data.get("runs", []))
-        except ValidationError as error:
-            raise _drf_error(error) from error
+        runs = selectors.runs_tagged(collection=collection, tags=data.get("runs", []))
         if data["preview"]:
             report = pools.pool_build(
                 collection=collection,
@@ -247,12 +233,9 @@ class AssignmentList(generics.ListAPIView):
         serializer = AssignRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         numbers = serializer.validated_data.get("topics")
-        try:
-            people = selectors.assessors_named(usernames=serializer.validated_data["assessors"])
-            topics = selectors.topics_numbered(collection=collection, numbers=numbers) if numbers else None
-            created = assignments.assignments_balance(collection=collection, assessors=people, topics=topics)
-        except ValidationError as error:
-            raise _drf_error(error) from error
+        people = selectors.assessors_named(usernames=serializer.validated_data["assessors"])
+        topics = selectors.topics_numbered(collection=collection, numbers=numbers) if numbers else None
+        created = assignments.assignments_balance(collection=collection, assessors=people, topics=topics)
         return Response(AssignmentSerializer(created, many=True).data, status=status.HTTP_201_CREATED)
 
 
@@ -273,10 +256,7 @@ class AssignmentDetail(APIView):
         person = progress.assessors().filter(username=serializer.validated_data["assessor"]).first()
         if person is None:
             raise exceptions.ValidationError({"assessor": "no assessor with this username"})
-        try:
-            moved = assignments.assignment_reassign(assignment=assignment, assessor=person)
-        except ValidationError as error:
-            raise _drf_error(error) from error
+        moved = assignments.assignment_reassign(assignment=assignment, assessor=person)
         return Response(AssignmentSerializer(moved).data)
 
     @extend_schema(responses={204: None})

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.core.exceptions import PermissionDenied, ValidationError
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions, generics, serializers, status
@@ -12,11 +11,6 @@ from rest_framework.response import Response
 from .. import services
 from ..models import Document, Judgment, Topic
 from ..permissions import IsAssessor
-
-
-class ItemFullConflict(exceptions.APIException):
-    status_code = status.HTTP_409_CONFLICT
-    default_code = "item_full"
 
 
 class JudgmentSerializer(serializers.ModelSerializer):
@@ -70,21 +64,15 @@ class JudgmentListCreate(generics.ListCreateAPIView):
         if data["document"].collection_id != topic.collection_id:
             raise exceptions.NotFound("no such document in this topic's collection")
         existed = Judgment.objects.filter(assessor=request.user, topic=topic, document=data["document"]).exists()
-        try:
-            judgment = services.judgment_record(
-                assessor=request.user,
-                topic=topic,
-                document=data["document"],
-                grade=data["grade"],
-                note=data.get("note", ""),
-                cannot_judge_reason=data.get("cannot_judge_reason", ""),
-                seconds_total=data.get("seconds_total"),
-            )
-        except services.ItemFull as error:
-            raise ItemFullConflict(str(error)) from error
-        except PermissionDenied as error:
-            raise exceptions.PermissionDenied(str(error)) from error
-        except ValidationError as error:
-            raise exceptions.ValidationError({"grade": error.messages}) from error
+        # The one exception handler answers the service's refusals: 400 by field, 403, 409 for a full item.
+        judgment = services.judgment_record(
+            assessor=request.user,
+            topic=topic,
+            document=data["document"],
+            grade=data["grade"],
+            note=data.get("note", ""),
+            cannot_judge_reason=data.get("cannot_judge_reason", ""),
+            seconds_total=data.get("seconds_total"),
+        )
         code = status.HTTP_200_OK if existed else status.HTTP_201_CREATED
         return Response(self.get_serializer(judgment).data, status=code)
