@@ -75,3 +75,21 @@ def test_malformed_input_is_a_400_naming_the_field(campaign, body, field):
     data = {"topic": topic.id, "document": topic.pool_items.first().document_id, "grade": 1} | body
     response = api_as(assessor).post("/api/judgments/", data, format="json")
     assert response.status_code == 400 and field in response.json()["error"]["fields"]
+
+
+def test_a_full_item_is_a_409_and_a_bad_grade_a_400_naming_the_field(campaign):
+    collection, topic, assessor = campaign
+    collection.assessors_per_item = 1
+    collection.save(update_fields=["assessors_per_item"])
+    other = make_user("assessor")
+    services.assignment_create(assessor=other, topic=topic)
+    document = topic.pool_items.first().document
+    services.judgment_record(assessor=other, topic=topic, document=document, grade=1)
+    client = api_as(assessor)
+    full = client.post("/api/judgments/", {"topic": topic.id, "document": document.id, "grade": 2}, format="json")
+    assert full.status_code == 409 and full.json()["error"]["code"] == "item_full"
+    second = topic.pool_items.all()[1].document_id
+    bad = client.post(
+        "/api/judgments/", {"topic": topic.id, "document": second, "grade": 1, "note": "a\u0000b"}, format="json"
+    )
+    assert bad.status_code == 400 and "note" in bad.json()["error"]["fields"]
