@@ -21,6 +21,7 @@ PAGES = {
     400: ("bad_request", "That request could not be answered", "the request was not understood"),
     403: ("permission_denied", "Not for your role", "your account may not open this page"),
     404: ("not_found", "Nothing here", "there is no such page, or it was removed"),
+    413: ("too_large", "That file is too large", "the upload is larger than this server accepts"),
     500: ("server_error", "Something went wrong on our side", "the error was logged; try again in a moment"),
 }
 

@@ -79,3 +79,26 @@ def _bad_parameter(request, name: str):
     from .api_errors import error_response
 
     return error_response(request, 400, f"the parameter {name!r} contains a NUL character")
+
+
+class UploadSizeLimitMiddleware:
+    """Refuses a request whose declared body is larger than the upload limit before any of it is read (413, saying
+    the limit), so an oversized upload costs neither the disk nor a worker."""
+
+    MARGIN = 64 * 1024  # the multipart envelope around the file
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        limit = settings.WORKBENCH_LIMITS["upload_bytes"]
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        if length > limit + self.MARGIN:
+            from .api_errors import error_response
+
+            message = f"the upload is {length:,} bytes; the limit is {limit:,} bytes (WORKBENCH_MAX_UPLOAD_BYTES)"
+            return error_response(request, 413, message)
+        return self.get_response(request)

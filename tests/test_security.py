@@ -93,3 +93,36 @@ def test_the_demo_refuses_its_public_accounts_with_debug_off(settings):
     settings.DEBUG = False
     with pytest.raises(CommandError, match="--allow-demo-accounts"):
         call_command("demo", no_serve=True)
+
+
+def test_an_upload_over_the_limit_is_refused_before_its_body_is_read(client, settings):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from judging.models import Job
+
+    from .api_clients import api_as
+    from .factories import make_collection
+
+    settings.WORKBENCH_LIMITS = {**settings.WORKBENCH_LIMITS, "upload_bytes": 1000}
+    collection = make_collection(runs=0)
+    big = SimpleUploadedFile("big.run", b"1 Q0 d1 1 1.0 r\n" * 10_000)
+    response = api_as(make_user("admin")).post(
+        f"/api/collections/{collection.id}/imports/", {"kind": "runs", "file": big}, format="multipart"
+    )
+    assert response.status_code == 413 and "the limit is 1,000 bytes" in response.json()["error"]["message"]
+    assert not Job.objects.exists()
+
+
+def test_a_cant_judge_reason_over_200_characters_is_a_400_naming_it(client):
+    from judging import services
+
+    from .factories import make_collection
+
+    collection = make_collection(topics=1, runs=1)
+    topic = collection.topics.get()
+    assessor = make_user("assessor")
+    services.assignment_create(assessor=assessor, topic=topic)
+    client.force_login(assessor)
+    document = topic.pool_items.first().document_id
+    response = client.post(f"/judging/judge/{topic.id}/{document}/", {"grade": "", "cannot_judge_reason": "x" * 201})
+    assert response.status_code == 400 and response.json()["field"] == "cannot_judge_reason"
