@@ -5,7 +5,17 @@ from django.core.validators import ProhibitNullCharactersValidator
 
 from . import pooling, progress
 from .importers.services import IMPORT_KINDS
-from .models import MAX_NOTE_CHARS, MAX_REASON_CHARS, MAX_SCALE, ROLES, ConsensusMethod, Run, Topic
+from .models import (
+    MAX_NOTE_CHARS,
+    MAX_REASON_CHARS,
+    MAX_SCALE,
+    ROLE_ADMIN,
+    ROLE_ASSESSOR,
+    ROLE_RESEARCHER,
+    ConsensusMethod,
+    Run,
+    Topic,
+)
 
 NUL_MESSAGE = "contains a NUL character (often pasted by accident); remove it"
 
@@ -159,5 +169,7 @@ class UserCreateForm(forms.Form):
     username = forms.RegexField(
         regex=r"^[\w.@+-]{1,150}$", max_length=150, help_text="Letters, digits and @ . + - _ only."
     )
-    role = forms.ChoiceField(choices=[(r, r.capitalize()) for r in ROLES])
+    role = forms.ChoiceField(
+        choices=[(r, r.capitalize()) for r in (ROLE_ASSESSOR, ROLE_RESEARCHER, ROLE_ADMIN)], initial=ROLE_ASSESSOR
+    )
     email = forms.EmailField(required=False)

@@ -39,7 +39,7 @@ def people(request: HttpRequest) -> HttpResponse:
             form = UserCreateForm()
     users = User.objects.exclude(username__startswith="qrels:").prefetch_related("groups").order_by("username")
     rows = [(user, sorted(user_roles(user))) for user in users]
-    return render(request, "judging/people.html", {"form": form, "rows": rows, "link": link, "roles": ROLES})
+    return render(request, "judging/people.html", {"form": form, "rows": rows, "link": link, "role_choices": ROLES})
 
 
 @admin_required

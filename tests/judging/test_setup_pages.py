@@ -137,3 +137,10 @@ def test_people_pages_are_for_admins_only(client):
     client.force_login(make_user("researcher"))
     assert client.get("/judging/people/").status_code == 403
     assert client.get("/judging/collections/new/").status_code == 403
+
+
+def test_the_people_page_keeps_the_admins_own_navigation(admin_client):
+    page = admin_client.get("/judging/people/").content.decode()
+    nav = page[page.index('<nav aria-label="Main">') : page.index("</nav>")]
+    assert ">My assignments<" not in nav and ">Dashboard<" in nav
+    assert '<option value="assessor" selected>' in page
