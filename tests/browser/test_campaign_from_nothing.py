@@ -16,7 +16,7 @@ import pytrec_eval
 
 from judging import services
 
-from .conftest import ARTIFACTS
+from .conftest import ARTIFACTS, _wait_for_the_live_server_to_go_quiet
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -282,3 +282,4 @@ def test_a_campaign_from_a_blank_database_to_trusted_qrels(browser, live_server,
             expected = sum(values[theirs] for values in per_topic.values()) / len(per_topic)
             assert results["aggregates"][tag][ours] == pytest.approx(expected, abs=1e-12), (tag, ours)
     (ARTIFACTS / "campaign-screenshots.txt").write_text("\n".join(screens.taken) + "\n")
+    _wait_for_the_live_server_to_go_quiet()  # before the teardown truncates the tables
