@@ -44,6 +44,13 @@ RUNS = {
     "alpha": ["d0", "d2", "d6", "d4", "d1"],
     "beta": ["d6", "d0", "d5", "d2", "d3"],
 }
+# {run tag: {column's sort key: the text shown}} read off the leaderboard.
+LEADERBOARD_CELLS = """() => {
+  const keys = [...document.querySelectorAll('#leaderboard thead th')].map(th => th.querySelector('a')?.dataset.sort);
+  const rows = [...document.querySelectorAll('#leaderboard tbody tr')];
+  return Object.fromEntries(rows.map(tr =>
+    [tr.dataset.run, Object.fromEntries([...tr.children].map((td, i) => [keys[i], td.innerText.trim()]))]));
+}"""
 MEASURES = {"AP": "map", "P@10": "P_10", "nDCG@10": "ndcg_cut_10", "RR": "recip_rank", "Bpref": "bpref"}
 
 
@@ -255,6 +262,7 @@ def test_a_campaign_from_a_blank_database_to_trusted_qrels(browser, live_server,
         assert page.locator("[data-statistic=fleiss_kappa]").count() == 1
         screens(page, "leaderboard")
         if options is DESKTOP:
+            shown = page.evaluate(LEADERBOARD_CELLS)
             with page.expect_download() as qrels_download:
                 page.click("text=qrels (TREC)")
             qrels_text = Path(qrels_download.value.path()).read_text()
@@ -281,5 +289,6 @@ def test_a_campaign_from_a_blank_database_to_trusted_qrels(browser, live_server,
         for ours, theirs in MEASURES.items():
             expected = sum(values[theirs] for values in per_topic.values()) / len(per_topic)
             assert results["aggregates"][tag][ours] == pytest.approx(expected, abs=1e-12), (tag, ours)
+            assert shown[tag][ours] == f"{expected:.4f}", (tag, ours)  # what the leaderboard shows
     (ARTIFACTS / "campaign-screenshots.txt").write_text("\n".join(screens.taken) + "\n")
     _wait_for_the_live_server_to_go_quiet()  # before the teardown truncates the tables
