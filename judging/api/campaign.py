@@ -11,7 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from .. import assignments, pooling, pools, progress, selectors, services
+from .. import pooling, pools, progress, selectors, services
 from ..importers.services import IMPORT_KINDS, import_start
 from ..models import Assignment, Collection, Document, PoolItem, Run, Topic
 from ..permissions import IsAdmin, ReadsForResearchersWritesForAdmins
@@ -235,7 +235,7 @@ class AssignmentList(generics.ListAPIView):
         numbers = serializer.validated_data.get("topics")
         people = selectors.assessors_named(usernames=serializer.validated_data["assessors"])
         topics = selectors.topics_numbered(collection=collection, numbers=numbers) if numbers else None
-        created = assignments.assignments_balance(collection=collection, assessors=people, topics=topics)
+        created = services.assignments_balance(collection=collection, assessors=people, topics=topics)
         return Response(AssignmentSerializer(created, many=True).data, status=status.HTTP_201_CREATED)
 
 
@@ -256,10 +256,10 @@ class AssignmentDetail(APIView):
         person = progress.assessors().filter(username=serializer.validated_data["assessor"]).first()
         if person is None:
             raise exceptions.ValidationError({"assessor": "no assessor with this username"})
-        moved = assignments.assignment_reassign(assignment=assignment, assessor=person)
+        moved = services.assignment_reassign(assignment=assignment, assessor=person)
         return Response(AssignmentSerializer(moved).data)
 
     @extend_schema(responses={204: None})
     def delete(self, request: Request, assignment_id: int) -> Response:
-        assignments.assignment_delete(assignment=get_object_or_404(Assignment, pk=assignment_id))
+        services.assignment_delete(assignment=get_object_or_404(Assignment, pk=assignment_id))
         return Response(status=status.HTTP_204_NO_CONTENT)

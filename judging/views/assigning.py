@@ -8,7 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from .. import assignments as assigning
+from .. import services as assigning
 from ..forms import AssignForm, ReassignForm
 from ..models import Assignment, Collection
 from ..permissions import admin_required

@@ -11,7 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from .. import accounts
+from .. import services
 from ..forms import UserCreateForm
 from ..models import ROLES
 from ..permissions import admin_required, user_roles
@@ -30,7 +30,7 @@ def people(request: HttpRequest) -> HttpResponse:
     link = None
     if request.method == "POST" and form.is_valid():
         try:
-            user, path = accounts.user_invite(**form.cleaned_data)
+            user, path = services.user_invite(**form.cleaned_data)
         except ValidationError as error:
             form.add_error(None, error)
         else:
@@ -50,13 +50,13 @@ def person_update(request: HttpRequest, user_id: int) -> HttpResponse:
     action = request.POST.get("action", "")
     try:
         if action == "role":
-            accounts.user_role_set(user=user, role=request.POST.get("role", ""))
+            services.user_role_set(user=user, role=request.POST.get("role", ""))
             messages.success(request, f"{user.username} is now {request.POST['role']}.")
         elif action in ("deactivate", "activate"):
-            accounts.user_active_set(user=user, active=action == "activate", by=request.user)
+            services.user_active_set(user=user, active=action == "activate", by=request.user)
             messages.success(request, f"{user.username} {action}d.")
         elif action == "reset":
-            link = _absolute(request, accounts.password_link(user=user))
+            link = _absolute(request, services.password_link(user=user))
             messages.success(request, f"Send {user.username} this one-time link to set a new password: {link}")
         else:
             messages.error(request, "Unknown action.")
@@ -69,8 +69,8 @@ def person_update(request: HttpRequest, user_id: int) -> HttpResponse:
 def account(request: HttpRequest) -> HttpResponse:
     """The user's own account: roles, the API token (and a button that replaces it), the password change link."""
     if request.method == "POST" and request.POST.get("action") == "regenerate":
-        accounts.token_regenerate(user=request.user)
+        services.token_regenerate(user=request.user)
         messages.success(request, "A new API token was made; the old one no longer works.")
         return redirect("account")
-    context = {"token": accounts.token_for(user=request.user), "user_roles": sorted(user_roles(request.user))}
+    context = {"token": services.token_for(user=request.user), "user_roles": sorted(user_roles(request.user))}
     return render(request, "registration/account.html", context)

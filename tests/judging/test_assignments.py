@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.core.exceptions import ValidationError
 
-from judging import assignments, services
+from judging import services
 from judging.models import Assignment, PoolItem
 
 from ..factories import make_collection, make_user
@@ -24,7 +24,7 @@ def _loads(collection):
 def test_every_topic_gets_k_distinct_assessors_and_the_work_is_spread_evenly():
     collection = make_collection(topics=6, documents=12, runs=2, depth=4, assessors_per_item=2)
     people = [make_user("assessor") for _ in range(3)]
-    created = assignments.assignments_balance(collection=collection, assessors=people)
+    created = services.assignments_balance(collection=collection, assessors=people)
     assert len(created) == 12
     for topic in collection.topics.all():
         assert topic.assignments.count() == 2
@@ -39,24 +39,24 @@ def test_balancing_again_adds_only_what_is_missing_and_counts_existing_assignmen
     a, b, c = (make_user("assessor") for _ in range(3))
     first = collection.topics.order_by("id").first()
     services.assignment_create(assessor=a, topic=first)
-    created = assignments.assignments_balance(collection=collection, assessors=[a, b, c])
+    created = services.assignments_balance(collection=collection, assessors=[a, b, c])
     assert len(created) == 4 * 2 - 1
-    assert assignments.assignments_balance(collection=collection, assessors=[a, b, c]) == []
+    assert services.assignments_balance(collection=collection, assessors=[a, b, c]) == []
 
 
 def test_k_larger_than_the_assessors_chosen_gives_each_topic_all_of_them():
     collection = make_collection(topics=2, assessors_per_item=3)
     people = [make_user("assessor") for _ in range(2)]
-    assignments.assignments_balance(collection=collection, assessors=people)
+    services.assignments_balance(collection=collection, assessors=people)
     assert all(t.assignments.count() == 2 for t in collection.topics.all())
 
 
 def test_only_assessors_can_be_assigned():
     collection = make_collection(topics=1)
     with pytest.raises(ValidationError, match="not in the assessor role"):
-        assignments.assignments_balance(collection=collection, assessors=[make_user("researcher")])
+        services.assignments_balance(collection=collection, assessors=[make_user("researcher")])
     with pytest.raises(ValidationError, match="at least one"):
-        assignments.assignments_balance(collection=collection, assessors=[])
+        services.assignments_balance(collection=collection, assessors=[])
 
 
 def test_reassigning_hands_the_topic_over_and_keeps_the_first_assessors_judgments():
@@ -66,7 +66,7 @@ def test_reassigning_hands_the_topic_over_and_keeps_the_first_assessors_judgment
     assignment = services.assignment_create(assessor=a, topic=topic)
     document = topic.pool_items.first().document
     services.judgment_record(assessor=a, topic=topic, document=document, grade=1)
-    moved = assignments.assignment_reassign(assignment=assignment, assessor=b)
+    moved = services.assignment_reassign(assignment=assignment, assessor=b)
     assert moved.assessor == b and not Assignment.objects.filter(assessor=a).exists()
     assert topic.judgments.get().assessor == a
 
@@ -78,7 +78,7 @@ def test_reassigning_to_someone_already_on_the_topic_is_refused():
     assignment = services.assignment_create(assessor=a, topic=topic)
     services.assignment_create(assessor=b, topic=topic)
     with pytest.raises(ValidationError, match="already assigned"):
-        assignments.assignment_reassign(assignment=assignment, assessor=b)
+        services.assignment_reassign(assignment=assignment, assessor=b)
     assert Assignment.objects.get(pk=assignment.pk).assessor == a
 
 

@@ -4,6 +4,7 @@ unique contributions, judged documents not queued again."""
 from __future__ import annotations
 
 import pytest
+from django.core.exceptions import ValidationError
 
 from judging import pooling, services
 from judging.models import PoolItem
@@ -101,9 +102,9 @@ def test_imported_judgments_are_not_queued_again_unless_more_assessors_are_wante
 @pytest.mark.django_db
 def test_an_unknown_strategy_or_a_missing_budget_is_refused_with_the_field():
     collection = make_collection(topics=1)
-    with pytest.raises(services.ValidationError, match="strategy"):
+    with pytest.raises(ValidationError, match="strategy"):
         pool_build(collection=collection, strategy="magic", budget=3)
-    with pytest.raises(services.ValidationError, match="budget"):
+    with pytest.raises(ValidationError, match="budget"):
         pool_build(collection=collection, strategy="rrf")
 
 

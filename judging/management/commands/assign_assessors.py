@@ -6,7 +6,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from judging import selectors
-from judging.assignments import assignments_balance
+from judging.services import assignments_balance
 
 from ._importing import collection_named
 

@@ -1,4 +1,4 @@
-"""Assigning topics to assessors: balanced automatic assignment with k assessors per item, and manual reassignment."""
+"""Assigning topics to assessors: one at a time, balanced with k assessors per item, reassigned, removed."""
 
 from __future__ import annotations
 
@@ -9,7 +9,17 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Count
 
-from .models import ROLE_ASSESSOR, Assignment, Collection, Topic
+from ..models import (
+    ROLE_ASSESSOR,
+    Assignment,
+    Collection,
+    Topic,
+)
+
+
+def assignment_create(*, assessor, topic: Topic) -> Assignment:
+    assignment, _ = Assignment.objects.get_or_create(assessor=assessor, topic=topic)
+    return assignment
 
 
 def _check_assessors(assessors: Sequence) -> None:

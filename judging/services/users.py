@@ -1,5 +1,5 @@
-"""Writes of people and their access: creating users in a role (with a password or a one-time invitation link),
-changing a role, deactivating, password-reset links, and API tokens. Pages and commands call these."""
+"""Writes of people and their access: users in a role (with a password or a one-time invitation link),
+roles, deactivation, password links and API tokens."""
 
 from __future__ import annotations
 
@@ -13,10 +13,24 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 from rest_framework.authtoken.models import Token
 
-from .models import ROLE_ADMIN, ROLES
-from .services import user_create
+from ..models import (
+    ROLE_ADMIN,
+    ROLES,
+)
 
 User = get_user_model()
+
+
+def user_create(*, username: str, password: str, role: str, email: str = "") -> User:
+    """Creates a user in one of the roles (admin users are also staff and superusers, for the Django admin)."""
+    if role not in ROLES:
+        raise ValidationError({"role": f"unknown role {role!r}; choose one of {', '.join(ROLES)}"})
+    user = User.objects.create_user(username=username, password=password, email=email)
+    if role == ROLE_ADMIN:
+        user.is_staff = user.is_superuser = True
+        user.save(update_fields=["is_staff", "is_superuser"])
+    user.groups.add(Group.objects.get_or_create(name=role)[0])
+    return user
 
 
 def password_link(*, user) -> str:

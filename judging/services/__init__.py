@@ -1,0 +1,69 @@
+"""Writes of the judging world, one module per entity: every write goes through one of these functions, whether it
+comes from a page, the API, an import, a command, the demo, the Django admin or a test; each is atomic and tells
+the evaluation app which topics changed.
+
+    users          user_create, user_invite, user_role_set, user_active_set, password_link, token_regenerate
+    collections    collection_create, collection_settings_update, collection_scale_update
+    topics         topics_create, topic_delete
+    documents      documents_create, document_delete
+    runs           run_create, run_delete
+    pool_items     pool_build_depth, pool_items_delete (building pools: judging.pools)
+    assignments    assignment_create, assignments_balance, assignment_reassign, assignment_delete
+    judgments      judgment_record, judgment_delete
+    adjudications  adjudication_record
+"""
+
+from .adjudications import adjudication_record
+from .assignments import assignment_create, assignment_delete, assignment_reassign, assignments_balance
+from .collections import (
+    EVALUATION_SETTINGS,
+    collection_create,
+    collection_scale_update,
+    collection_settings_update,
+    scale_labels,
+)
+from .documents import document_delete, documents_create
+from .judgments import ItemFull, judgment_delete, judgment_record
+from .pool_items import pool_build_depth, pool_items_delete
+from .runs import run_create, run_delete
+from .topics import topic_delete, topics_create
+from .users import (
+    password_link,
+    token_for,
+    token_regenerate,
+    user_active_set,
+    user_create,
+    user_invite,
+    user_role_set,
+)
+
+__all__ = [
+    "EVALUATION_SETTINGS",
+    "ItemFull",
+    "adjudication_record",
+    "assignment_create",
+    "assignment_delete",
+    "assignment_reassign",
+    "assignments_balance",
+    "collection_create",
+    "collection_scale_update",
+    "collection_settings_update",
+    "document_delete",
+    "documents_create",
+    "judgment_delete",
+    "judgment_record",
+    "password_link",
+    "pool_build_depth",
+    "pool_items_delete",
+    "run_create",
+    "run_delete",
+    "scale_labels",
+    "token_for",
+    "token_regenerate",
+    "topic_delete",
+    "topics_create",
+    "user_active_set",
+    "user_create",
+    "user_invite",
+    "user_role_set",
+]

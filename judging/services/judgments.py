@@ -1,0 +1,188 @@
+"""Writes of judgments: the one write path for a judgment, used by the judging page, the API, imports,
+the admin and the demo; each is atomic, keeps the history and marks the topic stale."""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import F, Value
+from django.db.models.functions import Greatest
+
+from evaluation import services as evaluation_services
+
+from ..models import (
+    MAX_NOTE_CHARS,
+    MAX_REASON_CHARS,
+    Assignment,
+    AssignmentState,
+    Document,
+    Judgment,
+    JudgmentHistory,
+    PoolItem,
+    Topic,
+)
+
+
+def _validate_text(field: str, value: str, max_chars: int) -> None:
+    """Refuses what the database would refuse (NUL) or a column cannot hold, naming the field."""
+    if "\x00" in value:
+        raise ValidationError({field: "contains a NUL character (often pasted by accident); remove it"})
+    if len(value) > max_chars:
+        raise ValidationError({field: f"is {len(value):,} characters long; at most {max_chars:,} are kept"})
+
+
+def _validate_judgment(
+    topic: Topic, document: Document, grade: int | None, cannot_judge_reason: str, note: str = ""
+) -> None:
+    _validate_text("note", note, MAX_NOTE_CHARS)
+    _validate_text("cannot_judge_reason", cannot_judge_reason, MAX_REASON_CHARS)
+    if document.collection_id != topic.collection_id:
+        raise ValidationError(
+            {"document": f"document {document.docno!r} belongs to another collection than topic {topic.number!r}"}
+        )
+    if grade is None:
+        if not cannot_judge_reason.strip():
+            raise ValidationError({"grade": "give a grade, or a reason why the document cannot be judged"})
+        return
+    scale = topic.collection.max_grade
+    if not isinstance(grade, int) or isinstance(grade, bool) or not 0 <= grade <= scale:
+        raise ValidationError({"grade": f"grade {grade!r} is outside this collection's scale 0..{scale}"})
+
+
+class ItemFull(PermissionDenied):
+    """The item already has its collection's k judgments from other assessors (the API answers 409)."""
+
+    http_status, code = 409, "item_full"
+
+
+def _claim_item_slot(*, assessor, topic: Topic, document: Document, grade: int | None) -> None:
+    """Refuses a grade on an item that already has `assessors_per_item` graded judgments from others.
+
+    Counted at the moment a grade is added, so a first "can't judge" (no grade) takes no slot and gives no right to
+    one later. Call inside the judgment's transaction: the pool item's row lock (and only its row: `of=self`, so the
+    topic row that a concurrent recompute's foreign-key checks share-lock is left alone) serialises assessors racing
+    for the last slot, so that only one of them gets it. An assessor changing their own grade always may.
+    """
+    item = PoolItem.objects.select_for_update(of=("self",)).filter(topic=topic, document=document).first()
+    if item is None:
+        raise PermissionDenied(f"document {document.docno} is not in the pool of topic {topic.number}")
+    if grade is None:
+        return
+    labels = Judgment.objects.filter(topic=topic, document=document).values_list("assessor_id", "grade")
+    others = 0
+    for assessor_id, label in labels:
+        if assessor_id == assessor.pk:
+            if label is not None:
+                return
+            continue
+        others += label is not None
+    k = topic.collection.assessors_per_item
+    if others >= k:
+        raise ItemFull(f"document {document.docno} of topic {topic.number} already has its {k} judgment(s)")
+
+
+@transaction.atomic
+def judgment_record(
+    *,
+    assessor,
+    topic: Topic,
+    document: Document,
+    grade: int | None,
+    note: str = "",
+    seconds_spent: float = 0.0,
+    seconds_total: float | None = None,
+    cannot_judge_reason: str = "",
+    changed_by=None,
+    require_assignment: bool = True,
+) -> Judgment:
+    """Records (creates or updates) `assessor`'s judgment of `document` for `topic`; the one write path.
+
+    Idempotent: recording the same grade again changes nothing but adds `seconds_spent`. The judging page sends
+    `seconds_total` instead, its running total for the document, which only ever raises the stored seconds: a save
+    retried after a lost response never counts its time twice. A changed grade is
+    appended to the history and marks the topic stale (the recompute is enqueued after commit, never before).
+    Raises ValidationError for a grade outside the collection's scale or a document of another collection, and
+    PermissionDenied when `require_assignment` and the assessor is not assigned the topic or the document is not in
+    its pool; ItemFull (a PermissionDenied) when the item already has its k judgments from other assessors.
+    """
+    _validate_judgment(topic, document, grade, cannot_judge_reason, note)
+    if require_assignment:
+        if not Assignment.objects.filter(assessor=assessor, topic=topic).exists():
+            raise PermissionDenied(f"{assessor} is not assigned topic {topic.number}")
+        _claim_item_slot(assessor=assessor, topic=topic, document=document, grade=grade)
+    seconds_spent = max(float(seconds_spent or 0.0), 0.0)
+    if seconds_total is not None and not 0 <= float(seconds_total) < 1e7:
+        raise ValidationError(f"seconds must be between 0 and 10^7, not {seconds_total}")
+    lookup = {"assessor": assessor, "topic": topic, "document": document}
+    judgment = Judgment.objects.select_for_update().filter(**lookup).first()
+    old_grade, action = None, "created"
+    if judgment is None:
+        try:
+            with transaction.atomic():
+                judgment = Judgment.objects.create(
+                    **lookup,
+                    grade=grade,
+                    note=note,
+                    seconds_spent=seconds_spent if seconds_total is None else seconds_total,
+                    cannot_judge_reason=cannot_judge_reason if grade is None else "",
+                )
+        except IntegrityError:
+            # Another request created the same judgment between our read and our insert: update that one.
+            judgment = Judgment.objects.select_for_update().get(**lookup)
+            action = None
+    else:
+        action = None
+    if action is None:
+        old_grade = judgment.grade
+        unchanged = (
+            old_grade == grade
+            and judgment.note == note
+            and judgment.cannot_judge_reason == (cannot_judge_reason if grade is None else "")
+        )
+        Judgment.objects.filter(pk=judgment.pk).update(
+            seconds_spent=F("seconds_spent") + seconds_spent
+            if seconds_total is None
+            else Greatest(F("seconds_spent"), Value(float(seconds_total)))
+        )
+        if unchanged:
+            judgment.refresh_from_db()
+            return judgment
+        judgment.grade, judgment.note = grade, note
+        judgment.cannot_judge_reason = cannot_judge_reason if grade is None else ""
+        judgment.save(update_fields=["grade", "note", "cannot_judge_reason", "updated_at"])
+        judgment.refresh_from_db()
+        action = "cannot_judge" if grade is None else "changed"
+    JudgmentHistory.objects.create(
+        **lookup, changed_by=changed_by or assessor, old_grade=old_grade, new_grade=grade, action=action, note=note
+    )
+    if old_grade != grade or action == "created":
+        Assignment.objects.filter(assessor=assessor, topic=topic, state=AssignmentState.ASSIGNED).update(
+            state=AssignmentState.IN_PROGRESS
+        )
+        evaluation_services.topics_changed(topic_ids=[topic.id])
+    return judgment
+
+
+@transaction.atomic
+def judgment_delete(
+    *, assessor, topic: Topic, document: Document, changed_by=None, require_assignment: bool = False
+) -> bool:
+    """Deletes a judgment (e.g. undoing a first judgment); records it in the history and marks the topic stale.
+    With `require_assignment`, raises PermissionDenied unless the assessor is assigned the topic."""
+    if require_assignment and not Assignment.objects.filter(assessor=assessor, topic=topic).exists():
+        raise PermissionDenied(f"{assessor} is not assigned topic {topic.number}")
+    judgment = Judgment.objects.select_for_update().filter(assessor=assessor, topic=topic, document=document).first()
+    if judgment is None:
+        return False
+    JudgmentHistory.objects.create(
+        assessor=assessor,
+        topic=topic,
+        document=document,
+        changed_by=changed_by or assessor,
+        old_grade=judgment.grade,
+        new_grade=None,
+        action="deleted",
+    )
+    judgment.delete()
+    evaluation_services.topics_changed(topic_ids=[topic.id])
+    return True
