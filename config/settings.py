@@ -178,7 +178,8 @@ CELERY_BROKER_CONNECTION_TIMEOUT = 0.5
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "max_retries": 0,
     "socket_connect_timeout": 0.5,
-    "socket_timeout": 1,
+    # Above the workers' 1 s blocking pop, or they would time out and reconnect between every poll.
+    "socket_timeout": 5,
 }
 CELERY_BEAT_SCHEDULE = {
     "sweep-stale-topics": {"task": "evaluation.tasks.sweep_stale_topics", "schedule": timedelta(seconds=5)},

@@ -37,11 +37,14 @@ def _needs_work(model, pk: int) -> bool:
     return model.objects.filter(pk=pk, dirty=True).exists()
 
 
-def _exclusively(namespace: int, model, pk: int, compute: Callable[[int], None]) -> bool:
+def _exclusively(namespace: int, model, pk: int, compute: Callable[[int], None], *, once: bool = False) -> bool:
     """Runs `compute(generation)` while the row is stale, holding its lock; returns whether anything was computed.
 
     A caller that finds the lock taken returns at once: the holder loops until the row is clean. The holder looks
-    once more after letting go, so a change that landed just as it finished is never left to the sweep."""
+    once more after letting go, so a change that landed just as it finished is never left to the sweep. With
+    `once`, it computes at most one generation: a change landing meanwhile flips the cleared flag again, which
+    enqueues the next run (the collection-wide agreement is recomputed at that pace, not in a loop that would hold
+    a worker for as long as judgments keep coming)."""
     computed = False
     while True:
         with locks.exclusive(namespace, pk) as mine:
@@ -50,6 +53,8 @@ def _exclusively(namespace: int, model, pk: int, compute: Callable[[int], None])
             while (generation := _claim(model, pk)) is not None:
                 compute(generation)
                 computed = True
+                if once:
+                    return computed
         if not _needs_work(model, pk):
             return computed
 
@@ -115,7 +120,7 @@ def collection_agreement_recompute(*, collection_id: int) -> bool:
     """Brings the collection-wide agreement report up to date (all items pooled, and system-ranking agreement over
     all topics). Idempotent; False when there was nothing to do."""
     return _exclusively(
-        locks.COLLECTION, CollectionState, collection_id, lambda g: _collection_agreement(collection_id, g)
+        locks.COLLECTION, CollectionState, collection_id, lambda g: _collection_agreement(collection_id, g), once=True
     )
 
 

@@ -19,7 +19,7 @@ from ..models import CollectionState, TopicState
 logger = logging.getLogger(__name__)
 
 SWEEP_AFTER = timedelta(seconds=5)
-AGREEMENT_DELAY = timedelta(seconds=3)
+AGREEMENT_DELAY = timedelta(seconds=10)
 
 
 # After one failed publish, later ones are not tried for this long: a save must not wait on a broker that is down,
