@@ -11,14 +11,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from evaluation import services as evaluation_services
-from evaluation.measures import trec_order
 
-from ..models import Collection, Document, Judgment, JudgmentHistory, Ranking, Run, Topic
+from ..models import Collection, Document, Judgment, JudgmentHistory, Topic
+from ..services.runs import run_store
 from .documents import parse_documents
 from .problems import LISTED_PROBLEMS, ImportFailed, Problem, Problems, Progress
 from .topics import parse_topics
@@ -203,43 +202,17 @@ def runs_import(
             ranked[line.docno] = (line.score, line.line)
     _settle(problems, report, skip_invalid)
     with transaction.atomic():
-        changed_topics: set[int] = set()
         for tag, per_topic in runs.items():
-            outcome, topic_ids = _store_run(collection, tag, per_topic, documents, owner=owner, precedence=precedence)
+            outcome, _ = run_store(
+                collection=collection,
+                tag=tag,
+                per_topic=per_topic,
+                documents=documents,
+                owner=owner,
+                precedence=precedence,
+            )
             setattr(report, outcome, getattr(report, outcome) + 1)
-            changed_topics |= topic_ids
-        evaluation_services.topics_changed(topic_ids=sorted(changed_topics), qrels_changed=False)
     return report
-
-
-def _store_run(collection, tag, per_topic, documents, *, owner, precedence) -> tuple[str, set[int]]:
-    """Writes one run's rankings; returns ('created' | 'updated' | 'unchanged', the topics whose rankings changed)."""
-    rankings = {}
-    for topic_id, ranked in per_topic.items():
-        docnos = list(ranked)
-        scores = np.fromiter((score for score, _ in ranked.values()), dtype=np.float64, count=len(docnos))
-        order = trec_order(docnos, scores)
-        ids = np.fromiter((documents[d] for d in docnos), dtype="<i8", count=len(docnos))[order]
-        rankings[topic_id] = (ids.tobytes(), scores[order].astype("<f8").tobytes(), len(docnos))
-    run = Run.objects.filter(collection=collection, tag=tag).first()
-    outcome = "created"
-    if run is not None:
-        old = {r.topic_id: (bytes(r.document_ids), bytes(r.scores), r.depth) for r in run.rankings.all()}
-        if old == rankings:
-            return "unchanged", set()
-        run.rankings.all().delete()
-        outcome, touched = "updated", set(old)
-    else:
-        run = Run.objects.create(collection=collection, tag=tag, owner=owner, precedence=precedence)
-        touched = set()
-    Ranking.objects.bulk_create(
-        (
-            Ranking(run=run, topic_id=topic_id, document_ids=ids, scores=scores, depth=depth)
-            for topic_id, (ids, scores, depth) in rankings.items()
-        ),
-        batch_size=500,
-    )
-    return outcome, touched | set(rankings)
 
 
 def qrels_import(

@@ -6,7 +6,7 @@ the evaluation app which topics changed.
     collections    collection_create, collection_settings_update, collection_scale_update
     topics         topics_create, topic_delete
     documents      documents_create, document_delete
-    runs           run_create, run_delete
+    runs           run_create, run_store (one run's rankings: pages, imports), run_delete
     pool_items     pool_build_depth, pool_items_delete (building pools: judging.pools)
     assignments    assignment_create, assignments_balance, assignment_reassign, assignment_delete
     judgments      judgment_record, judgment_delete
@@ -25,7 +25,7 @@ from .collections import (
 from .documents import document_delete, documents_create
 from .judgments import ItemFull, judgment_delete, judgment_record
 from .pool_items import pool_build_depth, pool_items_delete
-from .runs import run_create, run_delete
+from .runs import run_create, run_delete, run_store
 from .topics import topic_delete, topics_create
 from .users import (
     password_link,
@@ -57,6 +57,7 @@ __all__ = [
     "pool_items_delete",
     "run_create",
     "run_delete",
+    "run_store",
     "scale_labels",
     "token_for",
     "token_regenerate",

@@ -44,27 +44,73 @@ def run_create(
     missing = sorted(wanted - set(documents))
     if missing:
         raise ValidationError({"docno": f"run {tag!r} retrieves documents not in the collection: {missing[:10]}"})
-    run = Run.objects.create(
-        collection=collection, tag=tag, description=description, owner=owner, precedence=precedence
+    if Run.objects.filter(collection=collection, tag=tag).exists():
+        raise ValidationError({"tag": f"the collection already has a run {tag!r}"})
+    per_topic = {
+        topics[number]: {docno: (score, 0) for docno, score in docs.items()} for number, docs in scores.items()
+    }
+    run_store(
+        collection=collection,
+        tag=tag,
+        per_topic=per_topic,
+        documents=documents,
+        owner=owner,
+        precedence=precedence,
+        description=description,
     )
-    rankings = []
-    for number, doc_scores in scores.items():
-        docnos = list(doc_scores)
-        values = np.fromiter(doc_scores.values(), dtype=np.float64, count=len(docnos))
-        order = trec_order(docnos, values)
-        ids = np.array([documents[d] for d in docnos], dtype="<i8")[order]
-        rankings.append(
-            Ranking(
-                run=run,
-                topic_id=topics[number],
-                document_ids=ids.tobytes(),
-                scores=values[order].astype("<f8").tobytes(),
-                depth=len(docnos),
-            )
+    return Run.objects.get(collection=collection, tag=tag)
+
+
+def _rankings(per_topic, documents: Mapping[str, int]) -> dict[int, tuple[bytes, bytes, int]]:
+    """{topic id: (document ids, scores, depth)} in trec_eval order, as stored, from {topic id: {docno: (score, _)}}."""
+    rankings = {}
+    for topic_id, ranked in per_topic.items():
+        docnos = list(ranked)
+        scores = np.fromiter((score for score, _ in ranked.values()), dtype=np.float64, count=len(docnos))
+        order = trec_order(docnos, scores)
+        ids = np.fromiter((documents[d] for d in docnos), dtype="<i8", count=len(docnos))[order]
+        rankings[topic_id] = (ids.tobytes(), scores[order].astype("<f8").tobytes(), len(docnos))
+    return rankings
+
+
+@transaction.atomic
+def run_store(
+    *,
+    collection: Collection,
+    tag: str,
+    per_topic,
+    documents: Mapping[str, int],
+    owner=None,
+    precedence: int = 1,
+    description: str = "",
+) -> tuple[str, set[int]]:
+    """Writes one run's rankings, {topic id: {docno: (score, line)}} with every docno's id in `documents`, creating
+    the run or replacing its rankings; returns ('created' | 'updated' | 'unchanged', the topics whose rankings
+    changed), which are marked stale. The one write path for rankings: `run_create` and the run import call it."""
+    rankings = _rankings(per_topic, documents)
+    run = Run.objects.filter(collection=collection, tag=tag).first()
+    outcome = "created"
+    if run is not None:
+        old = {r.topic_id: (bytes(r.document_ids), bytes(r.scores), r.depth) for r in run.rankings.all()}
+        if old == rankings:
+            return "unchanged", set()
+        run.rankings.all().delete()
+        outcome, touched = "updated", set(old)
+    else:
+        run = Run.objects.create(
+            collection=collection, tag=tag, owner=owner, precedence=precedence, description=description
         )
-    Ranking.objects.bulk_create(rankings, batch_size=500)
-    evaluation_services.topics_changed(topic_ids=[r.topic_id for r in rankings], qrels_changed=False)
-    return run
+        touched = set()
+    Ranking.objects.bulk_create(
+        (
+            Ranking(run=run, topic_id=topic_id, document_ids=ids, scores=scores, depth=depth)
+            for topic_id, (ids, scores, depth) in rankings.items()
+        ),
+        batch_size=500,
+    )
+    changed = touched | set(rankings)
+    evaluation_services.topics_changed(topic_ids=sorted(changed), qrels_changed=False)
+    return outcome, changed
 
 
 @transaction.atomic
