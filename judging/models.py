@@ -143,7 +143,8 @@ class Document(models.Model):
 
 
 class Run(models.Model):
-    """A submitted system ranking; immutable once imported (its rankings are never edited, only replaced)."""
+    """A submitted system ranking; immutable once imported (its rankings are never edited, only replaced). Written
+    only through `judging.services.runs`."""
 
     collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="runs")
     tag = models.CharField(max_length=200)
@@ -229,7 +230,8 @@ class Assignment(models.Model):
 
 
 class Judgment(models.Model):
-    """One assessor's label for one (topic, document). Written only through services.judgment_record."""
+    """One assessor's label for one (topic, document). Written only through `judging.services.judgments`
+    (judgment_record, judgments_record_bulk, judgment_delete), which keep the history and the staleness."""
 
     assessor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="judgments")
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="judgments")

@@ -14,9 +14,8 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from evaluation import services as evaluation_services
-
-from ..models import Collection, Document, Judgment, JudgmentHistory, Topic
+from ..models import Collection, Document, Topic
+from ..services.judgments import judgments_record_bulk
 from ..services.runs import run_store
 from .documents import parse_documents
 from .problems import LISTED_PROBLEMS, ImportFailed, Problem, Problems, Progress
@@ -257,40 +256,11 @@ def qrels_import(
     _settle(problems, report, skip_invalid)
     with transaction.atomic():
         users = _assessors({key[0] for key in grades}, dict(assessor_map or {}))
-        existing = {
-            (j.assessor_id, j.topic_id, j.document_id): j
-            for j in Judgment.objects.filter(topic__collection=collection, assessor__in=users.values())
+        labels = {
+            (users[name], topic_id, document_id): grade for (name, topic_id, document_id), (grade, _) in grades.items()
         }
-        new, changed, history = [], [], []
-        for (username, topic_id, document_id), (grade, _) in grades.items():
-            user = users[username]
-            judgment = existing.get((user.id, topic_id, document_id))
-            if judgment is not None and judgment.grade == grade:
-                report.unchanged += 1
-                continue
-            old_grade = judgment.grade if judgment is not None else None
-            if judgment is None:
-                new.append(Judgment(assessor=user, topic_id=topic_id, document_id=document_id, grade=grade))
-            else:
-                judgment.grade, judgment.cannot_judge_reason = grade, ""
-                changed.append(judgment)
-            history.append(
-                JudgmentHistory(
-                    assessor=user,
-                    topic_id=topic_id,
-                    document_id=document_id,
-                    changed_by=imported_by or user,
-                    old_grade=old_grade,
-                    new_grade=grade,
-                    action="created" if judgment is None else "changed",
-                    note=f"imported from {file}",
-                )
-            )
-        Judgment.objects.bulk_create(new, batch_size=2000)
-        Judgment.objects.bulk_update(changed, ["grade", "cannot_judge_reason"], batch_size=2000)
-        JudgmentHistory.objects.bulk_create(history, batch_size=2000)
-        report.created, report.updated = len(new), len(changed)
-        evaluation_services.topics_changed(topic_ids=sorted({h.topic_id for h in history}))
+        counts = judgments_record_bulk(labels=labels, changed_by=imported_by, note=f"imported from {file}")
+        report.created, report.updated, report.unchanged = counts
     return report
 
 

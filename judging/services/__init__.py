@@ -9,7 +9,7 @@ the evaluation app which topics changed.
     runs           run_create, run_store (one run's rankings: pages, imports), run_delete
     pool_items     pool_build_depth, pool_items_delete (building pools: judging.pools)
     assignments    assignment_create, assignments_balance, assignment_reassign, assignment_delete
-    judgments      judgment_record, judgment_delete
+    judgments      judgment_record (one, from a page or the API), judgments_record_bulk (an import), judgment_delete
     adjudications  adjudication_record
 """
 
@@ -23,7 +23,7 @@ from .collections import (
     scale_labels,
 )
 from .documents import document_delete, documents_create
-from .judgments import ItemFull, judgment_delete, judgment_record
+from .judgments import ItemFull, judgment_delete, judgment_record, judgments_record_bulk
 from .pool_items import pool_build_depth, pool_items_delete
 from .runs import run_create, run_delete, run_store
 from .topics import topic_delete, topics_create
@@ -52,6 +52,7 @@ __all__ = [
     "documents_create",
     "judgment_delete",
     "judgment_record",
+    "judgments_record_bulk",
     "password_link",
     "pool_build_depth",
     "pool_items_delete",

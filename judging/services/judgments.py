@@ -81,6 +81,20 @@ def _claim_item_slot(*, assessor, topic: Topic, document: Document, grade: int |
         raise ItemFull(f"document {document.docno} of topic {topic.number} already has its {k} judgment(s)")
 
 
+def _history(assessor, topic_id, document_id, changed_by, old_grade, new_grade, action, note) -> JudgmentHistory:
+    """One row of the append-only history; every write of a judgment, single or bulk, appends one."""
+    return JudgmentHistory(
+        assessor=assessor,
+        topic_id=topic_id,
+        document_id=document_id,
+        changed_by=changed_by,
+        old_grade=old_grade,
+        new_grade=new_grade,
+        action=action,
+        note=note,
+    )
+
+
 @transaction.atomic
 def judgment_record(
     *,
@@ -152,9 +166,7 @@ def judgment_record(
         judgment.save(update_fields=["grade", "note", "cannot_judge_reason", "updated_at"])
         judgment.refresh_from_db()
         action = "cannot_judge" if grade is None else "changed"
-    JudgmentHistory.objects.create(
-        **lookup, changed_by=changed_by or assessor, old_grade=old_grade, new_grade=grade, action=action, note=note
-    )
+    _history(assessor, topic.id, document.id, changed_by or assessor, old_grade, grade, action, note).save()
     if old_grade != grade or action == "created":
         Assignment.objects.filter(assessor=assessor, topic=topic, state=AssignmentState.ASSIGNED).update(
             state=AssignmentState.IN_PROGRESS
@@ -174,15 +186,41 @@ def judgment_delete(
     judgment = Judgment.objects.select_for_update().filter(assessor=assessor, topic=topic, document=document).first()
     if judgment is None:
         return False
-    JudgmentHistory.objects.create(
-        assessor=assessor,
-        topic=topic,
-        document=document,
-        changed_by=changed_by or assessor,
-        old_grade=judgment.grade,
-        new_grade=None,
-        action="deleted",
-    )
+    _history(assessor, topic.id, document.id, changed_by or assessor, judgment.grade, None, "deleted", "").save()
     judgment.delete()
     evaluation_services.topics_changed(topic_ids=[topic.id])
     return True
+
+
+@transaction.atomic
+def judgments_record_bulk(*, labels: dict, changed_by=None, note: str = "") -> tuple[int, int, int]:
+    """Records many graded judgments at once, {(assessor, topic id, document id): grade} (an import of qrels): new
+    ones created, changed grades updated, each change appended to the history with `note`, the topics marked stale
+    once. No assignment or pool check (imported labels need neither). Returns (created, updated, unchanged)."""
+    assessors = {assessor for assessor, _, _ in labels}
+    topic_ids = {topic_id for _, topic_id, _ in labels}
+    existing = {
+        (j.assessor_id, j.topic_id, j.document_id): j
+        for j in Judgment.objects.filter(assessor__in=assessors, topic_id__in=topic_ids)
+    }
+    new, changed, history = [], [], []
+    for (assessor, topic_id, document_id), grade in labels.items():
+        judgment = existing.get((assessor.pk, topic_id, document_id))
+        if judgment is not None and judgment.grade == grade:
+            continue
+        if judgment is None:
+            new.append(Judgment(assessor=assessor, topic_id=topic_id, document_id=document_id, grade=grade))
+        else:
+            changed.append(judgment)
+        old_grade = judgment.grade if judgment is not None else None
+        action = "created" if judgment is None else "changed"
+        history.append(
+            _history(assessor, topic_id, document_id, changed_by or assessor, old_grade, grade, action, note)
+        )
+        if judgment is not None:
+            judgment.grade, judgment.cannot_judge_reason = grade, ""
+    Judgment.objects.bulk_create(new, batch_size=2000)
+    Judgment.objects.bulk_update(changed, ["grade", "cannot_judge_reason"], batch_size=2000)
+    JudgmentHistory.objects.bulk_create(history, batch_size=2000)
+    evaluation_services.topics_changed(topic_ids=sorted({h.topic_id for h in history}))
+    return len(new), len(changed), len(labels) - len(new) - len(changed)
