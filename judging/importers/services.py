@@ -15,8 +15,10 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from ..models import Collection, Document, Topic
+from ..services.documents import documents_upsert
 from ..services.judgments import judgments_record_bulk
 from ..services.runs import run_store
+from ..services.topics import topics_upsert
 from .documents import parse_documents
 from .problems import LISTED_PROBLEMS, ImportFailed, Problem, Problems, Progress
 from .topics import parse_topics
@@ -39,6 +41,13 @@ class ImportReport:
     skipped_count: int = 0
     warnings: list[Problem] = field(default_factory=list)  # imported, but worth a look (the first hundred)
     warning_count: int = 0
+
+    def add(self, counts: tuple[int, int, int]) -> None:
+        """Adds a write service's (created, updated, unchanged)."""
+        self.created, self.updated, self.unchanged = (a + b for a, b in zip(self.as_counts(), counts, strict=True))
+
+    def as_counts(self) -> tuple[int, int, int]:
+        return self.created, self.updated, self.unchanged
 
     def warn(self, problem: Problem) -> None:
         self.warning_count += 1
@@ -86,9 +95,7 @@ def topics_import(
     problems, report = Problems(), ImportReport("topics")
     records = list(parse_topics(path, problems, format=format, name=name, progress=progress))
     _settle(problems, report, skip_invalid)
-    with transaction.atomic():
-        existing = {t.number: t for t in Topic.objects.filter(collection=collection)}
-        _upsert(Topic, collection, "number", records, existing, ["title", "description", "narrative", "extra"], report)
+    report.add(topics_upsert(collection=collection, records=records))
     return report
 
 
@@ -104,7 +111,6 @@ def documents_import(
     """Imports documents (JSONL, TREC SGML or TSV), streamed in batches inside one transaction; a problem anywhere
     rolls the whole file back. Existing docnos are updated when their content differs."""
     problems, report = Problems(), ImportReport("documents")
-    fields = ["title", "body", "url", "extra"]
     with transaction.atomic():
         batch = []
         for record in parse_documents(path, problems, format=format, name=name, progress=progress):
@@ -114,39 +120,12 @@ def documents_import(
                 report.warn(Problem(name or str(path), record.line, "text", f"document {record.docno!r} has no text"))
             batch.append(record)
             if len(batch) == DOCUMENT_BATCH:
-                _write_documents(collection, batch, fields, report)
+                report.add(documents_upsert(collection=collection, records=batch))
                 batch = []
         if batch and not (problems and not skip_invalid):
-            _write_documents(collection, batch, fields, report)
+            report.add(documents_upsert(collection=collection, records=batch))
         _settle(problems, report, skip_invalid)
     return report
-
-
-def _write_documents(collection: Collection, records: list, fields: list[str], report: ImportReport) -> None:
-    existing = {
-        d.docno: d for d in Document.objects.filter(collection=collection, docno__in=[r.docno for r in records])
-    }
-    _upsert(Document, collection, "docno", records, existing, fields, report)
-
-
-def _upsert(model, collection, key: str, records, existing: dict, fields: list[str], report: ImportReport) -> None:
-    """Creates the records whose `key` is new, updates those whose fields differ, counts the rest as unchanged."""
-    new, changed = [], []
-    for record in records:
-        values = {name: getattr(record, name) for name in fields}
-        row = existing.get(getattr(record, key))
-        if row is None:
-            new.append(model(collection=collection, **{key: getattr(record, key)}, **values))
-        elif any(getattr(row, name) != value for name, value in values.items()):
-            for name, value in values.items():
-                setattr(row, name, value)
-            changed.append(row)
-        else:
-            report.unchanged += 1
-    model.objects.bulk_create(new, batch_size=DOCUMENT_BATCH)
-    model.objects.bulk_update(changed, fields, batch_size=DOCUMENT_BATCH)
-    report.created += len(new)
-    report.updated += len(changed)
 
 
 def _offset_progress(progress: Progress | None, before: int, total: int) -> Progress | None:

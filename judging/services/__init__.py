@@ -4,8 +4,8 @@ the evaluation app which topics changed.
 
     users          user_create, user_invite, user_role_set, user_active_set, password_link, token_regenerate
     collections    collection_create, collection_settings_update, collection_scale_update
-    topics         topics_create, topic_delete
-    documents      documents_create, document_delete
+    topics         topics_create, topics_upsert (an import), topic_delete
+    documents      documents_create, documents_upsert (an import, batch by batch), document_delete
     runs           run_create, run_store (one run's rankings: pages, imports), run_delete
     pool_items     pool_build_depth, pool_items_delete (building pools: judging.pools)
     assignments    assignment_create, assignments_balance, assignment_reassign, assignment_delete
@@ -22,11 +22,11 @@ from .collections import (
     collection_settings_update,
     scale_labels,
 )
-from .documents import document_delete, documents_create
+from .documents import document_delete, documents_create, documents_upsert
 from .judgments import ItemFull, judgment_delete, judgment_record, judgments_record_bulk
 from .pool_items import pool_build_depth, pool_items_delete
 from .runs import run_create, run_delete, run_store
-from .topics import topic_delete, topics_create
+from .topics import topic_delete, topics_create, topics_upsert
 from .users import (
     password_link,
     token_for,
@@ -50,6 +50,7 @@ __all__ = [
     "collection_settings_update",
     "document_delete",
     "documents_create",
+    "documents_upsert",
     "judgment_delete",
     "judgment_record",
     "judgments_record_bulk",
@@ -64,6 +65,7 @@ __all__ = [
     "token_regenerate",
     "topic_delete",
     "topics_create",
+    "topics_upsert",
     "user_active_set",
     "user_create",
     "user_invite",

@@ -14,6 +14,7 @@ from ..models import (
     Document,
     Judgment,
 )
+from ._rows import upsert_by_key
 
 
 @transaction.atomic
@@ -23,6 +24,20 @@ def documents_create(*, collection: Collection, documents: Iterable[Mapping], ba
         (Document(collection=collection, **d) for d in documents), batch_size=batch_size
     )
     return len(created)
+
+
+DOCUMENT_FIELDS = ["title", "body", "url", "extra"]
+
+
+@transaction.atomic
+def documents_upsert(*, collection: Collection, records) -> tuple[int, int, int]:
+    """Adds documents whose docno is new and updates those whose content changed; returns (created, updated,
+    unchanged). Called batch by batch inside the caller's transaction by a streamed import."""
+    records = list(records)
+    existing = {
+        d.docno: d for d in Document.objects.filter(collection=collection, docno__in=[r.docno for r in records])
+    }
+    return upsert_by_key(Document, collection, "docno", records, existing, DOCUMENT_FIELDS)
 
 
 @transaction.atomic

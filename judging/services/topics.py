@@ -12,12 +12,24 @@ from ..models import (
     Collection,
     Topic,
 )
+from ._rows import upsert_by_key
 
 
 @transaction.atomic
 def topics_create(*, collection: Collection, topics: Iterable[Mapping]) -> list[Topic]:
     """Adds topics ({number, title, description?, narrative?, extra?}); numbers must be new to the collection."""
     return Topic.objects.bulk_create(Topic(collection=collection, **topic) for topic in topics)
+
+
+TOPIC_FIELDS = ["title", "description", "narrative", "extra"]
+
+
+@transaction.atomic
+def topics_upsert(*, collection: Collection, records) -> tuple[int, int, int]:
+    """Adds topics whose number is new and updates those whose text changed (their judgments and results stay
+    attached: a topic's text never changes a stored value); returns (created, updated, unchanged)."""
+    existing = {t.number: t for t in Topic.objects.filter(collection=collection)}
+    return upsert_by_key(Topic, collection, "number", records, existing, TOPIC_FIELDS)
 
 
 @transaction.atomic
