@@ -85,6 +85,7 @@ def test_a_double_key_press_judges_only_the_document_it_was_meant_for(page, live
     page.keyboard.press("2")
     page.keyboard.press("2")  # the second press lands on the next document at once
     page.wait_for_selector("#position:has-text('Document 2 of')")
+    page.wait_for_selector("#key-hint:has-text('Key 2 ignored')")  # and the page says why nothing happened
     all_saved(page)
     page.wait_for_timeout(GUARD_MS)
     assert len(own(assessor)) == 1

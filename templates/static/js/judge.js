@@ -17,6 +17,7 @@
   const status = document.getElementById("save-status");
   const keymap = document.getElementById("keymap");
   const saveError = document.getElementById("save-error");
+  const keyHint = document.getElementById("key-hint");
   const gradeBar = document.querySelector(".judge-bar .grades");
   const gradeButtons = [...gradeBar.querySelectorAll("button[data-grade]")];
   // Phones get the judged list folded, so the document takes the whole width.
@@ -340,9 +341,10 @@
       event.preventDefault();
       if (form.hidden) return;
       if (event.repeat || performance.now() - shownAt < GUARD_MS) {
-        setStatus(`Key ${key} ignored: pressed within ${GUARD_MS} ms of the document appearing (a double press?). Press it again to judge.`, "failed");
+        keyHint.textContent = `Key ${key} ignored: pressed within ${GUARD_MS} ms of this document appearing (a double press?). Press it again to judge.`;
         return;
       }
+      keyHint.textContent = "";
       judge(config.keys[key]);
     } else if (key === "j" || key === "ArrowRight") {
       event.preventDefault();
