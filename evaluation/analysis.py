@@ -20,7 +20,7 @@ from judging.models import Collection, Run, Topic
 from . import curves, significance
 from .measures import PreparedQrels, PreparedRun, RunSet, evaluate
 from .models import AgreementReport, TopicValue
-from .services.recompute import consensus_for
+from .selectors import consensus_qrels
 
 
 @dataclass(frozen=True)
@@ -113,18 +113,6 @@ def runs_compare(*, collection: Collection, a: Run, b: Run, measure: str, trials
     return RunComparison(
         a, b, measure, topics, significance.compare(first, second, trials=trials), holm, pairs=len(pairs)
     )
-
-
-def consensus_qrels(*, collection: Collection) -> dict[int, dict[int, int]]:
-    """{topic id: {document id: consensus grade}}: the labels every stored value was computed from."""
-    judgments = judging_selectors.collection_judgments(collection_id=collection.id)
-    adjudicated = judging_selectors.collection_adjudications(collection_id=collection.id)
-    qrels = {}
-    for topic_id in set(judgments) | set(adjudicated):
-        labels = consensus_for(collection, judgments.get(topic_id, {}), adjudicated.get(topic_id, {})).labels
-        if labels:
-            qrels[topic_id] = labels
-    return qrels
 
 
 def precision_recall(*, collection: Collection, runs: list[Run]) -> dict[str, list[float]]:

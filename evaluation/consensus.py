@@ -123,3 +123,16 @@ def dawid_skene(
         confidence={key: float(posterior[i, best[i]]) for i, key in enumerate(keys)},
         assessor_accuracy={a: float(accuracy[name_index[a]]) for a in names},
     )
+
+
+def collection_consensus(collection, judgments: dict, adjudicated: dict):
+    """`consensus` under a collection's settings (anything with consensus_method, primary_assessor_id and
+    max_grade): one topic's {document: {assessor: grade}} with its adjudications. What every stored value is
+    computed from, what the agreement compares against and what the qrels export writes; the one place they meet."""
+    return consensus(
+        judgments,
+        collection.consensus_method,
+        primary=collection.primary_assessor_id,
+        adjudicated=adjudicated,
+        categories=range(collection.max_grade + 1),
+    )

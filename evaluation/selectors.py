@@ -8,10 +8,41 @@ from django.db.models import F, Q
 
 from judging.models import Collection, Run
 
+from .consensus import collection_consensus
 from .models import RunValue, TopicAgreement, TopicState
-from .services.storage import COVERAGE_MEASURE
 
 LEADERBOARD_KEYS = ("tag", "topics", "judged")
+
+
+COVERAGE_MEASURE = "Judged@10"
+
+
+def stored_measures(collection: Collection) -> list[str]:
+    """The measures computed and stored for a collection: its chosen ones, and always Judged@10, the coverage figure
+    every results page shows beside them (one definition: the engine's)."""
+    return list(dict.fromkeys([*collection.measures, COVERAGE_MEASURE]))
+
+
+def settings_key(collection: Collection) -> str:
+    """The evaluation settings a stored value depends on (measure parameters are in the measure's own name)."""
+    return (
+        f"rel>={collection.relevance_threshold};scale=0..{collection.max_grade};"
+        f"consensus={collection.consensus_method};primary={collection.primary_assessor_id or '-'}"
+    )
+
+
+def consensus_qrels(*, collection: Collection) -> dict[int, dict[int, int]]:
+    """{topic id: {document id: consensus grade}}: the labels every stored value was computed from."""
+    from judging import selectors as judging_selectors
+
+    judgments = judging_selectors.collection_judgments(collection_id=collection.id)
+    adjudicated = judging_selectors.collection_adjudications(collection_id=collection.id)
+    qrels = {}
+    for topic_id in set(judgments) | set(adjudicated):
+        labels = collection_consensus(collection, judgments.get(topic_id, {}), adjudicated.get(topic_id, {})).labels
+        if labels:
+            qrels[topic_id] = labels
+    return qrels
 
 
 def leaderboard(
@@ -104,7 +135,6 @@ def collection_status(*, collection_id: int, page: int = 1, stale_only: bool = F
     from judging.models import Collection, Topic
 
     from .models import CollectionState
-    from .services.storage import settings_key
 
     collection = Collection.objects.get(pk=collection_id)
     state = CollectionState.objects.filter(collection_id=collection_id).first()

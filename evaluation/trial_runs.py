@@ -21,9 +21,9 @@ from judging.importers.problems import ImportFailed, Problems
 from judging.importers.trec_lines import parse_run
 from judging.models import Collection, Document, Job, Topic
 
-from .analysis import consensus_qrels
 from .measures import PreparedQrels, PreparedRun, as_measures, evaluate, trec_order
 from .models import RunValue
+from .selectors import consensus_qrels
 
 COVERAGE_DEPTH = 10
 LOW_COVERAGE = 0.9  # below this share of judged documents in the top 10, the scores are flagged as lower bounds

@@ -14,7 +14,7 @@ from django.utils import timezone
 from judging.models import Collection
 
 from ..models import CollectionState
-from ..services.storage import settings_key
+from ..selectors import settings_key
 
 
 def provenance(collection: Collection, **details) -> dict:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from judging import selectors as judging_selectors
 from judging.models import Collection, Judgment, Topic
 
-from ..services.recompute import consensus_for
+from ..consensus import collection_consensus
 from . import export_name, provenance, spreadsheet_text
 
 SOURCES = ("consensus", "assessor", "all")
@@ -90,7 +90,7 @@ def _consensus_rows(collection, topic_id, number, rows, grade_of) -> Iterator[Qr
     for document_id in adjudicated:
         if document_id not in docnos:
             docnos[document_id] = collection.documents.get(pk=document_id).docno
-    result = consensus_for(collection, by_document, adjudicated)
+    result = collection_consensus(collection, by_document, adjudicated)
     for document_id in sorted(result.labels, key=lambda d: docnos[d]):
         yield QrelsRow(
             number,

@@ -14,10 +14,11 @@ from judging import selectors as judging_selectors
 from judging.models import Collection, Topic
 
 from .. import agreement
-from ..consensus import consensus
+from ..consensus import collection_consensus
 from ..measures import PreparedQrels, PreparedRun, RunSet, as_measures, evaluate
 from ..models import CollectionState, TopicState
 from ..ranking_agreement import system_ranking_agreement
+from ..selectors import stored_measures
 from . import locks, storage
 
 
@@ -65,25 +66,15 @@ def topic_recompute(*, topic_id: int) -> bool:
     return _exclusively(locks.TOPIC, TopicState, topic_id, lambda generation: _topic(topic_id, generation))
 
 
-def consensus_for(collection: Collection, judgments: dict, adjudicated: dict):
-    """The consensus of one topic's {document: {assessor: grade}} under the collection's settings: what every stored
-    value is computed from, and what the qrels export writes."""
-    return consensus(
-        judgments,
-        collection.consensus_method,
-        primary=collection.primary_assessor_id,
-        adjudicated=adjudicated,
-        categories=range(collection.max_grade + 1),
-    )
-
-
 def _topic(topic_id: int, generation: int) -> None:
     collection = judging_selectors.collection_for_topic(topic_id=topic_id)
     judgments = judging_selectors.topic_judgments(topic_id=topic_id)
-    labels = consensus_for(collection, judgments, judging_selectors.topic_adjudications(topic_id=topic_id)).labels
+    labels = collection_consensus(
+        collection, judgments, judging_selectors.topic_adjudications(topic_id=topic_id)
+    ).labels
     rankings = judging_selectors.topic_rankings(topic_id=topic_id)
     runs = RunSet([PreparedRun.from_rankings(str(run_id), {topic_id: docs}) for run_id, docs in rankings.items()])
-    measures = as_measures(storage.stored_measures(collection))
+    measures = as_measures(stored_measures(collection))
     values = []
     if labels and rankings:
         result = evaluate(
@@ -129,7 +120,7 @@ def _collection_agreement(collection_id: int, generation: int) -> None:
     judgments = judging_selectors.collection_judgments(collection_id=collection_id)  # {topic: {doc: {who: grade}}}
     adjudicated = judging_selectors.collection_adjudications(collection_id=collection_id)
     consensus_labels = {
-        topic: consensus_for(collection, documents, adjudicated.get(topic, {})).labels
+        topic: collection_consensus(collection, documents, adjudicated.get(topic, {})).labels
         for topic, documents in judgments.items()
     }
     keys = [(topic, doc) for topic, documents in judgments.items() for doc in documents]

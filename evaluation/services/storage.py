@@ -10,6 +10,7 @@ from judging.models import Collection, Run
 
 from ..measures import as_measures, totals
 from ..models import AgreementReport, CollectionState, RunValue, TopicAgreement, TopicState, TopicValue
+from ..selectors import settings_key, stored_measures
 from . import bulk
 
 # The per-topic statistics stored as rows (for the pages and the API to filter and average); the full report,
@@ -35,23 +36,6 @@ STATISTIC_LABELS = {
     "binary_fleiss_kappa": "Fleiss' κ (relevant or not)",
     "overlap": "Overlap of relevant sets (Jaccard)",
 }
-
-
-COVERAGE_MEASURE = "Judged@10"
-
-
-def stored_measures(collection: Collection) -> list[str]:
-    """The measures computed and stored for a collection: its chosen ones, and always Judged@10, the coverage figure
-    every results page shows beside them (one definition: the engine's)."""
-    return list(dict.fromkeys([*collection.measures, COVERAGE_MEASURE]))
-
-
-def settings_key(collection: Collection) -> str:
-    """The evaluation settings a stored value depends on (measure parameters are in the measure's own name)."""
-    return (
-        f"rel>={collection.relevance_threshold};scale=0..{collection.max_grade};"
-        f"consensus={collection.consensus_method};primary={collection.primary_assessor_id or '-'}"
-    )
 
 
 def _statistic_rows(collection: Collection, topic_id: int | None, report: dict, generation: int):

@@ -12,7 +12,7 @@ from judging.models import ROLE_ADMIN, ROLE_RESEARCHER, Collection
 from judging.permissions import role_required
 
 from .. import downloads, selectors
-from ..services.storage import COVERAGE_MEASURE
+from ..selectors import COVERAGE_MEASURE
 from . import researcher_collection
 
 

@@ -15,6 +15,7 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.multitest import multipletests
 
 from evaluation import analysis, curves
+from evaluation import selectors as evaluation_selectors
 from evaluation.models import RunValue, TopicValue
 from judging.models import Judgment
 
@@ -40,7 +41,7 @@ def _qrels_and_runs(collection):
     numbers = dict(collection.topics.values_list("id", "number"))
     qrels = {
         numbers[t]: {docnos[d]: g for d, g in labels.items()}
-        for t, labels in analysis.consensus_qrels(collection=collection).items()
+        for t, labels in evaluation_selectors.consensus_qrels(collection=collection).items()
     }
     runs = {
         run.tag: {
@@ -72,9 +73,9 @@ def test_leaderboard_sorts_by_a_measure_both_ways_and_shows_judged_at_10(client,
 def test_judged_at_10_is_the_share_of_each_runs_top_10_in_the_qrels(judged):
     # MEASURES.md: the share of the top min(k, n) documents that appear in the qrels (the engine's, the one column).
     collection, _, _ = judged
-    from evaluation import analysis, selectors
+    from evaluation import selectors
 
-    qrels = analysis.consensus_qrels(collection=collection)
+    qrels = evaluation_selectors.consensus_qrels(collection=collection)
     rows = selectors.leaderboard(collection=collection, measures=["AP"])
     for row in rows:
         shares = [

@@ -7,7 +7,7 @@ import pytest
 import pytrec_eval
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from evaluation import analysis
+from evaluation import selectors as evaluation_selectors
 from evaluation.models import TopicValue
 from judging.models import PoolItem, Run
 
@@ -39,7 +39,7 @@ def _consensus_qrels(collection) -> dict[str, dict[str, int]]:
     numbers = dict(collection.topics.values_list("id", "number"))
     return {
         numbers[t]: {docnos[d]: g for d, g in labels.items()}
-        for t, labels in analysis.consensus_qrels(collection=collection).items()
+        for t, labels in evaluation_selectors.consensus_qrels(collection=collection).items()
     }
 
 
