@@ -1,0 +1,18 @@
+"""URLs of the evaluation app's API (included under /api/collections/ID/): freshness, recomputes, exports, results,
+agreement, comparisons and trial runs."""
+
+from django.urls import path
+
+from . import api
+
+urlpatterns = [
+    path("status/", api.CollectionStatusView.as_view(), name="api-collection-status"),
+    path("recompute/", api.CollectionRecomputeView.as_view(), name="api-collection-recompute"),
+    path("qrels/", api.QrelsExportView.as_view(), name="api-qrels"),
+    path("results/", api.ResultsView.as_view(), name="api-results"),
+    path("results/export/", api.ResultsExportView.as_view(), name="api-results-export"),
+    path("agreement/", api.AgreementView.as_view(), name="api-agreement"),
+    path("compare/", api.CompareView.as_view(), name="api-compare"),
+    path("pairs/", api.PairsView.as_view(), name="api-pairs"),
+    path("trial/", api.TrialRunView.as_view(), name="api-trial"),
+]

@@ -1,0 +1,19 @@
+"""URLs of the judging app's API (included under /api/): the campaign, jobs and judgments."""
+
+from django.urls import path
+
+from . import campaign, jobs, judgments
+
+urlpatterns = [
+    path("jobs/<int:job_id>/", jobs.JobView.as_view(), name="api-job"),
+    path("collections/", campaign.CollectionList.as_view(), name="api-collections"),
+    path("collections/<int:collection_id>/", campaign.CollectionDetail.as_view(), name="api-collection"),
+    path("collections/<int:collection_id>/topics/", campaign.TopicList.as_view(), name="api-topics"),
+    path("collections/<int:collection_id>/documents/", campaign.DocumentList.as_view(), name="api-documents"),
+    path("collections/<int:collection_id>/runs/", campaign.RunList.as_view(), name="api-runs"),
+    path("collections/<int:collection_id>/imports/", campaign.ImportCreate.as_view(), name="api-imports"),
+    path("collections/<int:collection_id>/pool/", campaign.PoolView.as_view(), name="api-pool"),
+    path("collections/<int:collection_id>/assignments/", campaign.AssignmentList.as_view(), name="api-assignments"),
+    path("assignments/<int:assignment_id>/", campaign.AssignmentDetail.as_view(), name="api-assignment"),
+    path("judgments/", judgments.JudgmentListCreate.as_view(), name="api-judgments"),
+]
