@@ -133,11 +133,8 @@ class AgreementView(_ResearchersRead):
 
 
 def _measure(collection: Collection, params) -> str:
-    measure = params.get("measure") or ("AP" if "AP" in collection.measures else collection.measures[0])
-    if measure not in collection.measures:
-        choices = ", ".join(collection.measures)
-        raise exceptions.ValidationError({"measure": [f"{measure!r} is not computed here; choose one of {choices}"]})
-    return measure
+    # The pages' rule and words; a refusal is a 400 naming 'measure' (the one exception handler).
+    return selectors.chosen_measure(collection=collection, value=params.get("measure"))
 
 
 def _run(collection: Collection, params, name: str) -> Run:

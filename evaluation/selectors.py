@@ -45,6 +45,21 @@ def consensus_qrels(*, collection: Collection) -> dict[int, dict[int, int]]:
     return qrels
 
 
+def chosen_measure(*, collection: Collection, value: str | None, default: str = "AP") -> str:
+    """The measure a page or an API call asks for: one the collection computes (by default `default` if it does,
+    else its first). The pages and the API read it alike; ValidationError on 'measure' names the choices."""
+    from django.core.exceptions import ValidationError
+
+    measures = list(collection.measures)
+    if not value:
+        return default if default in measures else (measures[0] if measures else default)
+    if value not in measures:
+        raise ValidationError(
+            {"measure": f"measure {value!r} is not computed for this collection; choose one of {', '.join(measures)}"}
+        )
+    return value
+
+
 def leaderboard(
     *, collection: Collection, measures: list[str], sort: str = "tag", descending: bool = False
 ) -> list[dict]:

@@ -3,12 +3,14 @@ compared, curves, agreement, trial runs, and the plots they show."""
 
 from __future__ import annotations
 
-from django.core.exceptions import BadRequest, PermissionDenied
+from django.core.exceptions import BadRequest, PermissionDenied, ValidationError
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
 
 from judging.models import Collection, Run
 from judging.permissions import user_roles
+
+from .. import selectors
 
 
 def researcher_collection(request: HttpRequest, collection_id: int) -> Collection:
@@ -19,12 +21,11 @@ def researcher_collection(request: HttpRequest, collection_id: int) -> Collectio
 
 
 def chosen_measure(collection: Collection, value: str | None, default: str = "AP") -> str:
-    measures = list(collection.measures)
-    if not value:
-        return default if default in measures else (measures[0] if measures else default)
-    if value not in measures:
-        raise BadRequest(f"measure {value!r} is not computed for this collection; choose one of {', '.join(measures)}")
-    return value
+    """`selectors.chosen_measure` for a page: its refusal is the page's 400 with the same words."""
+    try:
+        return selectors.chosen_measure(collection=collection, value=value, default=default)
+    except ValidationError as error:
+        raise BadRequest("; ".join(error.messages)) from error
 
 
 def chosen_run(collection: Collection, value: str | None, name: str) -> Run:
