@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions, permissions, serializers
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
@@ -18,6 +18,13 @@ from judging.models import Collection, Run
 from judging.permissions import IsResearcherOrAdmin
 
 from . import analysis, downloads, selectors, services
+from .api_serializers import (
+    AgreementSerializer,
+    CompareSerializer,
+    PairsSerializer,
+    ResultsSerializer,
+    StatusSerializer,
+)
 from .trial_runs import trial_run_start
 
 
@@ -27,7 +34,7 @@ class CollectionStatusView(APIView):
 
     @extend_schema(
         parameters=[OpenApiParameter("page", int), OpenApiParameter("stale", bool)],
-        responses=inline_serializer("Status", {"fresh": serializers.BooleanField()}),
+        responses=StatusSerializer,
     )
     def get(self, request: Request, collection_id: int) -> Response:
         get_object_or_404(Collection, pk=collection_id)
@@ -103,7 +110,7 @@ class ResultsView(_ResearchersRead):
     """The leaderboard as data: each run's aggregate of every configured measure and its topics evaluated, with
     the qrels version, settings and freshness they reflect."""
 
-    @extend_schema(responses=OpenApiTypes.OBJECT)
+    @extend_schema(responses=ResultsSerializer)
     def get(self, request: Request, collection_id: int) -> Response:
         collection = self.collection(collection_id)
         measures = list(collection.measures)
@@ -119,17 +126,21 @@ class ResultsView(_ResearchersRead):
             for row in rows
         ]
         keys = ("qrels_version", "settings", "fresh", "stale_topics")
-        return Response({"measures": measures, "runs": runs} | {key: status_[key] for key in keys})
+        return Response(
+            ResultsSerializer({"measures": measures, "runs": runs} | {key: status_[key] for key in keys}).data
+        )
 
 
 class AgreementView(_ResearchersRead):
     """Inter-assessor agreement: the mean over topics of each per-topic statistic (Cohen's and weighted kappa,
     Fleiss' kappa, Krippendorff's alpha, overlap …), where defined."""
 
-    @extend_schema(responses=OpenApiTypes.OBJECT)
+    @extend_schema(responses=AgreementSerializer)
     def get(self, request: Request, collection_id: int) -> Response:
         collection = self.collection(collection_id)
-        return Response({"statistics": selectors.collection_agreement(collection_id=collection.id)})
+        return Response(
+            AgreementSerializer({"statistics": selectors.collection_agreement(collection_id=collection.id)}).data
+        )
 
 
 def _measure(collection: Collection, params) -> str:
@@ -158,7 +169,7 @@ class CompareView(_ResearchersRead):
             OpenApiParameter("b", str, required=True, description="run tag"),
             OpenApiParameter("measure", str, description="a measure of the collection; default AP"),
         ],
-        responses=OpenApiTypes.OBJECT,
+        responses=CompareSerializer,
     )
     def get(self, request: Request, collection_id: int) -> Response:
         collection = self.collection(collection_id)
@@ -169,26 +180,30 @@ class CompareView(_ResearchersRead):
         found = analysis.runs_compare(collection=collection, a=a, b=b, measure=measure)
         r = found.result
         return Response(
-            {
-                "a": a.tag,
-                "b": b.tag,
-                "measure": measure,
-                "topics": [{"topic": t.topic, "a": t.a, "b": t.b, "difference": t.difference} for t in found.topics],
-                "mean_difference": _number(r.mean_difference),
-                "t_statistic": _number(r.t_statistic),
-                "t_p_value": _number(r.t_p_value),
-                "permutation_p_value": _number(r.permutation_p_value),
-                "bootstrap_ci_95": [_number(r.ci_low), _number(r.ci_high)],
-                "holm_p_value": _number(found.holm_p_value),
-                "pairs": found.pairs,
-            }
+            CompareSerializer(
+                {
+                    "a": a.tag,
+                    "b": b.tag,
+                    "measure": measure,
+                    "topics": [
+                        {"topic": t.topic, "a": t.a, "b": t.b, "difference": t.difference} for t in found.topics
+                    ],
+                    "mean_difference": _number(r.mean_difference),
+                    "t_statistic": _number(r.t_statistic),
+                    "t_p_value": _number(r.t_p_value),
+                    "permutation_p_value": _number(r.permutation_p_value),
+                    "bootstrap_ci_95": [_number(r.ci_low), _number(r.ci_high)],
+                    "holm_p_value": _number(found.holm_p_value),
+                    "pairs": found.pairs,
+                }
+            ).data
         )
 
 
 class PairsView(_ResearchersRead):
     """Every pair of runs on one measure: paired t-test p-values with Holm's correction over all pairs."""
 
-    @extend_schema(parameters=[OpenApiParameter("measure", str)], responses=OpenApiTypes.OBJECT)
+    @extend_schema(parameters=[OpenApiParameter("measure", str)], responses=PairsSerializer)
     def get(self, request: Request, collection_id: int) -> Response:
         collection = self.collection(collection_id)
         measure = _measure(collection, request.query_params)
@@ -205,7 +220,7 @@ class PairsView(_ResearchersRead):
             }
             for p in rows
         ]
-        return Response({"measure": measure, "correction": "holm", "pairs": pairs})
+        return Response(PairsSerializer({"measure": measure, "correction": "holm", "pairs": pairs}).data)
 
 
 def _number(value: float) -> float | None:
@@ -225,7 +240,7 @@ class TrialRunView(_ResearchersRead):
 
     parser_classes = [MultiPartParser, FormParser]
 
-    @extend_schema(request={"multipart/form-data": TrialRunSerializer}, responses=OpenApiTypes.OBJECT)
+    @extend_schema(request={"multipart/form-data": TrialRunSerializer}, responses={202: JobSerializer})
     def post(self, request: Request, collection_id: int) -> Response:
         collection = self.collection(collection_id)
         serializer = TrialRunSerializer(data=request.data)

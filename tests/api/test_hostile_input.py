@@ -60,3 +60,19 @@ def test_the_schema_answers_json_when_asked_and_the_docs_page_runs_no_inline_scr
     assert client.get("/api/schema/?format=yaml").content.startswith(b"openapi:")
     docs = client.get("/api/docs/").content.decode()
     assert "<script>" not in docs.replace(" ", "") and "<script src=" in docs
+
+
+def test_the_schema_describes_what_the_results_endpoints_answer(client):
+    schema = client.get("/api/schema/?format=json").json()
+
+    def answer(path):
+        content = schema["paths"][path]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+        name = content["$ref"].rsplit("/", 1)[-1]
+        return schema["components"]["schemas"][name]["properties"]
+
+    base = "/api/collections/{collection_id}/"
+    assert {"runs", "measures", "qrels_version"} <= set(answer(base + "results/"))
+    assert {"t_p_value", "bootstrap_ci_95", "topics"} <= set(answer(base + "compare/"))
+    assert {"pairs", "correction"} <= set(answer(base + "pairs/"))
+    assert {"statistics"} <= set(answer(base + "agreement/"))
+    assert {"fresh", "stale_topics", "topics", "pages"} <= set(answer(base + "status/"))

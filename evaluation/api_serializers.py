@@ -1,0 +1,85 @@
+"""Output serializers of the evaluation API: what each answer holds, so that the OpenAPI schema describes it and a
+script can rely on it (values are floats, or null where a measure is undefined)."""
+
+from rest_framework import serializers
+
+
+
+class StatusTopicSerializer(serializers.Serializer):
+    topic = serializers.CharField()
+    fresh = serializers.BooleanField()
+    generation = serializers.IntegerField()
+    computed_generation = serializers.IntegerField()
+    computed_at = serializers.DateTimeField(allow_null=True)
+
+
+class StatusSerializer(serializers.Serializer):
+    collection = serializers.CharField()
+    qrels_version = serializers.IntegerField()
+    settings = serializers.CharField()
+    fresh = serializers.BooleanField(help_text="every topic and the collection-wide agreement up to date")
+    stale_topics = serializers.IntegerField()
+    agreement_fresh = serializers.BooleanField()
+    topics_count = serializers.IntegerField()
+    page = serializers.IntegerField()
+    pages = serializers.IntegerField()
+    topics = StatusTopicSerializer(many=True)
+
+
+class ResultsRunSerializer(serializers.Serializer):
+    run = serializers.CharField(help_text="the run's tag")
+    topics = serializers.IntegerField(help_text="topics evaluated")
+    judged_at_10 = serializers.FloatField(allow_null=True, help_text="the engine's Judged@10")
+    values = serializers.DictField(child=serializers.FloatField(allow_null=True), help_text="measure -> aggregate")
+
+
+class ResultsSerializer(serializers.Serializer):
+    measures = serializers.ListField(child=serializers.CharField())
+    runs = ResultsRunSerializer(many=True)
+    qrels_version = serializers.IntegerField()
+    settings = serializers.CharField()
+    fresh = serializers.BooleanField()
+    stale_topics = serializers.IntegerField()
+
+
+class AgreementSerializer(serializers.Serializer):
+    statistics = serializers.DictField(
+        child=serializers.FloatField(allow_null=True), help_text="statistic -> mean over the topics where defined"
+    )
+
+
+class CompareTopicSerializer(serializers.Serializer):
+    topic = serializers.CharField()
+    a = serializers.FloatField(allow_null=True)
+    b = serializers.FloatField(allow_null=True)
+    difference = serializers.FloatField(allow_null=True)
+
+
+class CompareSerializer(serializers.Serializer):
+    a = serializers.CharField()
+    b = serializers.CharField()
+    measure = serializers.CharField()
+    topics = CompareTopicSerializer(many=True)
+    mean_difference = serializers.FloatField(allow_null=True)
+    t_statistic = serializers.FloatField(allow_null=True)
+    t_p_value = serializers.FloatField(allow_null=True)
+    permutation_p_value = serializers.FloatField(allow_null=True)
+    bootstrap_ci_95 = serializers.ListField(child=serializers.FloatField(allow_null=True), min_length=2, max_length=2)
+    holm_p_value = serializers.FloatField(allow_null=True)
+    pairs = serializers.IntegerField(help_text="pairs the Holm correction runs over")
+
+
+class PairSerializer(serializers.Serializer):
+    a = serializers.CharField()
+    b = serializers.CharField()
+    topics = serializers.IntegerField()
+    mean_difference = serializers.FloatField(allow_null=True)
+    t_p_value = serializers.FloatField(allow_null=True)
+    holm_p_value = serializers.FloatField(allow_null=True)
+    significant = serializers.BooleanField()
+
+
+class PairsSerializer(serializers.Serializer):
+    measure = serializers.CharField()
+    correction = serializers.CharField()
+    pairs = PairSerializer(many=True)
