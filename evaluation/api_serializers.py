@@ -4,7 +4,6 @@ script can rely on it (values are floats, or null where a measure is undefined).
 from rest_framework import serializers
 
 
-
 class StatusTopicSerializer(serializers.Serializer):
     topic = serializers.CharField()
     fresh = serializers.BooleanField()
