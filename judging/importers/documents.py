@@ -32,24 +32,19 @@ def parse_documents(
 ) -> Iterator[DocumentRecord]:
     """Yields documents one at a time (a file is never read whole); a docno repeated in the file is a problem."""
     readers = {"trec": _sgml, "jsonl": _jsonl, "tsv": _tsv}
-    file = name or str(path)
-    for record in read_records(
+    yield from read_records(
         path,
         readers,
         format=format,
         markup="<doc",
-        file=file,
+        file=name or str(path),
         key="docno",
         problems=problems,
         progress=progress,
         most=limit("documents_per_file"),
         noun="documents",
-    ):
-        problem = _record_problem(record)
-        if problem:
-            problems.add(file, record.line, *problem)
-        else:
-            yield record
+        check=_record_problem,
+    )
 
 
 def _record_problem(record: DocumentRecord) -> tuple[str, str] | None:

@@ -29,10 +29,12 @@ def read_records(
     progress,
     most: int,
     noun: str,
+    check: Callable[[object], tuple[str, str] | None],
 ) -> Iterator:
     """Runs the reader for the file's format (given, or sniffed; `markup` marks the first reader's format), turns a
     `key` value repeated in the file into a problem naming both lines, and stops (with a problem) after `most`
-    records, so that one file cannot take a worker's memory."""
+    records, so that one file cannot take a worker's memory. `check(record)` normalises a record and returns the
+    (field, reason) that keeps it out of the database, if any: such a record becomes a problem, not a row."""
     format = format or sniff(path, markup=markup, markup_format=next(iter(readers)))
     if format not in readers:
         raise ValueError(f"unknown format {format!r}; choose one of {', '.join(readers)}")
@@ -46,4 +48,8 @@ def read_records(
             problems.add(file, record.line, key, f"{value!r} already appears on line {seen[value]}")
             continue
         seen[value] = record.line
-        yield record
+        problem = check(record)
+        if problem:
+            problems.add(file, record.line, *problem)
+        else:
+            yield record

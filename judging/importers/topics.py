@@ -32,32 +32,29 @@ def parse_topics(
 ) -> Iterator[TopicRecord]:
     """Yields the topics of a file; malformed ones become problems (a number repeated in the file, too)."""
     readers = {"trec": _trec, "tsv": _tsv, "jsonl": _jsonl}
-    file = name or str(path)
-    for record in read_records(
+    yield from read_records(
         path,
         readers,
         format=format,
         markup="<top",
-        file=file,
+        file=name or str(path),
         key="number",
         problems=problems,
         progress=progress,
         most=limit("topics_per_file"),
         noun="topics",
-    ):
-        record.number = identifier(record.number)
-        problem = next(
-            (
-                (field, reason)
-                for field, max_chars in FIELD_LIMITS
-                if (reason := text_problem(getattr(record, field), max_chars))
-            ),
-            None,
-        )
-        if problem:
-            problems.add(file, record.line, *problem)
-        else:
-            yield record
+        check=_record_problem,
+    )
+
+
+def _record_problem(record: TopicRecord) -> tuple[str, str] | None:
+    """The first (field, reason) that keeps a topic out of the database, if any; normalises the number."""
+    record.number = identifier(record.number)
+    for name, max_chars in FIELD_LIMITS:
+        reason = text_problem(getattr(record, name), max_chars)
+        if reason:
+            return name, reason
+    return None
 
 
 def _tsv(path, problems: Problems, file: str, progress: Progress | None) -> Iterator[TopicRecord]:
