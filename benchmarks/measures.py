@@ -3,16 +3,18 @@
     .venv/bin/pip install -e '.[bench]' && .venv/bin/python benchmarks/measures.py [--quick]
 
 (a) all runs x all topics for eleven measures, on prepared input for each tool; (b) re-evaluating one topic after
-one judgment changes; (c) file to result: the same files through the same numpy tokeniser with the same checks
-(`evaluation.measures.run_bytes`), pytrec_eval getting its input format (dicts, built from the tokens as fast as
-Python builds dicts, repeated docnos refused) and ours its prepared arrays. Shape 1 is 50 topics x 100 runs x
-depth 1000; shape 2 is 20,000 topics x 4 runs x depth 100 with ~2 relevant per topic.
+one judgment changes; (c) file to result: the same files through the same fast reader (`trec_files.run_table`),
+pytrec_eval getting its input format (dicts, built from the columns as fast as Python builds dicts, repeated docnos
+refused) and ours its prepared arrays; (d) whole processes from files to printed results: `python -m evaluation`
+against a pytrec_eval script using pytrec_eval's own readers, trec_eval's default measures. Shape 1 is 50 topics x
+100 runs x depth 1000; shape 2 is 20,000 topics x 4 runs x depth 100 with ~2 relevant per topic.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -21,9 +23,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from evaluation.measures import Collection, RunSet, evaluate, read_qrels, read_run
-from evaluation.measures.run_bytes import read_run_bytes
-from evaluation.measures.trec_files import MAX_LINE_CHARS
+from evaluation.measures import TREC_DEFAULT, Collection, RunSet, evaluate, read_qrels, read_run
+from evaluation.measures.trec_files import run_table
 
 OURS = ["P@5", "P@10", "P@20", "R@100", "R@1000", "AP", "nDCG@10", "nDCG", "RR", "Rprec", "Bpref"]
 TREC = {"P.5,10,20", "recall.100,1000", "map", "ndcg_cut.10", "ndcg", "recip_rank", "Rprec", "bpref"}
@@ -52,20 +53,48 @@ def best_of(fn, repeat=3):
 
 
 def run_dicts_from_file(path) -> dict[str, dict[str, float]]:
-    """pytrec_eval's input from a run file, by the same tokeniser as ours: {topic: {docno: score}}."""
-    columns = read_run_bytes(str(path), max_line_chars=MAX_LINE_CHARS)
-    if columns is None:
+    """pytrec_eval's input from a run file, by the same fast reader as ours: {topic: {docno: score}}."""
+    table = run_table(path)
+    if table is None:
         return read_run(path)[1]
-    docnos, scores = columns.docnos.astype("U").tolist(), columns.scores.tolist()
     run: dict[str, dict[str, float]] = {}
-    blocks = zip(columns.block_topics, columns.block_starts.tolist(), columns.block_ends.tolist(), strict=True)
-    for topic, start, end in blocks:
+    for topic, docno, score in zip(table.topics.to_pylist(), table.docnos.to_pylist(), table.scores.tolist(), strict=True):
         ranked = run.setdefault(topic, {})
-        before = len(ranked)
-        ranked.update(zip(docnos[start:end], scores[start:end], strict=True))
-        if len(ranked) != before + end - start:
+        if docno in ranked:
             return read_run(path)[1]  # a repeated docno: the careful reader names its line
+        ranked[docno] = score
     return run
+
+
+PYTREC_SCRIPT = """
+import sys, pytrec_eval
+qrels_path, *run_paths = sys.argv[1:]
+with open(qrels_path) as f:
+    evaluator = pytrec_eval.RelevanceEvaluator(pytrec_eval.parse_qrel(f), {MEASURES})
+for path in run_paths:
+    with open(path) as f:
+        per_topic = evaluator.evaluate(pytrec_eval.parse_run(f))
+    names = sorted(next(iter(per_topic.values())))
+    for name in names:
+        print(path, name, pytrec_eval.compute_aggregated_measure(name, [v[name] for v in per_topic.values()]))
+"""
+
+
+def whole_processes(folder, qrels_path, run_paths):
+    """(d) `python -m evaluation` against a pytrec_eval script (its own file readers), each a whole process with
+    trec_eval's default measures: what a user waits for at the shell."""
+    script = os.path.join(folder, "pytrec_eval_script.py")
+    with open(script, "w") as out:
+        out.write(PYTREC_SCRIPT.replace("{MEASURES}", repr(set(TREC_DEFAULT))))
+
+    def timed(command):
+        start = time.perf_counter()
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+        return time.perf_counter() - start
+
+    ours = min(timed([sys.executable, "-m", "evaluation", qrels_path, *run_paths]) for _ in range(3))
+    theirs = min(timed([sys.executable, script, qrels_path, *run_paths]) for _ in range(3))
+    line("(d) whole process, files to printed results", ours, "pytrec_eval", theirs)
 
 
 def generate(topics, runs, depth, judged_per_topic, rel_per_topic, seed=0):
@@ -174,7 +203,7 @@ def shape(topics, runs, depth, judged, rel, *, with_files):
         def ours_files():
             c = Collection()
             q = c.qrels_from_file(qrels_path)
-            return evaluate(q, [c.run_from_file(p) for p in run_paths], OURS)
+            return evaluate(q, c.runs_from_files(run_paths), OURS)
 
         def trec_files():
             ev = pytrec_eval.RelevanceEvaluator(read_qrels(qrels_path), TREC)
@@ -183,6 +212,7 @@ def shape(topics, runs, depth, judged, rel, *, with_files):
         ours_file_time, _ = best_of(ours_files)  # best of three for both: the first pass of either pays for
         trec_file_time, _ = best_of(trec_files)  # the memory the process has not touched yet
         line("(c) files to results, same parser", ours_file_time, "pytrec_eval", trec_file_time)
+        whole_processes(folder, qrels_path, run_paths)
 
 
 def main():

@@ -14,7 +14,7 @@ from collections import defaultdict
 
 from .agreement import agreement_report
 from .consensus import METHODS, consensus
-from .measures.trec_files import TrecFormatError
+from .measures import TrecFormatError
 
 COLUMNS = ("topic", "docno", "assessor", "grade")
 

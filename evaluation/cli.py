@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
                 keyed.append((key, measure))
         collection = Collection()
         qrels = collection.qrels_from_file(args.qrels)
-        runs = [collection.run_from_file(path, duplicates=args.duplicates) for path in args.runs]
+        runs = collection.runs_from_files(args.runs, duplicates=args.duplicates)
         tags = [run.tag for run in runs]
         for index, run in enumerate(runs):
             if tags.count(run.tag) > 1:

@@ -10,12 +10,13 @@ result = evaluate(qrels, [run], ["AP", "nDCG@10", "P(rel=2)@5"])
 from .correlation import kendall_tau, spearman_rho, tau_ap
 from .data import PreparedQrels, PreparedRun, Vocabulary, trec_order
 from .engine import Evaluation, RunResult, aggregate, as_measures, evaluate
+from .lines import TrecFormatError
 from .loading import Collection
 from .names import Measure, MeasureNameError, parse_measure, parse_measures
 from .ranked import minimum_average_precision, precision_recall_points
 from .registry import FAMILIES, TREC_DEFAULT
 from .runset import RunSet
-from .trec_files import RunColumns, TrecFormatError, read_qrels, read_run, read_run_columns
+from .trec_files import qrels_lines, read_qrels, read_run, run_lines
 
 __all__ = [
     "FAMILIES",
@@ -26,7 +27,6 @@ __all__ = [
     "MeasureNameError",
     "PreparedQrels",
     "PreparedRun",
-    "RunColumns",
     "RunResult",
     "RunSet",
     "TrecFormatError",
@@ -39,9 +39,10 @@ __all__ = [
     "parse_measure",
     "parse_measures",
     "precision_recall_points",
+    "qrels_lines",
     "read_qrels",
     "read_run",
-    "read_run_columns",
+    "run_lines",
     "spearman_rho",
     "tau_ap",
     "trec_order",

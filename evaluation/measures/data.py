@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import chain
-from operator import ne
 
 import numpy as np
+import pyarrow as pa
 
-from .run_bytes import RunBytes
+from .arrow_arrays import int_array, string_array
 from .vocabulary import DocumentVocabulary, Vocabulary
 
 # Label codes inside the engine's label matrices, below every real label (real labels < 0 become UNJUDGED).
@@ -52,6 +52,15 @@ def _flatten(per_topic: Mapping[int, np.ndarray]) -> tuple[np.ndarray, np.ndarra
     np.cumsum([len(a) for a in arrays], out=offsets[1:])
     flat = np.concatenate(arrays) if arrays else np.empty(0, dtype=np.int64)
     return topics, offsets, flat
+
+
+def repeats(ids: np.ndarray) -> bool:
+    """Whether an id occurs twice (for a DocumentVocabulary's ids: a document listed twice for one topic)."""
+    try:
+        _refuse_repeats(ids)
+    except RepeatedDocument:
+        return True
+    return False
 
 
 def _refuse_repeats(ids: np.ndarray) -> None:
@@ -100,7 +109,7 @@ def cell_index(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return offsets + np.arange(total, dtype=np.int64)
 
 
-def _break_score_ties(order: np.ndarray, topic_ids: np.ndarray, values: np.ndarray, docnos: list[str]) -> np.ndarray:
+def _break_score_ties(order: np.ndarray, topic_ids: np.ndarray, values: np.ndarray, docnos: pa.Array) -> np.ndarray:
     """Puts each run of equal scores within a topic in docno-descending byte order, as trec_eval does.
 
     Only the tied entries are touched: their docnos are the only strings compared."""
@@ -114,10 +123,7 @@ def _break_score_ties(order: np.ndarray, topic_ids: np.ndarray, values: np.ndarr
     slots = np.flatnonzero(tied)
     group = np.cumsum(np.concatenate(([True], ~same))[slots])  # one number per run of equal scores
     positions = order[slots]
-    if isinstance(docnos, np.ndarray):
-        strings = docnos[positions]  # ASCII bytes: their order is the strings' byte order
-    else:
-        strings = np.array([docnos[i] for i in positions.tolist()], dtype=str)
+    strings = np.array(docnos.take(int_array(positions)).to_pylist(), dtype=str)  # code point order is UTF-8's
     docno_rank = np.unique(strings, return_inverse=True)[1].ravel()
     order = order.copy()
     order[slots] = positions[np.lexsort((-docno_rank, group))]
@@ -150,46 +156,24 @@ class PreparedRun:
         cls, tag: str, scores: Mapping[str, Mapping[str, float]], topics: Vocabulary, docs: DocumentVocabulary
     ) -> PreparedRun:
         """Builds a run from {topic: {docno: score}}."""
-        topic_names = [topic for topic, ranked in scores.items() for _ in range(len(ranked))]
-        docnos = list(chain.from_iterable(scores.values()))
+        topic_ids = np.repeat(topics.ids(list(scores)), [len(ranked) for ranked in scores.values()]).astype(np.int64)
+        docnos = string_array(list(chain.from_iterable(scores.values())))
         values = np.fromiter(chain.from_iterable(r.values() for r in scores.values()), np.float64, len(docnos))
-        return cls.from_columns(tag, topic_names, docnos, values, topics, docs)
+        return cls.from_lines(tag, topic_ids, docs.ids(topic_ids, docnos), values, docnos)
 
     @classmethod
-    def from_columns(
-        cls,
-        tag: str,
-        topic_names: list[str],
-        docnos: list[str],
-        scores: np.ndarray,
-        topics: Vocabulary,
-        docs: DocumentVocabulary,
+    def from_lines(
+        cls, tag: str, topic_ids: np.ndarray, doc_ids: np.ndarray, scores: np.ndarray, docnos: pa.Array
     ) -> PreparedRun:
-        """Builds a run from parallel columns (each (topic, docno) once), putting every topic in trec_eval order:
-        topic, then score descending, then docno descending in byte order (compared only where scores tie, since
-        comparing strings is what makes sorting runs slow)."""
-        # Runs list each topic's lines together, so ids are looked up one block of lines (one topic) at a time.
-        changes = np.fromiter(map(ne, topic_names[1:], topic_names[:-1]), dtype=bool, count=len(topic_names) - 1)
-        block_starts = np.concatenate(([0], np.flatnonzero(changes) + 1)) if topic_names else np.empty(0, np.int64)
-        block_ends = np.append(block_starts[1:], len(topic_names))
-        block_topics = topics.ids([topic_names[i] for i in block_starts.tolist()])
-        ids = np.concatenate(
-            [
-                docs.ids(topic, docnos[start:end])
-                for topic, start, end in zip(
-                    block_topics.tolist(), block_starts.tolist(), block_ends.tolist(), strict=True
-                )
-            ]
-            or [np.empty(0, dtype=np.int64)]
-        )
-        return cls._ordered(tag, block_topics, block_starts, block_ends, ids, scores, docnos)
-
-    @classmethod
-    def _ordered(cls, tag, block_topics, block_starts, block_ends, ids, scores, docnos) -> PreparedRun:
-        """The run from its lines' ids (a DocumentVocabulary's) and scores in file order, each topic put in
-        trec_eval order."""
-        topic_ids = np.repeat(block_topics, block_ends - block_starts)
-        _refuse_repeats(ids)
+        """Builds a run from its lines in file order (ids from one DocumentVocabulary, so a repeated id is a
+        repeated (topic, docno)), putting every topic in trec_eval order: topic, then score descending, then docno
+        descending in byte order (compared only where scores tie, since comparing strings is what makes sorting runs
+        slow). Raises RepeatedDocument for a document listed twice for one topic."""
+        _refuse_repeats(doc_ids)
+        block_starts = np.concatenate(([0], np.flatnonzero(topic_ids[1:] != topic_ids[:-1]) + 1))
+        block_starts = block_starts[: len(topic_ids)] if len(topic_ids) else np.empty(0, np.int64)
+        block_ends = np.append(block_starts[1:], len(topic_ids))
+        block_topics = topic_ids[block_starts]
         values = np.asarray(scores, dtype=np.float64)
         run_topics, topic_rank = np.unique(block_topics, return_inverse=True)
         lines = np.repeat(topic_rank, block_ends - block_starts)
@@ -198,15 +182,7 @@ class PreparedRun:
         offsets = np.zeros(len(run_topics) + 1, dtype=np.int64)
         sizes = np.bincount(topic_rank, weights=block_ends - block_starts, minlength=len(run_topics))
         np.cumsum(sizes.astype(np.int64), out=offsets[1:])
-        return cls(tag, run_topics, offsets, ids[order])
-
-    @classmethod
-    def from_run_bytes(cls, columns: RunBytes, topics: Vocabulary, docs: DocumentVocabulary) -> PreparedRun:
-        """Builds a run from `run_bytes.read_run_bytes`'s columns, as `from_columns` does from strings."""
-        starts, ends = columns.block_starts, columns.block_ends
-        block_topics = topics.ids(columns.block_topics)
-        ids = docs.ids_of_bytes(np.repeat(block_topics, ends - starts), columns.docnos)
-        return cls._ordered(columns.tag, block_topics, starts, ends, ids, columns.scores, columns.docnos)
+        return cls(tag, run_topics, offsets, doc_ids[order])
 
     def ranking(self, topic: int) -> np.ndarray:
         index = self._position.get(int(topic))
@@ -252,12 +228,18 @@ class PreparedQrels:
     def from_strings(
         cls, qrels: Mapping[str, Mapping[str, int]], topics: Vocabulary, docs: DocumentVocabulary
     ) -> PreparedQrels:
-        columns = {}
-        for name, judged in qrels.items():
-            topic = topics.id(name)
-            labels = np.fromiter(judged.values(), dtype=np.int64, count=len(judged))
-            columns[topic] = (docs.ids(topic, list(judged)), labels)
-        return cls._from_columns(columns)
+        topic_ids = np.repeat(topics.ids(list(qrels)), [len(judged) for judged in qrels.values()]).astype(np.int64)
+        docnos = list(chain.from_iterable(qrels.values()))
+        labels = np.fromiter(chain.from_iterable(j.values() for j in qrels.values()), np.int64, len(docnos))
+        return cls.from_lines(topic_ids, docs.ids(topic_ids, docnos), labels)
+
+    @classmethod
+    def from_lines(cls, topic_ids: np.ndarray, doc_ids: np.ndarray, labels: np.ndarray) -> PreparedQrels:
+        """From parallel columns, each (topic, document) once."""
+        order = np.lexsort((doc_ids, topic_ids))
+        topics, starts = np.unique(topic_ids[order], return_index=True)
+        offsets = np.append(starts, len(order)).astype(np.int64)
+        return cls(topics.astype(np.int64), offsets, doc_ids[order], np.asarray(labels, dtype=np.int64)[order])
 
     @classmethod
     def _from_columns(cls, columns: Mapping[int, tuple[np.ndarray, np.ndarray]]) -> PreparedQrels:

@@ -202,7 +202,8 @@ def _aggregate_by_run(measures: list[Measure], run_index: np.ndarray, values: np
     means = np.divide(totals, counts, out=np.full_like(totals, np.nan), where=counts > 0)
     rows_per_run = np.bincount(run_index, minlength=runs)[:, None]
     means = np.where((rows_per_run == 0) & (kinds != "sum"), 0.0, means)
-    return np.where(kinds == "sum", totals, np.where(kinds == "gmean", np.exp(means), means))
+    geometric = np.exp(means, out=means.copy(), where=kinds == "gmean")  # only where asked: exp overflows elsewhere
+    return np.where(kinds == "sum", totals, geometric)
 
 
 def _per_run_results(tags: list[str], rows: _Rows, values: np.ndarray, measures: list[Measure]) -> dict:

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import os
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import suppress
 from pathlib import Path
 
-from .data import PreparedQrels, PreparedRun, RepeatedDocument
-from .run_bytes import read_run_bytes
-from .trec_files import MAX_LINE_CHARS, read_qrels, read_run, read_run_columns
+import numpy as np
+import pyarrow as pa
+
+from .data import PreparedQrels, PreparedRun, RepeatedDocument, repeats
+from .trec_files import DUPLICATES, Source, qrels_table, read_qrels, read_run, run_table
 from .vocabulary import DocumentVocabulary, Vocabulary
+
+READERS = min(4, os.cpu_count() or 1)
 
 
 class Collection:
@@ -24,30 +31,45 @@ class Collection:
     def run(self, tag: str, scores: Mapping[str, Mapping[str, float]]) -> PreparedRun:
         return PreparedRun.from_scores(tag, scores, self.topics, self.docs)
 
-    def qrels_from_file(self, path: str | Path | Iterable[str], *, name: str | None = None) -> PreparedQrels:
-        return self.qrels(read_qrels(path, name=name))
+    def qrels_from_file(self, source: Source, *, name: str | None = None) -> PreparedQrels:
+        """Reads and prepares qrels: a plain file by the fast path, anything else (or a repeated pair, to name its
+        line) by the careful reader."""
+        table = qrels_table(source) if isinstance(source, str | Path) else None
+        if table is not None:
+            topic_ids = self.topics.ids_of_column(table.topics)
+            doc_ids = self.docs.ids(topic_ids, table.docnos)
+            if not repeats(doc_ids):
+                return PreparedQrels.from_lines(topic_ids, doc_ids, table.grades)
+        return self.qrels(read_qrels(source, name=name))
 
-    def run_from_file(
-        self, path: str | Path | Iterable[str], *, name: str | None = None, duplicates: str = "error"
-    ) -> PreparedRun:
-        """Reads and prepares a run. A document repeated within a topic is rare, so it is looked for after the fast
-        read; when there is one, the careful reader runs to name its line ("error") or keep one copy."""
-        if duplicates not in ("error", "first", "last"):
+    def run_from_file(self, source: Source, *, name: str | None = None, duplicates: str = "error") -> PreparedRun:
+        return self.runs_from_files([source], names=[name], duplicates=duplicates)[0]
+
+    def runs_from_files(
+        self, sources: Sequence[Source], *, names: Sequence[str | None] = (), duplicates: str = "error"
+    ) -> list[PreparedRun]:
+        """Reads and prepares runs, the plain files by the fast path with all their docnos looked up in one call.
+        A file that is not plain, or that repeats a document within a topic (rare, so looked for after the fast
+        read), goes through the careful reader, which names the line ("error") or keeps one copy."""
+        if duplicates not in DUPLICATES:
             raise ValueError(f"duplicates must be 'error', 'first' or 'last', not {duplicates!r}")
-        try:
-            on_disk = isinstance(path, str | Path)
-            in_bytes = read_run_bytes(str(path), max_line_chars=MAX_LINE_CHARS) if on_disk else None
-            if in_bytes is not None:
-                return PreparedRun.from_run_bytes(in_bytes, self.topics, self.docs)
-            columns = read_run_columns(path, name=name)
-            return PreparedRun.from_columns(
-                columns.tag, columns.topics, columns.docnos, columns.scores, self.topics, self.docs
-            )
-        except RepeatedDocument:
-            if not isinstance(path, str | Path):
-                raise ValueError("a run read from an iterable of lines cannot be re-read; pass a path") from None
-            tag, scores = read_run(path, name=name, duplicates=duplicates)
-            return self.run(tag, scores)
+        names = list(names) or [None] * len(sources)
+        with ThreadPoolExecutor(max_workers=READERS) as pool:  # pyarrow and numpy release the GIL while reading
+            tables = list(pool.map(lambda s: run_table(s) if isinstance(s, str | Path) else None, sources))
+        fast = [i for i, table in enumerate(tables) if table is not None]
+        prepared: dict[int, PreparedRun] = {}
+        if fast:
+            topic_ids = [self.topics.ids_of_column(tables[i].topics) for i in fast]
+            all_ids = self.docs.ids(np.concatenate(topic_ids), pa.concat_arrays([tables[i].docnos for i in fast]))
+            doc_ids = np.split(all_ids, np.cumsum([len(t) for t in topic_ids])[:-1])
+            for i, topics, docs in zip(fast, topic_ids, doc_ids, strict=True):
+                table = tables[i]
+                with suppress(RepeatedDocument):  # left to the careful reader below
+                    prepared[i] = PreparedRun.from_lines(table.tag, topics, docs, table.scores, table.docnos)
+        for i, source in enumerate(sources):
+            if i not in prepared:
+                prepared[i] = self.run(*read_run(source, name=names[i], duplicates=duplicates))
+        return [prepared[i] for i in range(len(sources))]
 
     def topic_name(self, topic_id: int) -> str:
         return self.topics.names[topic_id]

@@ -1,284 +1,230 @@
-"""Readers for TREC qrels and run files, streaming, with errors that name file, line and field."""
+"""TREC run and qrels files: one careful reader per format, naming each bad line's file, line and field (fail-fast
+or collected), and one fast path behind it for plain files (pyarrow's CSV reader).
+
+Columns are split as Python's `str.split()` splits them, as trec_eval splits on white space. The rank column of a
+run and the iteration column of qrels are read past and never used, as in trec_eval.
+"""
 
 from __future__ import annotations
 
-import gc
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO, NamedTuple
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.csv as arrow_csv
 
-MAX_LINE_CHARS = 10_000
-CHUNK_BYTES = 16 << 20  # the fast reader takes a run file this many bytes (whole lines) at a time
-_WHITESPACE = np.zeros(256, dtype=bool)
-_WHITESPACE[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = True  # what str.split() splits ASCII text on
+from .arrow_arrays import as_numpy
+from .lines import MAX_LINE_BYTES, FailFast, Problems, Progress, TrecFormatError, numbered_lines, source_name
 
-
-class TrecFormatError(ValueError):
-    """A malformed line in a TREC file: carries the file, 1-based line number and field at fault."""
-
-    def __init__(self, path: str, line: int, field: str | None, message: str):
-        self.path, self.line, self.field, self.reason = str(path), line, field, message
-        where = f"{self.path}:{line}" + (f": field '{field}'" if field else "")
-        super().__init__(f"{where}: {message}")
+RUN_COLUMNS = "'qid Q0 docno rank score tag'"
+QRELS_COLUMNS = "'qid 0 docno grade' (5 with an assessor)"
+Source = str | Path | BinaryIO
 
 
-@dataclass(frozen=True, slots=True)
-class QrelsLine:
-    topic: str
-    docno: str
-    label: int
-    assessor: str | None
+class RunLine(NamedTuple):
     line: int
-
-
-@dataclass(frozen=True, slots=True)
-class RunLine:
     topic: str
     docno: str
-    rank: str
     score: float
     tag: str
+
+
+class QrelsLine(NamedTuple):
     line: int
+    topic: str
+    docno: str
+    grade: int
+    assessor: str | None
 
 
-def _lines(source: str | Path | Iterable[str], name: str | None) -> tuple[str, Iterator[str]]:
-    """Opens a path (streamed, never read whole) or accepts an iterable of lines already decoded."""
-    if isinstance(source, str | Path):
-        path = str(source)
-        return path, _decoded_lines(path)
-    return name or "<input>", iter(source)
-
-
-def _decoded_lines(path: str) -> Iterator[str]:
-    with open(path, "rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            try:
-                yield raw.decode("utf-8")
-            except UnicodeDecodeError as error:
-                raise TrecFormatError(path, number, None, f"not valid UTF-8 ({error.reason})") from None
-
-
-def parse_label(text: str, path: str, line: int, field: str = "rel") -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise TrecFormatError(path, line, field, f"expected an integer, got {text!r}") from None
-
-
-def parse_score(text: str, path: str, line: int) -> float:
-    try:
-        score = float(text)
-    except ValueError:
-        raise TrecFormatError(path, line, "score", f"expected a number, got {text!r}") from None
-    if not math.isfinite(score):
-        raise TrecFormatError(path, line, "score", f"score must be finite, got {text!r}")
-    return score
-
-
-def _fields(line_text: str, path: str, number: int) -> list[str]:
-    if len(line_text) > MAX_LINE_CHARS:
-        raise TrecFormatError(path, number, None, f"line longer than {MAX_LINE_CHARS} characters")
-    return line_text.split()
-
-
-def iter_qrels(source: str | Path | Iterable[str], *, name: str | None = None) -> Iterator[QrelsLine]:
-    """Yields qrels lines `topic iter docno rel` (an optional fifth column names the assessor).
-
-    Blank lines are skipped. Any other malformed line raises TrecFormatError.
-    """
-    path, lines = _lines(source, name)
-    for number, text in enumerate(lines, start=1):
-        fields = _fields(text, path, number)
-        if not fields:
-            continue
-        if len(fields) not in (4, 5):
-            raise TrecFormatError(
-                path,
-                number,
-                None,
-                f"expected 4 columns 'topic iter docno rel' (or 5 with an assessor), got {len(fields)}",
-            )
-        label = parse_label(fields[3], path, number)
-        yield QrelsLine(fields[0], fields[2], label, fields[4] if len(fields) == 5 else None, number)
-
-
-def iter_run(source: str | Path | Iterable[str], *, name: str | None = None) -> Iterator[RunLine]:
-    """Yields run lines `topic iter docno rank score tag`; the rank column is kept as text and never used."""
-    path, lines = _lines(source, name)
-    for number, text in enumerate(lines, start=1):
-        fields = _fields(text, path, number)
+def run_lines(
+    source: Source,
+    problems: Problems | None = None,
+    *,
+    name: str | None = None,
+    max_bytes: int = MAX_LINE_BYTES,
+    progress: Progress | None = None,
+) -> Iterator[RunLine]:
+    """Yields the well-formed lines of a run file; each other non-blank line is a problem (by default the first one
+    raises TrecFormatError)."""
+    problems = FailFast() if problems is None else problems
+    file = source_name(source, name)
+    for number, text in numbered_lines(source, problems, name=file, max_bytes=max_bytes, progress=progress):
+        fields = text.split()
         if not fields:
             continue
         if len(fields) != 6:
-            raise TrecFormatError(
-                path, number, None, f"expected 6 columns 'topic iter docno rank score tag', got {len(fields)}"
-            )
-        yield RunLine(fields[0], fields[2], fields[3], parse_score(fields[4], path, number), fields[5], number)
+            problems.add(file, number, None, f"expected 6 columns {RUN_COLUMNS}, got {len(fields)}")
+            continue
+        try:
+            score = float(fields[4])
+        except ValueError:
+            problems.add(file, number, "score", f"expected a number, got {fields[4]!r}")
+            continue
+        if not math.isfinite(score):
+            problems.add(file, number, "score", f"must be finite, got {fields[4]!r}")
+            continue
+        yield RunLine(number, fields[0], fields[2], score, fields[5])
 
 
-def read_qrels(source: str | Path | Iterable[str], *, name: str | None = None) -> dict[str, dict[str, int]]:
-    """Reads a qrels file into {topic: {docno: label}}; a repeated (topic, docno) is an error, as in trec_eval."""
+def qrels_lines(
+    source: Source,
+    problems: Problems | None = None,
+    *,
+    name: str | None = None,
+    max_bytes: int = MAX_LINE_BYTES,
+    progress: Progress | None = None,
+) -> Iterator[QrelsLine]:
+    """Yields the well-formed lines of a qrels file (an optional fifth column names the assessor)."""
+    problems = FailFast() if problems is None else problems
+    file = source_name(source, name)
+    for number, text in numbered_lines(source, problems, name=file, max_bytes=max_bytes, progress=progress):
+        fields = text.split()
+        if not fields:
+            continue
+        if len(fields) not in (4, 5):
+            problems.add(file, number, None, f"expected 4 columns {QRELS_COLUMNS}, got {len(fields)}")
+            continue
+        try:
+            grade = int(fields[3])
+        except ValueError:
+            problems.add(file, number, "grade", f"expected an integer, got {fields[3]!r}")
+            continue
+        yield QrelsLine(number, fields[0], fields[2], grade, fields[4] if len(fields) == 5 else None)
+
+
+def read_qrels(source: Source, *, name: str | None = None) -> dict[str, dict[str, int]]:
+    """{topic: {docno: grade}}; a repeated (topic, docno) is an error, as in trec_eval."""
     qrels: dict[str, dict[str, int]] = {}
-    path = str(source) if isinstance(source, str | Path) else (name or "<input>")
-    for entry in iter_qrels(source, name=name):
+    file = source_name(source, name)
+    for entry in qrels_lines(source, name=file):
         docs = qrels.setdefault(entry.topic, {})
         if entry.docno in docs:
             raise TrecFormatError(
-                path, entry.line, "docno", f"document {entry.docno!r} judged twice for topic {entry.topic!r}"
+                file, entry.line, "docno", f"document {entry.docno!r} judged twice for {entry.topic!r}"
             )
-        docs[entry.docno] = entry.label
+        docs[entry.docno] = entry.grade
     if not qrels:
-        raise TrecFormatError(path, 0, None, "file has no qrels lines")
+        raise TrecFormatError(file, 0, None, "file has no qrels lines")
     return qrels
 
 
-@dataclass(frozen=True, slots=True)
-class RunColumns:
-    """A run file as parallel columns in file order. A repeated (topic, docno) is kept as it is: the caller decides
-    (see `Collection.run_from_file`), since finding repeats is cheap once docnos are integers."""
-
-    tag: str
-    topics: list[str]
-    docnos: list[str]
-    scores: np.ndarray
-
-
-def read_run_columns(source: str | Path | Iterable[str], *, name: str | None = None) -> RunColumns:
-    """Reads a run file into columns, the form the engine prepares runs from.
-
-    Well-formed ASCII files take a fast path: whole-line chunks split in C, every line's column count checked with
-    numpy, scores converted in one call. Anything unusual in a file (a bad line, a blank line, non-ASCII text,
-    a non-finite score, several tags) sends the whole file through `iter_run`, which finds and names the line.
-    """
-    if isinstance(source, str | Path):
-        columns = _fast_columns(str(source))
-        if columns is not None:
-            return columns
-    topics: list[str] = []
-    docnos: list[str] = []
-    scores: list[float] = []
-    tag = None
-    for entry in iter_run(source, name=name):
-        topics.append(entry.topic)
-        docnos.append(entry.docno)
-        scores.append(entry.score)
-        tag = tag or entry.tag
-    if tag is None:
-        raise TrecFormatError(
-            str(source) if isinstance(source, str | Path) else (name or "<input>"), 0, None, "file has no run lines"
-        )
-    return RunColumns(tag, topics, docnos, np.array(scores, dtype=np.float64))
-
-
-def _fast_columns(path: str) -> RunColumns | None:
-    topics: list[str] = []
-    docnos: list[str] = []
-    scores: list[np.ndarray] = []
-    tag = None
-    collecting = gc.isenabled()
-    gc.disable()  # millions of short-lived strings would otherwise trigger collections that find nothing to free
-    try:
-        with open(path, "rb") as handle:
-            while chunk := handle.read(CHUNK_BYTES):
-                chunk += handle.readline()
-                tokens = _chunk_tokens(chunk)
-                if tokens is None:
-                    return None
-                topics += tokens[0::6]
-                docnos += tokens[2::6]
-                line_tags = tokens[5::6]
-                tag = tag or line_tags[0]
-                if line_tags.count(tag) != len(line_tags):
-                    return None  # several tags: the careful reader takes the first, as trec_eval does
-                score_texts = tokens[4::6]
-                try:
-                    values = np.fromiter(map(float, score_texts), dtype=np.float64, count=len(score_texts))
-                except ValueError:
-                    return None
-                if not np.isfinite(values).all():
-                    return None
-                scores.append(values)
-    finally:
-        if collecting:
-            gc.enable()
-    if not topics:
-        return None
-    return RunColumns(tag, topics, docnos, np.concatenate(scores))
-
-
-def _chunk_tokens(chunk: bytes) -> list[str] | None:
-    """The chunk's tokens if every line in it has exactly six columns and nothing else is unusual, else None.
-
-    Counting treats every byte up to 32 as a separator, more than str.split() does, so an odd control character
-    can only make a good line look bad (and take the careful path), never a bad line look good."""
-    if not chunk.isascii():
-        return None
-    text = chunk.decode("ascii")
-    tokens = text.split()
-    if not chunk.endswith(b"\n"):
-        chunk += b"\n"
-    raw = np.frombuffer(chunk, dtype=np.uint8)
-    line_ends = np.flatnonzero(raw == 10)
-    if len(tokens) != 6 * len(line_ends) or np.diff(line_ends, prepend=-1).max() > MAX_LINE_CHARS + 1:
-        return None
-    space = raw <= 32
-    starts = np.empty(len(raw), dtype=bool)
-    starts[0] = not space[0]
-    np.greater(space[:-1], space[1:], out=starts[1:])  # a token starts where a separator is followed by a non-one
-    line_starts = np.concatenate(([0], line_ends[:-1] + 1))
-    per_line = np.add.reduceat(starts.view(np.uint8), line_starts, dtype=np.int32)
-    return tokens if (per_line == 6).all() else None
-
-
-def _check_duplicates_option(duplicates: str) -> None:
-    if duplicates not in ("error", "first", "last"):
-        raise ValueError(f"duplicates must be 'error', 'first' or 'last', not {duplicates!r}")
+DUPLICATES = ("error", "first", "last")
 
 
 def read_run(
-    source: str | Path | Iterable[str], *, name: str | None = None, duplicates: str = "error"
+    source: Source, *, name: str | None = None, duplicates: str = "error"
 ) -> tuple[str, dict[str, dict[str, float]]]:
-    """Reads a run file into (tag, {topic: {docno: score}}).
+    """(tag, {topic: {docno: score}}); the tag is the first line's, as in trec_eval.
 
     `duplicates` says what to do with a docno repeated within a topic: "error" (trec_eval's behaviour, naming the
-    line), "first" or "last" to keep one of them. The loop is written out (no per-line objects) because run files
-    reach millions of lines; its checks are iter_run's.
-    """
-    _check_duplicates_option(duplicates)
-    path, lines = _lines(source, name)
+    line), "first" or "last" to keep one of them."""
+    if duplicates not in DUPLICATES:
+        raise ValueError(f"duplicates must be 'error', 'first' or 'last', not {duplicates!r}")
+    file = source_name(source, name)
     run: dict[str, dict[str, float]] = {}
     tag = None
-    isfinite = math.isfinite
-    for number, text in enumerate(lines, start=1):
-        fields = text.split()
-        if len(fields) != 6 or len(text) > MAX_LINE_CHARS:
-            if not fields:
-                continue
-            _fields(text, path, number)
-            raise TrecFormatError(
-                path, number, None, f"expected 6 columns 'topic iter docno rank score tag', got {len(fields)}"
-            )
-        topic, _, docno, _, score_text, line_tag = fields
-        try:
-            score = float(score_text)
-        except ValueError:
-            score = parse_score(score_text, path, number)
-        if not isfinite(score):
-            parse_score(score_text, path, number)
-        if tag is None:
-            tag = line_tag
-        docs = run.get(topic)
-        if docs is None:
-            docs = run[topic] = {}
-        if docno in docs:
+    for entry in run_lines(source, name=file):
+        tag = tag or entry.tag
+        docs = run.setdefault(entry.topic, {})
+        if entry.docno in docs:
             if duplicates == "error":
-                raise TrecFormatError(path, number, "docno", f"document {docno!r} appears twice for topic {topic!r}")
+                raise TrecFormatError(
+                    file, entry.line, "docno", f"document {entry.docno!r} appears twice for topic {entry.topic!r}"
+                )
             if duplicates == "first":
                 continue
-        docs[docno] = score
+        docs[entry.docno] = entry.score
     if tag is None:
-        raise TrecFormatError(path, 0, None, "file has no run lines")
+        raise TrecFormatError(file, 0, None, "file has no run lines")
     return tag, run
+
+
+@dataclass(frozen=True)
+class RunTable:
+    """A plain run file's columns in file order (each a pyarrow array, scores a numpy array)."""
+
+    tag: str
+    topics: pa.Array
+    docnos: pa.Array
+    scores: np.ndarray
+
+
+@dataclass(frozen=True)
+class QrelsTable:
+    topics: pa.Array
+    docnos: pa.Array
+    grades: np.ndarray
+
+
+def run_table(path: str | Path) -> RunTable | None:
+    """The fast path: a plain run file's columns, or None when the file is anything but plain (then the careful
+    reader reads it, and names its faulty line if it has one). Same values as `run_lines`, or None."""
+    read = _plain_columns(path, 6, {0: ("topic", pa.string()), 2: ("docno", pa.string()), 4: ("score", pa.float64())})
+    if read is None:
+        return None
+    columns, first_line = read
+    scores = as_numpy(columns["score"])
+    if not np.isfinite(scores).all():
+        return None
+    return RunTable(first_line.split()[5].decode(), columns["topic"], columns["docno"], scores)
+
+
+def qrels_table(path: str | Path) -> QrelsTable | None:
+    """The fast path for qrels of four columns; None sends the file to the careful reader."""
+    read = _plain_columns(path, 4, {0: ("topic", pa.string()), 2: ("docno", pa.string()), 3: ("grade", pa.int64())})
+    if read is None:
+        return None
+    columns, _ = read
+    return QrelsTable(columns["topic"], columns["docno"], as_numpy(columns["grade"]))
+
+
+def _plain_columns(path: str | Path, width: int, wanted: dict[int, tuple[str, pa.DataType]]):
+    """({name: column} for the wanted columns, first line) if the file is plain: ASCII, `width` columns on every
+    line, each separated from the next by one space (or one tab, in a file with no spaces), no blank line, no line
+    longer than `MAX_LINE_BYTES`, every value one the column's type reads. Anything else answers None.
+
+    With one separator byte and nothing else below '!', pyarrow's split is `str.split()`'s; pyarrow then checks the
+    column count of every line and converts the numbers (correctly rounded, as `float` reads them)."""
+    data = Path(path).read_bytes()
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n")
+    if not data or not data.isascii():
+        return None
+    delimiter = "\t" if b"\t" in data and b" " not in data else " "
+    raw = np.frombuffer(data, dtype=np.uint8)
+    separators = raw <= 32
+    if separators[0] or (separators[-1] and raw[-1] != 10) or (separators[1:] & separators[:-1]).any():
+        return None  # a leading or doubled separator: an empty column, a blank line, or spacing to normalise
+    if np.diff(np.flatnonzero(raw == 10), prepend=-1, append=len(raw)).max() - 1 > MAX_LINE_BYTES:
+        return None
+    names = [f"c{i}" for i in range(width)]
+    types = {f"c{i}": kind for i, (_, kind) in wanted.items()}
+    try:
+        table = arrow_csv.read_csv(
+            pa.py_buffer(data),
+            read_options=arrow_csv.ReadOptions(column_names=names, block_size=1 << 20),
+            parse_options=arrow_csv.ParseOptions(delimiter=delimiter, quote_char=False, escape_char=False),
+            convert_options=arrow_csv.ConvertOptions(
+                column_types=types,
+                include_columns=list(types),
+                null_values=[],
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    # pyarrow found `width` columns on every line; if they account for every byte below '!', there is no other
+    # control character, no tab among spaces and no skipped blank line.
+    if np.count_nonzero(separators) != table.num_rows * width - (raw[-1] != 10):
+        return None
+    columns = {name: table[f"c{i}"].combine_chunks() for i, (name, _) in wanted.items()}
+    if any(column.null_count for column in columns.values()):
+        return None
+    first_line = data[: data.find(b"\n")] if raw[-1] == 10 or b"\n" in data else data
+    return columns, first_line

@@ -1,17 +1,19 @@
-"""Problems found in an imported file, each naming the file, the line and the field at fault."""
+"""Problems found in an imported file, each naming the file, the line and the field at fault; the line reading and
+the problem list are the pure ones the TREC readers use (`evaluation.measures.lines`)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
+
+from evaluation.measures.lines import LISTED_PROBLEMS, Problem, Problems, Progress, numbered_lines
 
 from .fields import MAX_JSON_DEPTH, json_problem
 
-LISTED_PROBLEMS = 100
+__all__ = ["LISTED_PROBLEMS", "ImportFailed", "Problem", "Problems", "Progress", "limit", "numbered_lines"]
+
 DEFAULT_LIMITS = {"line_bytes": 10_000, "record_bytes": 4 << 20, "topics_per_file": 20_000}
-READ_BYTES = 1 << 16
 
 
 def limit(name: str) -> int:
@@ -23,41 +25,6 @@ def limit(name: str) -> int:
     return DEFAULT_LIMITS[name]
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
-    file: str
-    line: int
-    field: str | None
-    reason: str
-
-    def __str__(self) -> str:
-        where = f"{self.file}:{self.line}" if self.line else self.file
-        return f"{where}: " + (f"field '{self.field}': " if self.field else "") + self.reason
-
-    def as_dict(self) -> dict:
-        return {"file": self.file, "line": self.line, "field": self.field, "reason": self.reason}
-
-
-class Problems:
-    """Collects problems, keeping the first `LISTED_PROBLEMS` and counting all of them."""
-
-    def __init__(self):
-        self.listed: list[Problem] = []
-        self.count = 0
-
-    def add(self, file: str, line: int, field: str | None, reason: str) -> None:
-        self.count += 1
-        if len(self.listed) < LISTED_PROBLEMS:
-            self.listed.append(Problem(file, line, field, reason))
-
-    def __bool__(self) -> bool:
-        return self.count > 0
-
-    def summary(self) -> str:
-        more = f"\n... and {self.count - len(self.listed)} more" if self.count > len(self.listed) else ""
-        return "\n".join(str(p) for p in self.listed) + more
-
-
 class ImportFailed(ValueError):
     """An import found problems and wrote nothing. `problems` lists the first hundred; `count` counts them all."""
 
@@ -65,52 +32,6 @@ class ImportFailed(ValueError):
         self.problems, self.count = problems.listed, problems.count
         noun = "problem" if self.count == 1 else "problems"
         super().__init__(f"{self.count} {noun}; nothing was imported.\n{problems.summary()}")
-
-
-Progress = Callable[[int, int], None]
-
-
-def numbered_lines(
-    path: str | Path,
-    problems: Problems,
-    *,
-    name: str | None = None,
-    max_bytes: int | None = None,
-    progress: Progress | None = None,
-) -> Iterator[tuple[int, str]]:
-    """Yields (line number, decoded text without the line break) from a file read as a stream of bytes.
-
-    Lines that are not UTF-8 or longer than `max_bytes` (default: the `line_bytes` limit) become problems and are
-    skipped without ever being held whole, so memory stays flat whatever the file holds; an empty file is a
-    problem. `progress(bytes read, file size)` is called every few thousand lines.
-    """
-    file = name or str(path)
-    max_bytes = max_bytes or limit("line_bytes")
-    total = Path(path).stat().st_size
-    if total == 0:
-        problems.add(file, 0, None, "the file is empty")
-        return
-    with open(path, "rb") as handle:
-        number = 0
-        while raw := handle.readline(max_bytes + 2):
-            number += 1
-            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                raw = raw[3:]
-            if progress is not None and number % 5000 == 0:
-                progress(handle.tell(), total)
-            if len(raw.rstrip(b"\r\n")) > max_bytes:
-                while not raw.endswith(b"\n") and (raw := handle.readline(READ_BYTES)):
-                    pass  # the rest of the over-long line, read in pieces and dropped
-                problems.add(file, number, None, f"line longer than {max_bytes:,} bytes (the limit for this file kind)")
-                continue
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as error:
-                problems.add(file, number, None, f"not valid UTF-8 (byte {error.start + 1} of the line)")
-                continue
-            yield number, text.rstrip("\r\n")
-        if progress is not None:
-            progress(total, total)
 
 
 def json_objects(
@@ -138,16 +59,6 @@ def json_objects(
             problems.add(name, number, key, reason)
             continue
         yield number, value
-
-
-def split_lines(
-    path: str | Path, problems: Problems, *, name: str, progress: Progress | None = None
-) -> Iterator[tuple[int, list[str]]]:
-    """Yields (line number, white-space separated fields) of the non-blank lines of a TREC-style file."""
-    for number, text in numbered_lines(path, problems, name=name, progress=progress):
-        fields = text.split()
-        if fields:
-            yield number, fields
 
 
 def first_key(value: dict, names: tuple[str, ...]) -> str | None:

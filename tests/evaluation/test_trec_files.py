@@ -43,10 +43,11 @@ def test_scores_may_be_negative_integers_or_scientific(tmp_path):
 @pytest.mark.parametrize(
     ("text", "line", "field", "reason"),
     [
-        ("1 0 a 1\n1 0 b x\n", 2, "rel", "expected an integer"),
+        ("1 0 a 1\n1 0 b x\n", 2, "grade", "expected an integer"),
         ("1 0 a\n", 1, None, "expected 4 columns"),
         ("1 0 a 1\n1 0 a 0\n", 2, "docno", "judged twice"),
-        ("", 0, None, "no qrels lines"),
+        ("", 0, None, "the file is empty"),
+        ("\n\n", 0, None, "no qrels lines"),
     ],
 )
 def test_malformed_qrels_lines_name_file_line_and_field(tmp_path, text, line, field, reason):

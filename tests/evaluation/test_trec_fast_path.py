@@ -1,0 +1,162 @@
+"""The fast path (pyarrow's CSV reader behind `run_table` / `qrels_table`) gives exactly what the careful reader
+gives, or declines and leaves the file to it: the contract that lets the fast path exist."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import pytrec_eval
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from evaluation.measures import Collection, evaluate, qrels_lines, read_qrels, read_run, run_lines
+from evaluation.measures.lines import MAX_LINE_BYTES
+from evaluation.measures.trec_files import qrels_table, run_table
+
+
+def _write_collection(tmp_path, runs=3, topics=6, seed=3):
+    """Qrels and run files with score ties, docnos of several lengths and cases, unjudged documents, and runs that
+    retrieve for different topics."""
+    rng = np.random.default_rng(seed)
+    names = [f"D{i}" if i % 3 else f"doc-{i:05d}X" for i in range(60)] + ["d7", "dD", "a"]
+    qrels_lines_ = [
+        f"{t} 0 {d} {int(rng.integers(0, 3))}"
+        for t in range(1, topics + 1)
+        for d in rng.choice(names, 25, replace=False)
+    ]
+    (tmp_path / "qrels").write_text("\n".join(qrels_lines_) + "\n")
+    paths = []
+    for r in range(runs):
+        lines = [
+            f"{t} Q0 {d} {rank} {round(float(rng.random()) * 5, 1)} run{r}"
+            for t in range(1, topics + 1 - r % 2)
+            for rank, d in enumerate(rng.choice(names, 30, replace=False))
+        ]
+        path = tmp_path / f"run{r}"
+        path.write_text("\n".join(lines) + "\n")
+        paths.append(path)
+    return tmp_path / "qrels", paths
+
+
+MEASURES = {"AP": "map", "P@5": "P_5", "nDCG@10": "ndcg_cut_10", "Bpref": "bpref", "RR": "recip_rank"}
+
+
+def test_plain_files_take_the_fast_path_and_score_exactly_as_trec_eval(tmp_path):
+    qrels_path, paths = _write_collection(tmp_path)
+    assert qrels_table(qrels_path) is not None and all(run_table(p) is not None for p in paths)
+    collection = Collection()
+    qrels = collection.qrels_from_file(qrels_path)
+    result = evaluate(qrels, collection.runs_from_files(paths), list(MEASURES))
+    evaluator = pytrec_eval.RelevanceEvaluator(read_qrels(qrels_path), set(MEASURES.values()))
+    for path in paths:
+        tag, scores = read_run(path)
+        for topic, values in evaluator.evaluate(scores).items():
+            for ours, theirs in MEASURES.items():
+                assert result.value(tag, collection.topics.get(topic), ours) == values[theirs], (tag, topic, ours)
+
+
+def test_the_fast_path_reads_the_values_the_careful_reader_reads(tmp_path):
+    qrels_path, paths = _write_collection(tmp_path)
+    table = run_table(paths[0])
+    careful = list(run_lines(paths[0]))
+    assert table.tag == careful[0].tag
+    assert table.topics.to_pylist() == [line.topic for line in careful]
+    assert table.docnos.to_pylist() == [line.docno for line in careful]
+    assert table.scores.tolist() == [line.score for line in careful]
+    qrels = qrels_table(qrels_path)
+    careful_qrels = list(qrels_lines(qrels_path))
+    assert qrels.docnos.to_pylist() == [line.docno for line in careful_qrels]
+    assert qrels.grades.tolist() == [line.grade for line in careful_qrels]
+
+
+def test_runs_read_together_or_one_by_one_rank_the_same_documents(tmp_path):
+    _, paths = _write_collection(tmp_path)
+    together, apart = Collection(), Collection()
+    first = together.runs_from_files(paths)
+    second = [apart.run(*read_run(p)) for p in paths]  # the careful reader, one run at a time
+    for a, b in zip(first, second, strict=True):
+        assert [together.docs.names[d] for d in a.docs] == [apart.docs.names[d] for d in b.docs]
+        assert [together.topic_name(t) for t in a.topics] == [apart.topic_name(t) for t in b.topics]
+
+
+_SCORE_TOKENS = st.from_regex(
+    r"[-+]?[0-9_]{0,6}\.?[0-9]{0,20}([eE][-+]?[0-9]{1,3})?", fullmatch=True
+) | st.sampled_from(
+    ["inf", "-inf", "nan", "NaN", "NA", "null", "1e999", "0x10", "1,5", "½", "1.5f", "", "+.5", "5.", "-0", "1_0"]
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(_SCORE_TOKENS, min_size=1, max_size=5))
+def test_any_score_token_is_read_as_python_reads_it_or_left_to_the_careful_reader(tmp_path, tokens):
+    path = tmp_path / "run"
+    path.write_text("".join(f"1 Q0 d{i} {i} {token} t\n" for i, token in enumerate(tokens)))
+    table = run_table(path)
+    if table is None:
+        return
+    assert [float(v).hex() for v in table.scores] == [float(t).hex() for t in tokens]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1 Q0 é 1 1 t\n",  # not ASCII
+        "1 Q0 a 1 1 t\n\n1 Q0 b 2 1 t\n",  # a blank line
+        "1 Q0 a 1 nan t\n",  # not finite
+        "1 Q0 a 1 high t\n",  # not a number
+        "1 Q0 a 1 NA t\n",  # what pyarrow would otherwise read as null
+        "1 Q0 a 1 1.0\n1 Q0 b 2 1.0 t t\n",  # misaligned columns that add up
+        "1  a 1 1 t\n",  # an empty column between two separators
+        "1 Q0 a 1 1 t \n",  # a trailing space
+        " 1 Q0 a 1 1 t\n",  # a leading space
+        "1 Q0 a 1 1 t\n1\tQ0 b 2 1 t\n",  # a tab among spaces
+        "1 Q0 a\r1 1 t\n",  # a lone carriage return
+        "1 Q0 a\x0b1 1 t\n",  # another control character
+        "1 Q0 a\x00b 1 1 t\n",  # a NUL inside a docno
+        "1 Q0 " + "x" * MAX_LINE_BYTES + " 1 1 t\n",  # longer than a line may be
+        "",
+    ],
+)
+def test_unusual_run_files_are_left_to_the_careful_reader(tmp_path, text):
+    path = tmp_path / "run"
+    path.write_text(text, encoding="utf-8")
+    assert run_table(path) is None
+
+
+def test_tab_separated_and_crlf_files_without_a_final_newline_are_read(tmp_path):
+    path = tmp_path / "run"
+    path.write_bytes(b"1\tQ0\tb\t1\t2.0\tt\r\n1\tQ0\taa\t2\t-1e-3\tt\r\n2\tQ0\tc\t1\t+3\tt")
+    table = run_table(path)
+    assert table.tag == "t" and table.topics.to_pylist() == ["1", "1", "2"]
+    assert table.docnos.to_pylist() == ["b", "aa", "c"] and table.scores.tolist() == [2.0, -0.001, 3.0]
+
+
+def test_a_run_whose_lines_name_several_tags_is_named_by_its_first(tmp_path):
+    path = tmp_path / "run"
+    path.write_text("1 Q0 a 1 1 first\n1 Q0 b 2 0.5 second\n")
+    assert run_table(path).tag == read_run(path)[0] == "first"
+
+
+def test_a_repeated_qrels_pair_is_named_by_the_careful_reader(tmp_path):
+    path = tmp_path / "qrels"
+    path.write_text("1 0 a 1\n1 0 b 0\n1 0 a 2\n")
+    assert qrels_table(path) is not None  # plain, so read fast; the repeat is found from the ids
+    with pytest.raises(ValueError, match="judged twice") as error:
+        Collection().qrels_from_file(path)
+    assert error.value.line == 3
+
+
+def test_the_command_line_never_imports_pandas(tmp_path):
+    """pyarrow imports pandas, when installed, as soon as `pyarrow.array()` or `to_numpy()` is called: a third of a
+    second on every command, so the readers wrap buffers instead."""
+    qrels_path, paths = _write_collection(tmp_path, runs=1)
+    script = (
+        "import sys; from evaluation.cli import main; "
+        f"main([{str(qrels_path)!r}, {str(paths[0])!r}, '-q']); "
+        "sys.stderr.write(str('pandas' in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stderr.strip().endswith("False")
