@@ -262,6 +262,7 @@ def main():
         )
         print(f"stored {stored}; ", end="")
         print(f"never fresh: {len(pending)}")
+
         def during(sent):
             return outage_from <= sent < outage_to
 

@@ -23,7 +23,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from evaluation.measures import TREC_DEFAULT, Collection, RunSet, evaluate, read_qrels, read_run
+from evaluation.measures import TREC_DEFAULT, RunSet, TrecReader, evaluate, read_qrels, read_run
 from evaluation.measures.trec_files import run_table
 
 OURS = ["P@5", "P@10", "P@20", "R@100", "R@1000", "AP", "nDCG@10", "nDCG", "RR", "Rprec", "Bpref"]
@@ -58,7 +58,9 @@ def run_dicts_from_file(path) -> dict[str, dict[str, float]]:
     if table is None:
         return read_run(path)[1]
     run: dict[str, dict[str, float]] = {}
-    for topic, docno, score in zip(table.topics.to_pylist(), table.docnos.to_pylist(), table.scores.tolist(), strict=True):
+    for topic, docno, score in zip(
+        table.topics.to_pylist(), table.docnos.to_pylist(), table.scores.tolist(), strict=True
+    ):
         ranked = run.setdefault(topic, {})
         if docno in ranked:
             return read_run(path)[1]  # a repeated docno: the careful reader names its line
@@ -149,7 +151,7 @@ def shape(topics, runs, depth, judged, rel, *, with_files):
 
     print(f"\nshape: {topics} topics x {runs} runs x depth {depth} ({topics * runs * depth:,} ranked entries)")
     qrels, run_dicts = generate(topics, runs, depth, judged, rel)
-    collection = Collection()
+    collection = TrecReader()
     prepared_qrels = collection.qrels(qrels)
     prepared = RunSet([collection.run(tag, run) for tag, run in run_dicts.items()])
 
@@ -201,7 +203,7 @@ def shape(topics, runs, depth, judged, rel, *, with_files):
             run_paths.append(path)
 
         def ours_files():
-            c = Collection()
+            c = TrecReader()
             q = c.qrels_from_file(qrels_path)
             return evaluate(q, c.runs_from_files(run_paths), OURS)
 

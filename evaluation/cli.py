@@ -10,10 +10,10 @@ import sys
 from .measures import (
     FAMILIES,
     TREC_DEFAULT,
-    Collection,
     MeasureNameError,
     RunSet,
     TrecFormatError,
+    TrecReader,
     evaluate,
     parse_measures,
 )
@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
             for measure in expanded:
                 key = measure.trec_output_name if trec_style and (len(expanded) > 1 or not args.json) else name
                 keyed.append((key, measure))
-        collection = Collection()
+        collection = TrecReader()
         qrels = collection.qrels_from_file(args.qrels)
         runs = collection.runs_from_files(args.runs, duplicates=args.duplicates)
         tags = [run.tag for run in runs]

@@ -3,7 +3,7 @@
 from django import forms
 from django.core.validators import ProhibitNullCharactersValidator
 
-from . import pooling, progress
+from . import pool_strategies, progress
 from .importers.services import IMPORT_KINDS
 from .models import (
     MAX_NOTE_CHARS,
@@ -54,7 +54,7 @@ STRATEGY_LABELS = {
 
 
 class PoolForm(forms.Form):
-    strategy = forms.ChoiceField(choices=[(s, STRATEGY_LABELS.get(s, s)) for s in pooling.STRATEGIES])
+    strategy = forms.ChoiceField(choices=[(s, STRATEGY_LABELS.get(s, s)) for s in pool_strategies.STRATEGIES])
     size = forms.IntegerField(min_value=1, max_value=100_000, initial=10, label="Depth k or budget per topic")
     runs = forms.ModelMultipleChoiceField(
         queryset=Run.objects.none(), required=False, help_text="None chosen: every run."

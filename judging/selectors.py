@@ -27,6 +27,12 @@ from .models import (
 User = get_user_model()
 
 
+def collection_by_name_or_id(name_or_id: str) -> Collection | None:
+    """The collection a command line names, by id (all digits) or else by name."""
+    found = Collection.objects.filter(pk=int(name_or_id)).first() if name_or_id.isdigit() else None
+    return found or Collection.objects.filter(name=name_or_id).first()
+
+
 def collection_for_topic(*, topic_id: int) -> Collection:
     return Collection.objects.get(topics__id=topic_id)
 

@@ -2,8 +2,9 @@
 
 from celery import shared_task
 
-from . import jobs, pools
+from . import jobs
 from .importers import services as imports
+from .services import pools
 
 
 @shared_task(acks_late=True)
@@ -13,7 +14,7 @@ def import_file(job_id: int) -> dict:
 
 
 @shared_task(acks_late=True)
-def pool_build(job_id: int) -> dict:
+def build_pool(job_id: int) -> dict:
     # Safe to run twice (after a lost worker): building is incremental, a second run adds nothing.
     return jobs.job_run(job_id, pools.pool_build_job_work)
 

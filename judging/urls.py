@@ -6,7 +6,7 @@ from .views import adjudication, assessor, assigning, campaign, people, setup
 
 app_name = "judging"
 urlpatterns = [
-    path("assignments/", assessor.assignments, name="assignments"),
+    path("assignments/", assessor.my_assignments, name="assignments"),
     path("judge/<int:topic_id>/", assessor.judge, name="judge"),
     path("judge/<int:topic_id>/doc/<int:document_id>/", assessor.judge_document, name="judge_document"),
     path("judge/<int:topic_id>/<int:document_id>/", assessor.judge_save, name="judge_save"),
@@ -19,7 +19,7 @@ urlpatterns = [
     path("collections/<int:collection_id>/", campaign.campaign, name="campaign"),
     path("collections/<int:collection_id>/import/", campaign.import_upload, name="import"),
     path("collections/<int:collection_id>/pool/", campaign.pool, name="pool"),
-    path("collections/<int:collection_id>/assignments/", assigning.assignments, name="campaign_assignments"),
+    path("collections/<int:collection_id>/assignments/", assigning.collection_assignments, name="campaign_assignments"),
     path("assignments/<int:assignment_id>/reassign/", assigning.reassign, name="reassign"),
     path("collections/<int:collection_id>/adjudication/", adjudication.queue, name="adjudication"),
     path("collections/<int:collection_id>/adjudication/next/", adjudication.one_by_one, name="adjudicate_next"),

@@ -1,7 +1,7 @@
 """The measures engine: pure numpy, no Django. Prepare runs once, then evaluate any measures for any qrels.
 
-from evaluation.measures import Collection
-c = Collection()
+from evaluation.measures import TrecReader
+c = TrecReader()
 qrels = c.qrels_from_file("qrels.txt")
 run = c.run_from_file("run.txt")
 result = evaluate(qrels, [run], ["AP", "nDCG@10", "P(rel=2)@5"])
@@ -11,7 +11,7 @@ from .correlation import kendall_tau, spearman_rho, tau_ap
 from .data import PreparedQrels, PreparedRun, Vocabulary, trec_order
 from .engine import Evaluation, RunResult, aggregate, as_measures, evaluate
 from .lines import TrecFormatError
-from .loading import Collection
+from .loading import TrecReader
 from .names import Measure, MeasureNameError, parse_measure, parse_measures
 from .ranked import minimum_average_precision, precision_recall_points
 from .registry import FAMILIES, TREC_DEFAULT
@@ -21,7 +21,6 @@ from .trec_files import qrels_lines, read_qrels, read_run, run_lines
 __all__ = [
     "FAMILIES",
     "TREC_DEFAULT",
-    "Collection",
     "Evaluation",
     "Measure",
     "MeasureNameError",
@@ -30,6 +29,7 @@ __all__ = [
     "RunResult",
     "RunSet",
     "TrecFormatError",
+    "TrecReader",
     "Vocabulary",
     "aggregate",
     "as_measures",

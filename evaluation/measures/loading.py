@@ -1,4 +1,4 @@
-"""A `Collection` keeps the topic and document vocabularies that TREC files share, and turns files into arrays."""
+"""A `TrecReader` keeps the topic and document vocabularies that TREC files share, and turns files into arrays."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from .vocabulary import DocumentVocabulary, Vocabulary
 READERS = min(4, os.cpu_count() or 1)
 
 
-class Collection:
+class TrecReader:
     """String ids of one evaluation (topics, docnos) mapped to the integers the engine works on."""
 
     def __init__(self):

@@ -55,7 +55,7 @@ class DocumentVocabulary:
     own docnos, looked up by pyarrow's hash tables (C++): a topic's table stays small enough for the CPU cache, which
     makes looking up the millions of docnos of a set of run files several times faster than one collection-wide
     table. Each lookup re-hashes the topic's known docnos, so callers pass everything they have at once
-    (`Collection.runs_from_files`)."""
+    (`TrecReader.runs_from_files`)."""
 
     def __init__(self):
         self._docnos: dict[int, pa.Array] = {}  # topic -> its docnos; a docno's position indexes _ids[topic]

@@ -11,10 +11,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from .. import pooling, pools, progress, selectors, services
+from .. import pool_strategies, progress, selectors, services
 from ..importers.services import IMPORT_KINDS, import_start
 from ..models import Assignment, Collection, Document, PoolItem, Run, Topic
 from ..permissions import IsAdmin, ReadsForResearchersWritesForAdmins
+from ..services import pools
 from .jobs import job_accepted
 
 
@@ -154,7 +155,7 @@ class ImportCreate(APIView):
 
 
 class PoolBuildSerializer(serializers.Serializer):
-    strategy = serializers.ChoiceField(choices=pooling.STRATEGIES)
+    strategy = serializers.ChoiceField(choices=pool_strategies.STRATEGIES)
     size = serializers.IntegerField(min_value=1, max_value=100_000, help_text="depth k, or the budget per topic")
     runs = serializers.ListField(child=serializers.CharField(), required=False, help_text="run tags; default all")
     more_assessors = serializers.BooleanField(default=False)

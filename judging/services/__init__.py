@@ -7,7 +7,7 @@ the evaluation app which topics changed.
     topics         topics_create, topics_upsert (an import), topic_delete
     documents      documents_create, documents_upsert (an import, batch by batch), document_delete
     runs           run_create, run_store (one run's rankings: pages, imports), run_delete
-    pool_items     pool_build_depth, pool_items_delete (building pools: judging.pools)
+    pools          pool_build, pool_build_start, pool_build_depth, pool_items_delete
     assignments    assignment_create, assignments_balance, assignment_reassign, assignment_delete
     judgments      judgment_record (one, from a page or the API), judgments_record_bulk (an import), judgment_delete
     adjudications  adjudication_record
@@ -24,7 +24,7 @@ from .collections import (
 )
 from .documents import document_delete, documents_create, documents_upsert
 from .judgments import ItemFull, judgment_delete, judgment_record, judgments_record_bulk
-from .pool_items import pool_build_depth, pool_items_delete
+from .pools import pool_build, pool_build_depth, pool_build_start, pool_items_delete
 from .runs import run_create, run_delete, run_store
 from .topics import topic_delete, topics_create, topics_upsert
 from .users import (
@@ -55,7 +55,9 @@ __all__ = [
     "judgment_record",
     "judgments_record_bulk",
     "password_link",
+    "pool_build",
     "pool_build_depth",
+    "pool_build_start",
     "pool_items_delete",
     "run_create",
     "run_delete",

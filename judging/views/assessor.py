@@ -24,7 +24,7 @@ BINARY_KEYS = {"n": 0, "r": 1}
 
 @login_required
 @require_GET
-def assignments(request: HttpRequest) -> HttpResponse:
+def my_assignments(request: HttpRequest) -> HttpResponse:
     """Start page: each assignment's progress and time, the guidelines, and time left at the assessor's own pace."""
     items = selectors.assignments_for_assessor(assessor_id=request.user.id)
     pace = selectors.assessor_pace(assessor_id=request.user.id)

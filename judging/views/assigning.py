@@ -15,7 +15,7 @@ from ..permissions import admin_required
 
 
 @admin_required
-def assignments(request: HttpRequest, collection_id: int) -> HttpResponse:
+def collection_assignments(request: HttpRequest, collection_id: int) -> HttpResponse:
     """The collection's assignments, with the form that assigns the chosen assessors, k per topic, balanced."""
     collection = get_object_or_404(Collection, pk=collection_id)
     form = AssignForm(request.POST or None, collection=collection)

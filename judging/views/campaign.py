@@ -11,11 +11,12 @@ from django.views.decorators.http import require_POST
 
 from evaluation import selectors as evaluation_selectors
 
-from .. import jobs, pools, progress, selectors
+from .. import jobs, progress, selectors
 from ..forms import ImportForm, PoolForm
 from ..importers import services as imports
 from ..models import ROLE_ASSESSOR, Collection, Job, JobState
 from ..permissions import admin_required
+from ..services import pools
 
 DASHBOARD_REFRESH_SECONDS = 5
 TOPICS_PER_PAGE = 100

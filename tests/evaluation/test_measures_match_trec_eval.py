@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import pytrec_eval
 
-from evaluation.measures import Collection, RunSet, evaluate, parse_measures
+from evaluation.measures import RunSet, TrecReader, evaluate, parse_measures
 from evaluation.measures.data import PreparedQrels, PreparedRun
 
 from .generated import generated_collection, qrels_lines, run_lines
@@ -56,7 +56,7 @@ def _one_id_per_docno(collection, prepared_qrels, prepared_runs):
 
 
 def _compare(qrels, runs, level, measures=MEASURES, trec_names=TREC_MEASURES, *, shared_ids=False):
-    collection = Collection()
+    collection = TrecReader()
     prepared_qrels = collection.qrels(qrels)
     prepared_runs = [collection.run(tag, run) for tag, run in runs.items()]
     if shared_ids:
@@ -126,7 +126,7 @@ def test_set_f_parameter_is_trec_evals_beta_squared():
 
 def test_depth_cut_matches_trec_eval_on_truncated_runs():
     qrels, runs = generated_collection(5)
-    collection = Collection()
+    collection = TrecReader()
     ours = evaluate(collection.qrels(qrels), [collection.run(t, r) for t, r in runs.items()], ["map", "P.10"], depth=7)
     truncated = {}
     for tag, run in runs.items():
@@ -145,15 +145,15 @@ def test_files_with_misleading_rank_column_give_the_same_numbers_as_dicts(tmp_pa
     qrels, runs = generated_collection(7)
     (tmp_path / "qrels").write_text("\n".join(qrels_lines(qrels)) + "\n")
     (tmp_path / "run").write_text("\n".join(run_lines("run0", runs["run0"])) + "\n")
-    from_files = Collection()
+    from_files = TrecReader()
     a = evaluate(from_files.qrels_from_file(tmp_path / "qrels"), [from_files.run_from_file(tmp_path / "run")], ["AP"])
-    from_dicts = Collection()
+    from_dicts = TrecReader()
     b = evaluate(from_dicts.qrels(qrels), [from_dicts.run("run0", runs["run0"])], ["AP"])
     assert a.aggregate("run0", "AP") == pytest.approx(b.aggregate("run0", "AP"), abs=1e-15)
 
 
 def test_ties_break_by_docno_descending_in_byte_order():
-    collection = Collection()
+    collection = TrecReader()
     qrels = collection.qrels({"q": {"doc9": 1, "doc10": 0, "a": 0, "B": 1, "123": 0, "1234": 1}})
     run = collection.run("r", {"q": {"doc10": 1.0, "doc9": 1.0, "B": 0.5, "a": 0.5, "123": 0.0, "1234": 0.0}})
     order = [collection.docs.names[d] for d in run.ranking(collection.topics.get("q"))]
@@ -166,7 +166,7 @@ def test_ties_break_by_docno_descending_in_byte_order():
 
 
 def test_complete_flag_counts_missing_topics_as_zero():
-    collection = Collection()
+    collection = TrecReader()
     qrels = collection.qrels({"1": {"a": 1}, "2": {"b": 1}})
     run = collection.run("r", {"1": {"a": 1.0}})
     normal = evaluate(qrels, [run], ["AP", "GMAP", "num_rel"])
@@ -180,7 +180,7 @@ def test_complete_flag_counts_missing_topics_as_zero():
 
 def test_reevaluating_one_topic_gives_the_values_of_a_full_evaluation():
     qrels, runs = generated_collection(9)
-    collection = Collection()
+    collection = TrecReader()
     prepared_qrels = collection.qrels(qrels)
     runset = RunSet([collection.run(t, r) for t, r in runs.items()])
     full = evaluate(prepared_qrels, runset, MEASURES)

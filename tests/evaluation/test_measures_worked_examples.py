@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from evaluation.measures import (
-    Collection,
+    TrecReader,
     evaluate,
     kendall_tau,
     minimum_average_precision,
@@ -20,7 +20,7 @@ from evaluation.measures import (
 
 def _single(relevant_ranks, n=8, labels=None):
     """One topic, documents d1..dn ranked in order; labels by rank (default 1 at relevant_ranks, else 0)."""
-    collection = Collection()
+    collection = TrecReader()
     labels = labels or [1 if r in relevant_ranks else 0 for r in range(1, n + 1)]
     qrels = collection.qrels({"t": {f"d{r}": labels[r - 1] for r in range(1, n + 1)}})
     run = collection.run("r", {"t": {f"d{r}": float(n - r) for r in range(1, n + 1)}})
@@ -37,7 +37,7 @@ def test_example_a_recall_at_each_cutoff():
 
 
 def test_example_b_map_and_mrr_over_three_topics():
-    collection = Collection()
+    collection = TrecReader()
     relevant = {"1": {2, 4, 5, 7}, "2": {1, 4, 5, 7}, "3": {5, 8}}
     qrels = collection.qrels({t: {f"d{r}": int(r in rel) for r in range(1, 9)} for t, rel in relevant.items()})
     run = collection.run("r", {t: {f"d{r}": float(8 - r) for r in range(1, 9)} for t in relevant})
@@ -137,7 +137,7 @@ def test_example_f_minimum_ap():
 
 
 def test_judged_at_k_counts_documents_present_in_the_qrels():
-    collection = Collection()
+    collection = TrecReader()
     qrels = collection.qrels({"t": {"a": 0, "b": 1, "c": -1}})
     run = collection.run("r", {"t": {"a": 4.0, "x": 3.0, "b": 2.0, "c": 1.0}})
     assert value(qrels, run, "Judged@2") == 0.5
@@ -145,7 +145,7 @@ def test_judged_at_k_counts_documents_present_in_the_qrels():
 
 
 def test_rbp_residual_is_the_weight_of_unjudged_ranks_and_the_tail():
-    collection = Collection()
+    collection = TrecReader()
     qrels = collection.qrels({"t": {"a": 1, "c": 0}})
     run = collection.run("r", {"t": {"a": 3.0, "b": 2.0, "c": 1.0}})
     p = 0.5
@@ -153,7 +153,7 @@ def test_rbp_residual_is_the_weight_of_unjudged_ranks_and_the_tail():
 
 
 def test_topic_with_no_relevant_document_scores_zero_everywhere():
-    collection = Collection()
+    collection = TrecReader()
     qrels = collection.qrels({"t": {"a": 0, "b": 0}})
     run = collection.run("r", {"t": {"a": 2.0, "b": 1.0}})
     for name in ["AP", "P@5", "R@5", "RR", "Rprec", "nDCG", "Bpref", "ERR@5"]:

@@ -13,7 +13,7 @@ PURE = [
     "evaluation.significance",
     "evaluation.curves",
     "evaluation.plots",
-    "judging.pooling",
+    "judging.pool_strategies",
 ]
 
 

@@ -12,7 +12,7 @@ import pytrec_eval
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evaluation.measures import Collection, evaluate, qrels_lines, read_qrels, read_run, run_lines
+from evaluation.measures import TrecReader, evaluate, qrels_lines, read_qrels, read_run, run_lines
 from evaluation.measures.lines import MAX_LINE_BYTES
 from evaluation.measures.trec_files import qrels_table, run_table
 
@@ -47,7 +47,7 @@ MEASURES = {"AP": "map", "P@5": "P_5", "nDCG@10": "ndcg_cut_10", "Bpref": "bpref
 def test_plain_files_take_the_fast_path_and_score_exactly_as_trec_eval(tmp_path):
     qrels_path, paths = _write_collection(tmp_path)
     assert qrels_table(qrels_path) is not None and all(run_table(p) is not None for p in paths)
-    collection = Collection()
+    collection = TrecReader()
     qrels = collection.qrels_from_file(qrels_path)
     result = evaluate(qrels, collection.runs_from_files(paths), list(MEASURES))
     evaluator = pytrec_eval.RelevanceEvaluator(read_qrels(qrels_path), set(MEASURES.values()))
@@ -74,7 +74,7 @@ def test_the_fast_path_reads_the_values_the_careful_reader_reads(tmp_path):
 
 def test_runs_read_together_or_one_by_one_rank_the_same_documents(tmp_path):
     _, paths = _write_collection(tmp_path)
-    together, apart = Collection(), Collection()
+    together, apart = TrecReader(), TrecReader()
     first = together.runs_from_files(paths)
     second = [apart.run(*read_run(p)) for p in paths]  # the careful reader, one run at a time
     for a, b in zip(first, second, strict=True):
@@ -145,7 +145,7 @@ def test_a_repeated_qrels_pair_is_named_by_the_careful_reader(tmp_path):
     path.write_text("1 0 a 1\n1 0 b 0\n1 0 a 2\n")
     assert qrels_table(path) is not None  # plain, so read fast; the repeat is found from the ids
     with pytest.raises(ValueError, match="judged twice") as error:
-        Collection().qrels_from_file(path)
+        TrecReader().qrels_from_file(path)
     assert error.value.line == 3
 
 

@@ -84,9 +84,9 @@ def ranked_docnos(collection, run, topic):
     ],
 )
 def test_the_fast_and_careful_run_readers_prepare_the_same_ranking(tmp_path, text):
-    from evaluation.measures import Collection
+    from evaluation.measures import TrecReader
 
-    collection = Collection()
+    collection = TrecReader()
     run = collection.run_from_file(write(tmp_path, "run.txt", text))
     assert run.tag == "t"
     assert ranked_docnos(collection, run, "1") == ["d", "b", "a"]
@@ -96,29 +96,29 @@ def test_the_fast_and_careful_run_readers_prepare_the_same_ranking(tmp_path, tex
 def test_misaligned_columns_that_add_up_are_still_reported_by_line(tmp_path):
     # Five columns on one line and seven on the next: the token count of the file is right, the lines are not.
     path = write(tmp_path, "run.txt", "1 Q0 a 1 1.0 t\n1 Q0 b 2 0.5\n1 Q0 c 3 0.2 t t\n")
-    from evaluation.measures import Collection
+    from evaluation.measures import TrecReader
 
     with pytest.raises(TrecFormatError, match="expected 6 columns") as error:
-        Collection().run_from_file(path)
+        TrecReader().run_from_file(path)
     assert error.value.line == 2
 
 
 def test_a_repeated_docno_found_after_the_fast_read_is_named_by_line_or_resolved(tmp_path):
-    from evaluation.measures import Collection
+    from evaluation.measures import TrecReader
 
     path = write(tmp_path, "run.txt", "1 Q0 a 1 1.0 t\n1 Q0 b 2 0.7 t\n1 Q0 a 3 0.5 t\n")
     with pytest.raises(TrecFormatError, match="appears twice") as error:
-        Collection().run_from_file(path)
+        TrecReader().run_from_file(path)
     assert error.value.line == 3
     for keep, expected in (("first", ["a", "b"]), ("last", ["b", "a"])):
-        collection = Collection()
+        collection = TrecReader()
         run = collection.run_from_file(path, duplicates=keep)
         assert ranked_docnos(collection, run, "1") == expected
 
 
 def test_non_ascii_docnos_are_read_and_ordered_by_utf8_bytes(tmp_path):
-    from evaluation.measures import Collection
+    from evaluation.measures import TrecReader
 
-    collection = Collection()
+    collection = TrecReader()
     run = collection.run_from_file(write(tmp_path, "run.txt", "1 Q0 é 1 1 t\n1 Q0 z 2 1 t\n1 Q0 Z 3 1 t\n"))
     assert ranked_docnos(collection, run, "1") == ["é", "z", "Z"]

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from django.core.exceptions import ValidationError
 
-from judging import pooling, services
+from judging import pool_strategies, services
 from judging.models import PoolItem
-from judging.pools import pool_build
+from judging.services.pools import pool_build
 
 from ..factories import make_collection, make_user
 
@@ -20,7 +20,7 @@ def documents(candidates):
 
 
 def test_depth_pool_is_the_union_of_top_k_ordered_by_best_rank_then_run_precedence():
-    pool = pooling.depth_pool(RUNS, depth=2, precedence={"a": 1, "b": 1, "c": 1})
+    pool = pool_strategies.depth_pool(RUNS, depth=2, precedence={"a": 1, "b": 1, "c": 1})
     assert documents(pool) == [1, 2, 7, 5]
     assert {c.document: (c.best_rank, c.runs) for c in pool} == {
         1: (1, ("a", "c")),
@@ -28,16 +28,16 @@ def test_depth_pool_is_the_union_of_top_k_ordered_by_best_rank_then_run_preceden
         5: (2, ("b",)),
         7: (1, ("c",)),
     }
-    assert documents(pooling.depth_pool(RUNS, depth=2, precedence={"c": 0})) == [7, 1, 2, 5]  # c judged first
+    assert documents(pool_strategies.depth_pool(RUNS, depth=2, precedence={"c": 0})) == [7, 1, 2, 5]  # c judged first
 
 
 def test_take_n_goes_round_robin_over_runs_until_the_budget():
-    assert documents(pooling.take_n_pool(RUNS, budget=5)) == [1, 2, 7, 3, 5]
-    assert documents(pooling.take_n_pool(RUNS, budget=100)) == [1, 2, 7, 3, 5, 8, 4, 6, 9]
+    assert documents(pool_strategies.take_n_pool(RUNS, budget=5)) == [1, 2, 7, 3, 5]
+    assert documents(pool_strategies.take_n_pool(RUNS, budget=100)) == [1, 2, 7, 3, 5, 8, 4, 6, 9]
 
 
 def test_rrf_pools_the_best_fused_documents():
-    pool = pooling.rrf_pool(RUNS, budget=3, k=60)
+    pool = pool_strategies.rrf_pool(RUNS, budget=3, k=60)
     expected = {
         1: 1 / 61 + 1 / 64 + 1 / 62,
         2: 1 / 62 + 1 / 61,
@@ -48,20 +48,20 @@ def test_rrf_pools_the_best_fused_documents():
 
 
 def test_move_to_front_keeps_taking_from_a_run_while_it_finds_relevant_documents():
-    assert documents(pooling.mtf_pool(RUNS, budget=4)) == [1, 2, 7, 3]
+    assert documents(pool_strategies.mtf_pool(RUNS, budget=4)) == [1, 2, 7, 3]
     # 1 is known relevant: run a stays in front and gives its next document at once
-    assert documents(pooling.mtf_pool(RUNS, budget=4, labels={1: 1})) == [2, 5, 7, 3]
+    assert documents(pool_strategies.mtf_pool(RUNS, budget=4, labels={1: 1})) == [2, 5, 7, 3]
     # 1 is known not relevant: run a goes to the back without using the budget
-    assert documents(pooling.mtf_pool(RUNS, budget=4, labels={1: 0})) == [2, 7, 3, 5]
+    assert documents(pool_strategies.mtf_pool(RUNS, budget=4, labels={1: 0})) == [2, 7, 3, 5]
 
 
 def test_documents_already_judged_are_skipped_without_using_the_budget():
-    assert documents(pooling.take_n_pool(RUNS, budget=3, skip={1})) == [2, 5, 7]
-    assert 1 not in documents(pooling.depth_pool(RUNS, depth=2, skip={1}))
+    assert documents(pool_strategies.take_n_pool(RUNS, budget=3, skip={1})) == [2, 5, 7]
+    assert 1 not in documents(pool_strategies.depth_pool(RUNS, depth=2, skip={1}))
 
 
 def test_unique_contribution_counts_documents_only_one_run_brought():
-    assert pooling.unique_contributions(pooling.depth_pool(RUNS, depth=2)) == {"a": 0, "b": 1, "c": 1}
+    assert pool_strategies.unique_contributions(pool_strategies.depth_pool(RUNS, depth=2)) == {"a": 0, "b": 1, "c": 1}
 
 
 @pytest.mark.django_db

@@ -7,13 +7,13 @@ from contextlib import contextmanager
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from judging import selectors
 from judging.importers.problems import ImportFailed
 from judging.models import Collection
 
 
 def collection_named(name_or_id: str) -> Collection:
-    found = Collection.objects.filter(pk=int(name_or_id)).first() if name_or_id.isdigit() else None
-    found = found or Collection.objects.filter(name=name_or_id).first()
+    found = selectors.collection_by_name_or_id(name_or_id)
     if found is None:
         raise CommandError(f"no collection named or numbered {name_or_id!r}")
     return found

@@ -6,8 +6,8 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from judging import pooling, selectors
-from judging.pools import pool_build
+from judging import pool_strategies, selectors
+from judging.services.pools import pool_build
 
 from ._importing import collection_named
 
@@ -20,7 +20,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("collection", help="the collection's name or id")
-        parser.add_argument("--strategy", choices=pooling.STRATEGIES, default="depth")
+        parser.add_argument("--strategy", choices=pool_strategies.STRATEGIES, default="depth")
         parser.add_argument("--depth", type=int, help="depth k, for --strategy depth")
         parser.add_argument("--budget", type=int, help="documents per topic, for take_n, rrf and mtf")
         parser.add_argument("--runs", nargs="+", metavar="TAG", help="pool only these runs (default: all)")

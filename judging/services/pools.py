@@ -1,4 +1,5 @@
-"""Building a collection's judging pool with any strategy of `pooling`, or previewing it without writing."""
+"""Pool items: building a collection's judging pool with any strategy of `pool_strategies` (or previewing it
+without writing), as a job or at once, and taking items out."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from dataclasses import dataclass, field
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from . import jobs, pooling, selectors
-from .models import Collection, Judgment, PoolItem, Run, Topic
+from .. import jobs, pool_strategies, selectors
+from ..models import Collection, Judgment, PoolItem, Run, Topic
 
 
 @dataclass
@@ -56,8 +57,10 @@ def pool_build(
     for "take_n", "rrf" and "mtf". Incremental: items already pooled keep their place and their judgments, only new
     ones are added. Documents someone already judged (imported qrels) are not queued again unless
     `more_assessors`. With `commit=False` nothing is written: the report is the preview."""
-    if strategy not in pooling.STRATEGIES:
-        raise ValidationError({"strategy": f"unknown strategy {strategy!r}; one of {', '.join(pooling.STRATEGIES)}"})
+    if strategy not in pool_strategies.STRATEGIES:
+        raise ValidationError(
+            {"strategy": f"unknown strategy {strategy!r}; one of {', '.join(pool_strategies.STRATEGIES)}"}
+        )
     size = depth if strategy == "depth" else budget
     if size is None or size < 1:
         raise ValidationError({"depth" if strategy == "depth" else "budget": "must be a positive number"})
@@ -83,7 +86,7 @@ def pool_build(
         candidates = _strategy(strategy, by_topic.get(topic_id, {}), size, precedence, skip, labels.get(topic_id, {}))
         fresh = [c for c in candidates if c.document not in existing[topic_id]]
         report.topics[number] = (len(fresh), len(existing[topic_id]))
-        for tag, count in pooling.unique_contributions(fresh).items():
+        for tag, count in pool_strategies.unique_contributions(fresh).items():
             report.unique[tag] += count
         new_items += [
             PoolItem(
@@ -107,15 +110,15 @@ def pool_build(
 
 def _strategy(strategy, rankings, size, precedence, skip, labels):
     if strategy == "depth":
-        return pooling.depth_pool(rankings, depth=size, precedence=precedence, skip=skip)
+        return pool_strategies.depth_pool(rankings, depth=size, precedence=precedence, skip=skip)
     if strategy == "take_n":
-        return pooling.take_n_pool(rankings, budget=size, precedence=precedence, skip=skip)
+        return pool_strategies.take_n_pool(rankings, budget=size, precedence=precedence, skip=skip)
     if strategy == "rrf":
-        return pooling.rrf_pool(rankings, budget=size, skip=skip)
-    return pooling.mtf_pool(rankings, budget=size, labels=labels, precedence=precedence, skip=skip)
+        return pool_strategies.rrf_pool(rankings, budget=size, skip=skip)
+    return pool_strategies.mtf_pool(rankings, budget=size, labels=labels, precedence=precedence, skip=skip)
 
 
-POOL_TASK = "judging.tasks.pool_build"
+POOL_TASK = "judging.tasks.build_pool"
 
 
 def pool_build_start(
@@ -154,3 +157,15 @@ def pool_build_job_work(job, progress) -> dict:
     except ValidationError as error:
         raise jobs.JobRefused("; ".join(error.messages)) from error
     return {"added": report.added, "topics": len(report.topics), "unique": report.unique}
+
+
+def pool_build_depth(*, collection: Collection, depth: int, runs: Sequence[Run] | None = None) -> int:
+    """TREC depth-k pooling (`pool_build` has every strategy and the preview); returns new items added."""
+    return pool_build(collection=collection, strategy="depth", depth=depth, runs=runs, more_assessors=True).added
+
+
+@transaction.atomic
+def pool_items_delete(*, items) -> int:
+    """Takes items out of their topics' judging queues; judgments already made stay (they are real labels)."""
+    deleted, _ = PoolItem.objects.filter(pk__in=[item.pk for item in items]).delete()
+    return deleted
