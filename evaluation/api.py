@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -12,7 +11,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from judging import selectors as judging_selectors
 from judging.api.jobs import JobSerializer, job_accepted
 from judging.models import Collection, Run
 from judging.permissions import IsResearcherOrAdmin
@@ -149,13 +147,7 @@ def _measure(collection: Collection, params) -> str:
 
 
 def _run(collection: Collection, params, name: str) -> Run:
-    tag = params.get(name)
-    if not tag:
-        raise exceptions.ValidationError({name: ["give a run tag"]})
-    try:
-        return judging_selectors.runs_tagged(collection=collection, tags=[tag])[0]
-    except ValidationError as error:
-        raise exceptions.ValidationError({name: error.messages}) from error
+    return selectors.chosen_run(collection=collection, value=params.get(name), name=name)
 
 
 class CompareView(_ResearchersRead):
@@ -165,8 +157,8 @@ class CompareView(_ResearchersRead):
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("a", str, required=True, description="run tag"),
-            OpenApiParameter("b", str, required=True, description="run tag"),
+            OpenApiParameter("a", str, required=True, description="run tag (or id)"),
+            OpenApiParameter("b", str, required=True, description="run tag (or id)"),
             OpenApiParameter("measure", str, description="a measure of the collection; default AP"),
         ],
         responses=CompareSerializer,

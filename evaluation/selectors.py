@@ -60,6 +60,20 @@ def chosen_measure(*, collection: Collection, value: str | None, default: str = 
     return value
 
 
+def chosen_run(*, collection: Collection, value: str | None, name: str) -> Run:
+    """The run a page or an API call asks for in parameter `name`: by its tag, or else by its id (pages link runs by
+    id, scripts name them by tag). ValidationError on `name` when it names no run of the collection."""
+    from django.core.exceptions import ValidationError
+
+    if not value:
+        raise ValidationError({name: f"{name}: give a run of the collection, by tag or id"})
+    runs = Run.objects.filter(collection=collection)
+    run = runs.filter(tag=value).first() or (runs.filter(pk=int(value)).first() if value.isdigit() else None)
+    if run is None:
+        raise ValidationError({name: f"{name}: no run {value!r} in collection {collection.name!r}"})
+    return run
+
+
 def leaderboard(
     *, collection: Collection, measures: list[str], sort: str = "tag", descending: bool = False
 ) -> list[dict]:

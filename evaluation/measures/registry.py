@@ -65,7 +65,7 @@ _families = [
     Family("NumRet", ranked.num_ret, "none", aggregate="sum", trec="num_ret"),
     Family("NumRel", ranked.num_rel, "none", REL, aggregate="sum", trec="num_rel"),
     Family("NumRelRet", ranked.num_rel_ret, "none", REL, aggregate="sum", trec="num_rel_ret"),
-    Family("MinAP", ranked.minimum_ap, "none", REL, source="hand-worked (MEASURES.md)"),
+    Family("MinAP", ranked.minimum_ap, "none", REL, source="hand-worked (tests/evaluation/test_measures_worked_*)"),
     Family(
         "CG",
         graded.cumulative_gain,

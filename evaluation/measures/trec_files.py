@@ -41,60 +41,53 @@ class QrelsLine(NamedTuple):
     assessor: str | None
 
 
-def run_lines(
-    source: Source,
-    problems: Problems | None = None,
-    *,
-    name: str | None = None,
-    max_bytes: int = MAX_LINE_BYTES,
-    progress: Progress | None = None,
-) -> Iterator[RunLine]:
+def run_lines(source: Source, problems: Problems | None = None, **reading) -> Iterator[RunLine]:
     """Yields the well-formed lines of a run file; each other non-blank line is a problem (by default the first one
-    raises TrecFormatError)."""
-    problems = FailFast() if problems is None else problems
-    file = source_name(source, name)
-    for number, text in numbered_lines(source, problems, name=file, max_bytes=max_bytes, progress=progress):
-        fields = text.split()
-        if not fields:
-            continue
+    raises TrecFormatError). `reading`: name, max_bytes, progress, as `numbered_lines` takes them."""
+    for problems_, file, number, fields in _split_lines(source, problems, **reading):
         if len(fields) != 6:
-            problems.add(file, number, None, f"expected 6 columns {RUN_COLUMNS}, got {len(fields)}")
+            problems_.add(file, number, None, f"expected 6 columns {RUN_COLUMNS}, got {len(fields)}")
             continue
         try:
             score = float(fields[4])
         except ValueError:
-            problems.add(file, number, "score", f"expected a number, got {fields[4]!r}")
+            problems_.add(file, number, "score", f"expected a number, got {fields[4]!r}")
             continue
         if not math.isfinite(score):
-            problems.add(file, number, "score", f"must be finite, got {fields[4]!r}")
+            problems_.add(file, number, "score", f"must be finite, got {fields[4]!r}")
             continue
         yield RunLine(number, fields[0], fields[2], score, fields[5])
 
 
-def qrels_lines(
-    source: Source,
-    problems: Problems | None = None,
-    *,
-    name: str | None = None,
-    max_bytes: int = MAX_LINE_BYTES,
-    progress: Progress | None = None,
-) -> Iterator[QrelsLine]:
-    """Yields the well-formed lines of a qrels file (an optional fifth column names the assessor)."""
-    problems = FailFast() if problems is None else problems
-    file = source_name(source, name)
-    for number, text in numbered_lines(source, problems, name=file, max_bytes=max_bytes, progress=progress):
-        fields = text.split()
-        if not fields:
-            continue
+def qrels_lines(source: Source, problems: Problems | None = None, **reading) -> Iterator[QrelsLine]:
+    """Yields the well-formed lines of a qrels file (an optional fifth column names the assessor); as `run_lines`."""
+    for problems_, file, number, fields in _split_lines(source, problems, **reading):
         if len(fields) not in (4, 5):
-            problems.add(file, number, None, f"expected 4 columns {QRELS_COLUMNS}, got {len(fields)}")
+            problems_.add(file, number, None, f"expected 4 columns {QRELS_COLUMNS}, got {len(fields)}")
             continue
         try:
             grade = int(fields[3])
         except ValueError:
-            problems.add(file, number, "grade", f"expected an integer, got {fields[3]!r}")
+            problems_.add(file, number, "grade", f"expected an integer, got {fields[3]!r}")
             continue
         yield QrelsLine(number, fields[0], fields[2], grade, fields[4] if len(fields) == 5 else None)
+
+
+def _split_lines(
+    source: Source,
+    problems: Problems | None,
+    *,
+    name: str | None = None,
+    max_bytes: int = MAX_LINE_BYTES,
+    progress: Progress | None = None,
+) -> Iterator[tuple[Problems, str, int, list[str]]]:
+    """(problems, file name, line number, columns) of each non-blank line, split as `str.split()` splits."""
+    problems = FailFast() if problems is None else problems
+    file = source_name(source, name)
+    for number, text in numbered_lines(source, problems, name=file, max_bytes=max_bytes, progress=progress):
+        fields = text.split()
+        if fields:
+            yield problems, file, number, fields
 
 
 def read_qrels(source: Source, *, name: str | None = None) -> dict[str, dict[str, int]]:

@@ -22,20 +22,19 @@ def researcher_collection(request: HttpRequest, collection_id: int) -> Collectio
 
 def chosen_measure(collection: Collection, value: str | None, default: str = "AP") -> str:
     """`selectors.chosen_measure` for a page: its refusal is the page's 400 with the same words."""
-    try:
-        return selectors.chosen_measure(collection=collection, value=value, default=default)
-    except ValidationError as error:
-        raise BadRequest("; ".join(error.messages)) from error
+    return _as_bad_request(selectors.chosen_measure, collection=collection, value=value, default=default)
 
 
 def chosen_run(collection: Collection, value: str | None, name: str) -> Run:
-    """The run with id `value` in the collection; a clear 400 when it is missing or not a number."""
-    if not value or not value.isdigit():
-        raise BadRequest(f"{name} must name a run of the collection by id")
-    run = Run.objects.filter(collection=collection, pk=int(value)).first()
-    if run is None:
-        raise BadRequest(f"{name}: no run {value} in collection {collection.name!r}")
-    return run
+    """`selectors.chosen_run` for a page (the API's reading of a run, by tag or id): a refusal is a 400."""
+    return _as_bad_request(selectors.chosen_run, collection=collection, value=value, name=name)
+
+
+def _as_bad_request(select, **arguments):
+    try:
+        return select(**arguments)
+    except ValidationError as error:
+        raise BadRequest("; ".join(error.messages)) from error
 
 
 def chosen_runs(collection: Collection, values: list[str]) -> list[Run]:

@@ -1,4 +1,5 @@
-"""The worked examples of shared/MEASURES.md, with their exact values, plus measures trec_eval lacks."""
+"""Hand-worked examples of the measures with their exact values (the project's measure definitions), plus measures
+trec_eval lacks."""
 
 from __future__ import annotations
 

@@ -71,7 +71,7 @@ def test_leaderboard_sorts_by_a_measure_both_ways_and_shows_judged_at_10(client,
 
 
 def test_judged_at_10_is_the_share_of_each_runs_top_10_in_the_qrels(judged):
-    # MEASURES.md: the share of the top min(k, n) documents that appear in the qrels (the engine's, the one column).
+    # Judged@k: the share of the top min(k, n) documents that appear in the qrels (the engine's, the one column).
     collection, _, _ = judged
     from evaluation import selectors
 
@@ -238,7 +238,7 @@ def test_plots_refuse_bad_parameters_with_a_400_naming_them(client, judged):
     client = _client_as(client, "researcher")
     base = f"/results/{collection.id}/plots"
     for url, params, words in (
-        (f"{base}/topics.svg", {"run": "x"}, "run must name a run"),
+        (f"{base}/topics.svg", {"run": "x"}, "run: no run &#x27;x&#x27;"),
         (f"{base}/topics.svg", {"run": collection.runs.first().id, "measure": "nope"}, "is not computed"),
         (f"{base}/nothing.svg", {}, "no plot"),
         (f"{base}/roc.gif", {}, "format must be"),

@@ -83,7 +83,7 @@ def test_campaign_judged_at_10_is_the_engines_share_of_each_runs_top_10_over_jud
     collection_recompute(collection_id=collection.id)
 
     (coverage,) = evaluation_selectors.runs_judged_at_10(collection=collection)
-    # MEASURES.md: of the top min(10, n); over the topics with judgments (as trec_eval evaluates them).
+    # Judged@10: of the top min(10, n); over the topics with judgments (as trec_eval evaluates them).
     assert coverage == ("run0", pytest.approx(3 / 4))
 
 
