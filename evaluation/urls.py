@@ -8,6 +8,7 @@ app_name = "evaluation"
 urlpatterns = [
     path("", leaderboard.leaderboard_index, name="leaderboard_index"),
     path("<int:collection_id>/", leaderboard.leaderboard, name="leaderboard"),
+    path("<int:collection_id>/coverage/", leaderboard.coverage, name="coverage"),
     path("<int:collection_id>/qrels/", leaderboard.qrels_download, name="qrels_download"),
     path("<int:collection_id>/results/", leaderboard.results_download, name="results_download"),
     path("<int:collection_id>/runs/<int:run_id>/", runs.run_detail, name="run"),

@@ -22,6 +22,14 @@ def leaderboard_index(request: HttpRequest) -> HttpResponse:
     return render(request, "evaluation/index.html", {"collections": judging_selectors.collections_overview()})
 
 
+@role_required(ROLE_ADMIN, ROLE_RESEARCHER)
+def coverage(request: HttpRequest, collection_id: int) -> HttpResponse:
+    """Each run's stored Judged@10, least covered first: the panel the campaign dashboard loads (a partial)."""
+    collection = researcher_collection(request, collection_id)
+    rows = selectors.runs_judged_at_10(collection=collection)
+    return render(request, "evaluation/_coverage.html", {"collection": collection, "coverage": rows})
+
+
 def _headers(measures: list[str], sort: str, descending: bool) -> list[dict]:
     """Column headers with the link that sorts by them (a second click reverses the order)."""
     columns = [("tag", "Run"), ("topics", "Topics"), *[(m, m) for m in measures], ("judged", COVERAGE_MEASURE)]

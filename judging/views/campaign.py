@@ -9,7 +9,6 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from evaluation import selectors as evaluation_selectors
 
 from .. import jobs, progress, selectors
 from ..forms import ImportForm, PoolForm
@@ -48,7 +47,6 @@ def campaign(request: HttpRequest, collection_id: int) -> HttpResponse:
         "collection": collection,
         "figures": figures,
         "topics": Paginator(figures.topics, TOPICS_PER_PAGE).get_page(request.GET.get("page")),
-        "coverage": evaluation_selectors.runs_judged_at_10(collection=collection),
         "refresh": DASHBOARD_REFRESH_SECONDS,
     }
     template = "judging/_campaign.html" if request.htmx else "judging/campaign.html"

@@ -214,3 +214,15 @@ def test_adjudicating_one_by_one_shows_the_document_and_answers_the_next_item_in
     assert Adjudication.objects.get(topic=topic, document=d1).grade == 2
     last = admin_client.post(f"/judging/adjudication/{topic.id}/{d2.id}/", {"grade": 1}, HTTP_HX_REQUEST="true")
     assert "No open disagreements" in last.content.decode()
+
+
+def test_the_dashboard_loads_the_runs_coverage_from_the_evaluation_app(admin_client):
+    collection, a, _ = _pair_campaign()
+    page = admin_client.get(f"/judging/collections/{collection.id}/")
+    url = f"/results/{collection.id}/coverage/"
+    assert f'hx-get="{url}"'.encode() in page.content
+    panel = admin_client.get(url, HTTP_HX_REQUEST="true")
+    assert panel.status_code == 200 and b"Judged@10 per run" in panel.content and b"<html" not in panel.content
+    assessor_client = Client()
+    assessor_client.force_login(a)
+    assert assessor_client.get(url).status_code == 403
