@@ -14,9 +14,9 @@ from .problems import Problems, Progress, limit
 MAX_TOPIC_CHARS, MAX_DOCNO_CHARS, MAX_TAG_CHARS, MAX_ASSESSOR_CHARS = 64, 200, 200, 100
 
 
-def _storable(problems: Problems, file: str, number: int, values: dict[str, tuple[str | None, int]]) -> bool:
-    """Adds a problem for the first column whose value cannot be stored; returns whether all can be."""
-    for field, (value, max_chars) in values.items():
+def _storable(problems: Problems, file: str, number: int, checks: tuple) -> bool:
+    """Adds a problem for the first (field, value, most characters) that cannot be stored; whether all can be."""
+    for field, value, max_chars in checks:
         reason = value is not None and text_problem(value, max_chars)
         if reason:
             problems.add(file, number, field, reason)
@@ -24,13 +24,25 @@ def _storable(problems: Problems, file: str, number: int, values: dict[str, tupl
     return True
 
 
+def _normalised(*values: str | None) -> bool:
+    return all(value is None or value.isascii() for value in values)
+
+
 def parse_run(
     path: str | Path, problems: Problems, *, name: str | None = None, progress: Progress | None = None
 ) -> Iterator[RunLine]:
     file = name or str(path)
     for line in run_lines(path, problems, name=file, max_bytes=limit("line_bytes"), progress=progress):
-        columns = {"qid": (line.topic, MAX_TOPIC_CHARS), "docno": (line.docno, MAX_DOCNO_CHARS)}
-        if _storable(problems, file, line.line, columns | {"tag": (line.tag, MAX_TAG_CHARS)}):
+        checks = (
+            ("qid", line.topic, MAX_TOPIC_CHARS),
+            ("docno", line.docno, MAX_DOCNO_CHARS),
+            ("tag", line.tag, MAX_TAG_CHARS),
+        )
+        if not _storable(problems, file, line.line, checks):
+            continue
+        if _normalised(line.topic, line.docno, line.tag):
+            yield line  # ASCII is already NFC: no copy for the common case
+        else:
             yield line._replace(topic=identifier(line.topic), docno=identifier(line.docno), tag=identifier(line.tag))
 
 
@@ -39,7 +51,15 @@ def parse_qrels(
 ) -> Iterator[QrelsLine]:
     file = name or str(path)
     for line in qrels_lines(path, problems, name=file, max_bytes=limit("line_bytes"), progress=progress):
-        columns = {"qid": (line.topic, MAX_TOPIC_CHARS), "docno": (line.docno, MAX_DOCNO_CHARS)}
-        if _storable(problems, file, line.line, columns | {"assessor": (line.assessor, MAX_ASSESSOR_CHARS)}):
+        checks = (
+            ("qid", line.topic, MAX_TOPIC_CHARS),
+            ("docno", line.docno, MAX_DOCNO_CHARS),
+            ("assessor", line.assessor, MAX_ASSESSOR_CHARS),
+        )
+        if not _storable(problems, file, line.line, checks):
+            continue
+        if _normalised(line.topic, line.docno, line.assessor):
+            yield line
+        else:
             assessor = identifier(line.assessor) if line.assessor else None
             yield line._replace(topic=identifier(line.topic), docno=identifier(line.docno), assessor=assessor)

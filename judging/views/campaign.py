@@ -9,7 +9,6 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-
 from .. import jobs, progress, selectors
 from ..forms import ImportForm, PoolForm
 from ..importers import services as imports
