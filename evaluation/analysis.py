@@ -20,7 +20,7 @@ from judging.models import Collection, Run, Topic
 from . import curves, significance
 from .measures import PreparedQrels, PreparedRun, RunSet, evaluate
 from .models import AgreementReport, TopicValue
-from .selectors import consensus_qrels
+from .selectors import consensus_qrels, engine_options
 
 
 @dataclass(frozen=True)
@@ -128,8 +128,7 @@ def precision_recall(*, collection: Collection, runs: list[Run]) -> dict[str, li
         PreparedQrels.from_mapping(qrels),
         RunSet(prepared),
         curves.PR_MEASURES,
-        relevance_level=collection.relevance_threshold,
-        max_grade=collection.max_grade,
+        **engine_options(collection),
     )
     return {
         run.tag: [result.aggregate(run.tag, m) if run.tag in result.runs else 0.0 for m in curves.PR_MEASURES]

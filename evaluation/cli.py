@@ -10,6 +10,8 @@ import sys
 from .measures import (
     FAMILIES,
     TREC_DEFAULT,
+    TREC_EVAL_VERSION,
+    TREC_EVAL_VERSIONS,
     MeasureNameError,
     RunSet,
     TrecFormatError,
@@ -22,7 +24,7 @@ from .measures import (
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m evaluation",
-        description="Evaluate TREC runs against qrels with trec_eval 9.0.x's conventions.",
+        description="Evaluate TREC runs against qrels with trec_eval's conventions (10.0's, or 9.0.x's on request).",
         epilog="Measures: ir_measures names (nDCG@10, P(rel=2)@5, AP, RR, ERR@20, SetF(beta=0.5)) or trec_eval "
         "names (ndcg_cut.10, P.5, map, recip_rank, set_F). Default: trec_eval's standard set.",
     )
@@ -36,10 +38,19 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("-N", type=int, default=None, dest="collection_size", help="collection size for fall-out etc.")
     parser.add_argument("--max-grade", type=int, default=None, help="top grade of the scale, for ERR")
     parser.add_argument(
+        "--trec-eval",
+        type=int,
+        choices=TREC_EVAL_VERSIONS,
+        default=TREC_EVAL_VERSION,
+        help="follow trec_eval 10.0 (default) or 9.0.x (as pytrec_eval) where they differ: recall levels of "
+        "iprec_at_recall and 11pt_avg are lround(r * R) relevant documents in 10.0, (long)(r * R + 0.9) in 9.0.x",
+    )
+    parser.add_argument(
         "--duplicates",
         choices=["error", "first", "last"],
         default="error",
-        help="a docno repeated within a run topic: error (trec_eval), or keep the first/last",
+        help="a docno repeated within a run topic: error (the default, naming the line), or keep the first or last; "
+        "trec_eval keeps both silently, which scores a run for a document twice",
     )
     parser.add_argument("--json", action="store_true", help="print results as JSON at full precision")
     parser.add_argument("--list-measures", action="store_true", help="list measure families and exit")
@@ -99,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
             depth=args.depth,
             collection_size=args.collection_size,
             max_grade=args.max_grade,
+            trec_eval=args.trec_eval,
         )
     except (TrecFormatError, MeasureNameError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)

@@ -39,10 +39,10 @@ def system_ranking_agreement(
     runs: RunSet | Sequence[PreparedRun],
     *,
     measure: str = "AP",
-    relevance_level: int = 1,
-    max_grade: int | None = None,
+    **options,
 ) -> dict:
     """Scores of every run under each assessor's qrels and the consensus, and tau / tau_ap between the orderings.
+    `options` are the engine's (relevance_level, max_grade, trec_eval, ...), as `measures.evaluate` takes them.
 
     Runs are keyed by tag. Correlations are None when undefined (fewer than two runs, or an ordering of all ties).
     """
@@ -51,9 +51,7 @@ def system_ranking_agreement(
     names = sorted({a for documents in judgments.values() for grades in documents.values() for a in grades}, key=str)
 
     def scores(qrels) -> np.ndarray:
-        result = evaluate(
-            PreparedQrels.from_mapping(qrels), runset, [parsed], relevance_level=relevance_level, max_grade=max_grade
-        )
+        result = evaluate(PreparedQrels.from_mapping(qrels), runset, [parsed], **options)
         return np.array([result.runs[tag].aggregates[0] if tag in result.runs else 0.0 for tag in runset.tags])
 
     reference = scores(consensus)

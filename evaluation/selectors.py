@@ -27,8 +27,20 @@ def settings_key(collection: Collection) -> str:
     """The evaluation settings a stored value depends on (measure parameters are in the measure's own name)."""
     return (
         f"rel>={collection.relevance_threshold};scale=0..{collection.max_grade};"
-        f"consensus={collection.consensus_method};primary={collection.primary_assessor_id or '-'}"
+        f"consensus={collection.consensus_method};primary={collection.primary_assessor_id or '-'};"
+        f"trec_eval={collection.trec_eval_version}"
     )
+
+
+def engine_options(collection: Collection) -> dict:
+    """The collection's settings as the measures engine takes them: every evaluation of a collection (recompute,
+    curves, trial runs, system-ranking agreement) passes the same ones."""
+    return {
+        "relevance_level": collection.relevance_threshold,
+        "max_grade": collection.max_grade,
+        "collection_size": collection.collection_size or collection.documents.count,
+        "trec_eval": collection.trec_eval_version,
+    }
 
 
 def consensus_qrels(*, collection: Collection) -> dict[int, dict[int, int]]:

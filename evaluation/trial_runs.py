@@ -23,7 +23,7 @@ from judging.models import Collection, Document, Job, Topic
 
 from .measures import PreparedQrels, PreparedRun, as_measures, evaluate, trec_order
 from .models import RunValue
-from .selectors import consensus_qrels
+from .selectors import consensus_qrels, engine_options
 
 COVERAGE_DEPTH = 10
 LOW_COVERAGE = 0.9  # below this share of judged documents in the top 10, the scores are flagged as lower bounds
@@ -144,9 +144,7 @@ def trial_run_evaluate(*, collection: Collection, path: str | Path, name: str) -
             PreparedQrels.from_mapping(qrels),
             [PreparedRun.from_rankings(tag, rankings)],
             measures,
-            relevance_level=collection.relevance_threshold,
-            max_grade=collection.max_grade,
-            collection_size=collection.collection_size or collection.documents.count,
+            **engine_options(collection),
         ).runs.get(tag)
     shown = names[: len(collection.measures)] if f"Judged@{COVERAGE_DEPTH}" not in collection.measures else names
     if result is None or not len(result.topics):

@@ -120,6 +120,15 @@ class CollectionForm(forms.Form):
     more_measures = text_field(max_length=1000)
     more_measures.help_text = "Other measures by name, comma-separated (e.g. P@50, ndcg_cut.5, ERR@20)."
     agreement_measure = forms.CharField(max_length=100, initial="AP")
+    trec_eval_version = forms.TypedChoiceField(
+        choices=[(10, "trec_eval 10.0"), (9, "trec_eval 9.0.x (as pytrec_eval)")],
+        coerce=int,
+        initial=10,
+        required=False,
+        empty_value=10,
+        label="Conventions of",
+        help_text="Where the versions differ (recall levels of iprec_at_recall and 11pt_avg), whose numbers to give.",
+    )
     blind = forms.BooleanField(required=False, initial=True, help_text="Assessors never see runs or others' labels.")
     shuffle_within_priority = forms.BooleanField(required=False, initial=True)
     researchers_see_assessors = forms.BooleanField(required=False)
@@ -161,7 +170,7 @@ class CollectionForm(forms.Form):
         data = self.cleaned_data
         names = ["description", "max_grade", "relevance_threshold", "assessors_per_item", "disagreement_tolerance"]
         names += ["consensus_method", "agreement_measure", "blind", "shuffle_within_priority", "guidelines"]
-        names += ["researchers_see_assessors"]
+        names += ["researchers_see_assessors", "trec_eval_version"]
         return {name: data[name] for name in names} | {"name": data["name"], "measures": data["measure_names"]}
 
 

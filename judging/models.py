@@ -57,6 +57,11 @@ class Collection(models.Model):
     consensus_method = models.CharField(
         max_length=20, choices=ConsensusMethod.choices, default=ConsensusMethod.MAJORITY
     )
+    trec_eval_version = models.PositiveSmallIntegerField(
+        choices=[(10, "trec_eval 10.0"), (9, "trec_eval 9.0.x (as pytrec_eval)")],
+        default=10,
+        help_text="Whose conventions the measures follow where the versions differ (recall levels: lround in 10.0).",
+    )
     measures = models.JSONField(default=default_measures, blank=True)
     primary_assessor = models.ForeignKey(
         settings.AUTH_USER_MODEL,

@@ -7,6 +7,7 @@ run = c.run_from_file("run.txt")
 result = evaluate(qrels, [run], ["AP", "nDCG@10", "P(rel=2)@5"])
 """
 
+from .batch import TREC_EVAL_VERSION, TREC_EVAL_VERSIONS
 from .correlation import kendall_tau, spearman_rho, tau_ap
 from .data import PreparedQrels, PreparedRun, Vocabulary, trec_order
 from .engine import Evaluation, RunResult, aggregate, as_measures, evaluate
@@ -21,6 +22,8 @@ from .trec_files import qrels_lines, read_qrels, read_run, run_lines
 __all__ = [
     "FAMILIES",
     "TREC_DEFAULT",
+    "TREC_EVAL_VERSION",
+    "TREC_EVAL_VERSIONS",
     "Evaluation",
     "Measure",
     "MeasureNameError",

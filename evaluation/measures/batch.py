@@ -51,6 +51,12 @@ class TopicStats:
         return self.histogram[:, : max(level, 0)].sum(axis=1)
 
 
+TREC_EVAL_VERSION = 10  # the conventions followed by default: trec_eval 10.0 (June 2026)
+# Where the versions differ: 10.0 turns a recall level r into a count of relevant documents as lround(r * R)
+# (iprec_at_recall, 11pt_avg); 9.0.x (and pytrec_eval, which bundles it) as (long)(r * R + 0.9).
+TREC_EVAL_VERSIONS = (9, 10)
+
+
 class RankedBatch:
     """A (rows x depth) label matrix with lazily computed, cached intermediate arrays shared by all measures."""
 
@@ -64,8 +70,10 @@ class RankedBatch:
         relevance_level: int = 1,
         collection_size: int | Callable[[], int] | None = None,
         max_grade: int | None = None,
+        trec_eval: int = TREC_EVAL_VERSION,
     ):
         self.labels = labels
+        self.trec_eval = trec_eval
         self.n = lengths
         self.row_topic = row_topic
         self.stats = stats

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .batch import RankedBatch, TopicStats
+from .batch import TREC_EVAL_VERSION, TREC_EVAL_VERSIONS, RankedBatch, TopicStats
 from .data import PreparedQrels, PreparedRun
 from .labelling import Labeller
 from .names import Measure, parse_measures
@@ -150,6 +150,7 @@ def evaluate(
     topics: Iterable[int] | None = None,
     collection_size: int | Callable[[], int] | None = None,
     max_grade: int | None = None,
+    trec_eval: int = TREC_EVAL_VERSION,
     batch_cells: int = DEFAULT_BATCH_CELLS,
 ) -> Evaluation:
     """Evaluates every run for every measure, per topic and aggregated.
@@ -157,8 +158,11 @@ def evaluate(
     `depth` truncates each ranking after sorting (trec_eval -M). `topics` restricts evaluation to those topic ids
     (re-evaluating one changed topic is `topics=[t]`). `collection_size` is N for set measures needing TN
     (or a callable giving N, called only if a measure needs it);
-    `max_grade` is the scale's top grade for ERR (default: the largest label in the qrels).
+    `max_grade` is the scale's top grade for ERR (default: the largest label in the qrels). `trec_eval` is the
+    version whose conventions to follow where 10.0 and 9.0.x differ (see `batch.TREC_EVAL_VERSIONS`).
     """
+    if trec_eval not in TREC_EVAL_VERSIONS:
+        raise ValueError(f"trec_eval must be one of {', '.join(map(str, TREC_EVAL_VERSIONS))}, not {trec_eval!r}")
     measures = as_measures(measures)
     runset = runs if isinstance(runs, RunSet) else RunSet(list(runs.values() if isinstance(runs, Mapping) else runs))
     wanted = qrels.topics
@@ -178,6 +182,7 @@ def evaluate(
             relevance_level=relevance_level,
             collection_size=collection_size,
             max_grade=max(grade, 0),
+            trec_eval=trec_eval,
         )
         for column, measure in enumerate(measures):
             values[index, column] = measure.spec.compute(batch, measure)

@@ -105,11 +105,21 @@ def _interpolated_precision(batch: RankedBatch, level: int, recall_level: float)
     num_rel_ret = batch.at(rs, batch.column(None))
     precision_at = np.where(batch.in_ranking, rs / batch.ranks, 0.0)
     best_from = np.maximum.accumulate(precision_at[:, ::-1], axis=1)[:, ::-1]
-    # trec_eval 9.0.x turns a recall level into a count of relevant documents as (long)(r * R + 0.9).
-    needed = np.floor(recall_level * num_rel + 0.9).astype(np.int64)
+    needed = relevant_needed(recall_level, num_rel, batch.trec_eval)
     position = np.argmax(rs >= np.maximum(needed, 1)[:, None], axis=1)
     value = best_from[np.arange(batch.rows), position]
     return np.where(needed <= num_rel_ret, value, 0.0)
+
+
+def relevant_needed(recall_level: float, num_rel: np.ndarray, trec_eval: int) -> np.ndarray:
+    """The count of relevant documents a recall level asks for: lround(r * R) in trec_eval 10.0, (long)(r * R + 0.9)
+    in 9.0.x. lround rounds halves away from zero; it is computed from the exact fraction part, since adding 0.5
+    first can round 0.49999999999999994 up."""
+    wanted = recall_level * np.asarray(num_rel, dtype=np.float64)
+    if trec_eval == 9:
+        return np.floor(wanted + 0.9).astype(np.int64)
+    whole = np.floor(wanted)
+    return (whole + (wanted - whole >= 0.5)).astype(np.int64)
 
 
 def interpolated_precision(batch: RankedBatch, m) -> np.ndarray:

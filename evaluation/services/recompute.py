@@ -18,7 +18,7 @@ from ..consensus import collection_consensus
 from ..measures import PreparedQrels, PreparedRun, RunSet, as_measures, evaluate
 from ..models import CollectionState, TopicState
 from ..ranking_agreement import system_ranking_agreement
-from ..selectors import stored_measures
+from ..selectors import engine_options, stored_measures
 from . import locks, storage
 
 
@@ -81,9 +81,7 @@ def _topic(topic_id: int, generation: int) -> None:
             PreparedQrels.from_mapping({topic_id: labels}),
             runs,
             measures,
-            relevance_level=collection.relevance_threshold,
-            max_grade=collection.max_grade,
-            collection_size=collection.collection_size or collection.documents.count,
+            **engine_options(collection),
         )
         for tag, run_result in result.runs.items():
             for measure, value in zip(measures, run_result.values[0], strict=True):
@@ -101,8 +99,7 @@ def _topic(topic_id: int, generation: int) -> None:
             {topic_id: labels},
             runs,
             measure=collection.agreement_measure,
-            relevance_level=collection.relevance_threshold,
-            max_grade=collection.max_grade,
+            **engine_options(collection),
         )
     storage.store_topic(collection, topic_id, generation, values, report)
 
@@ -138,8 +135,7 @@ def _collection_agreement(collection_id: int, generation: int) -> None:
             consensus_labels,
             runs,
             measure=collection.agreement_measure,
-            relevance_level=collection.relevance_threshold,
-            max_grade=collection.max_grade,
+            **engine_options(collection),
         )
     storage.store_collection_agreement(collection, generation, report)
 

@@ -31,6 +31,7 @@ class CollectionSerializer(serializers.ModelSerializer):
             "assessors_per_item",
             "disagreement_tolerance",
             "consensus_method",
+            "trec_eval_version",
             "measures",
             "blind",
             "created_at",

@@ -98,6 +98,7 @@ EVALUATION_SETTINGS = (
     "measures",
     "collection_size",
     "agreement_measure",
+    "trec_eval_version",
 )
 
 

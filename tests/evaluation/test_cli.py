@@ -62,3 +62,18 @@ def test_unknown_measure_exits_2(files, capsys):
     folder, _, _ = files
     assert main([str(folder / "qrels"), str(folder / "run0"), "-m", "nDGC@10"]) == 2
     assert "unknown measure" in capsys.readouterr().err
+
+
+def test_trec_eval_9_gives_pytrec_evals_recall_levels_and_10_is_the_default(tmp_path, capsys):
+    # One topic, R = 6, relevant at ranks 1, 2, 4, 6, 7, 8 of 10: recall 0.4 needs 3 relevant in 9.0.x, 2 in 10.0.
+    relevant = {1, 2, 4, 6, 7, 8}
+    (tmp_path / "qrels").write_text("".join(f"1 0 d{r} {int(r in relevant)}\n" for r in range(1, 11)))
+    (tmp_path / "run").write_text("".join(f"1 Q0 d{r} {r} {10 - r} t\n" for r in range(1, 11)))
+    arguments = [str(tmp_path / "qrels"), str(tmp_path / "run"), "-m", "iprec_at_recall.0.4", "--json"]
+    assert main(arguments) == 0
+    assert json.loads(capsys.readouterr().out)["aggregates"]["t"]["iprec_at_recall.0.4"] == 1.0
+    assert main([*arguments, "--trec-eval", "9"]) == 0
+    ours = json.loads(capsys.readouterr().out)["aggregates"]["t"]["iprec_at_recall.0.4"]
+    with open(tmp_path / "qrels") as qrels, open(tmp_path / "run") as run:
+        evaluator = pytrec_eval.RelevanceEvaluator(pytrec_eval.parse_qrel(qrels), {"iprec_at_recall"})
+        assert ours == evaluator.evaluate(pytrec_eval.parse_run(run))["1"]["iprec_at_recall_0.40"] == 0.75

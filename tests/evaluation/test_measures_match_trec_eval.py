@@ -62,7 +62,7 @@ def _compare(qrels, runs, level, measures=MEASURES, trec_names=TREC_MEASURES, *,
     if shared_ids:
         prepared_qrels, prepared_runs = _one_id_per_docno(collection, prepared_qrels, prepared_runs)
     prepared = RunSet(prepared_runs)
-    ours = evaluate(prepared_qrels, prepared, measures, relevance_level=level)
+    ours = evaluate(prepared_qrels, prepared, measures, relevance_level=level, trec_eval=9)  # pytrec_eval is 9.0.x
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, set(trec_names), relevance_level=level)
     compared = 0
     for tag, run in runs.items():

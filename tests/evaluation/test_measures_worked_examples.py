@@ -62,11 +62,27 @@ def test_example_c_precision_ap_rprec_bpref_11pt():
         "AP": 0.8134920634920634,
         "Rprec": 0.6666666666666666,
         "Bpref": 0.7083333333333334,
-        "11pt_avg": 0.8409090909090909,
         "RR": 1.0,
     }
     for name, number in expected.items():
         assert value(qrels, run, name) == pytest.approx(number, abs=1e-12), name
+    # R = 6. Interpolated precision at the k-th relevant document (ranks 1, 2, 4, 6, 7, 8): 1, 1, .75, .75, .75, .75.
+    # 9.0.x asks recall r for floor(6r + 0.9) relevant: 0,1,2,2,3,3,4,5,5,6,6 -> four 1s and seven .75s.
+    assert value(qrels, run, "11pt_avg", trec_eval=9) == pytest.approx(9.25 / 11, abs=1e-15)
+    # 10.0 asks for lround(6r): 0,1,1,2,2,3,4,4,5,5,6 -> five 1s (recall .4 needs only 2 relevant) and six .75s.
+    assert value(qrels, run, "11pt_avg", trec_eval=10) == pytest.approx(9.5 / 11, abs=1e-15)
+    assert value(qrels, run, "IPrec@0.4", trec_eval=9) == 0.75
+    assert value(qrels, run, "IPrec@0.4") == 1.0  # 10.0 by default
+
+
+def test_recall_levels_round_as_lround_in_10_and_add_point_nine_in_9():
+    from evaluation.measures.ranked import relevant_needed
+
+    counts = np.array([6, 7, 10, 1])
+    assert relevant_needed(0.6, counts, 10).tolist() == [4, 4, 6, 1]  # 3.6, 4.2, 6.0, 0.6
+    assert relevant_needed(0.6, counts, 9).tolist() == [4, 5, 6, 1]  # floor(4.5), floor(5.1), floor(6.9), floor(1.5)
+    assert relevant_needed(0.5, np.array([1, 3, 5]), 10).tolist() == [1, 2, 3]  # halves away from zero
+    assert relevant_needed(0.49999999999999994, np.array([1]), 10).tolist() == [0]  # x + 0.5 would round to 1
 
 
 def test_example_d_graded_gains():

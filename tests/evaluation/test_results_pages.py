@@ -152,8 +152,10 @@ def test_comparing_a_run_with_itself_or_an_unknown_run_is_a_clear_400(client, ju
     assert response.status_code == 400
 
 
-def test_precision_recall_curve_is_trec_evals_iprec_at_recall(judged):
+def test_precision_recall_curve_is_trec_evals_iprec_at_recall_in_the_collections_version(judged):
     collection, _, _ = judged
+    collection.trec_eval_version = 9  # pytrec_eval bundles 9.0.x
+    collection.save(update_fields=["trec_eval_version"])
     qrels, runs = _qrels_and_runs(collection)
     names = {f"iprec_at_recall_{level:.2f}" for level in curves.RECALL_LEVELS}
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"iprec_at_recall"}, relevance_level=1)
