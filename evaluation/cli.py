@@ -29,7 +29,7 @@ def _parser() -> argparse.ArgumentParser:
         "names (ndcg_cut.10, P.5, map, recip_rank, set_F). Default: trec_eval's standard set.",
     )
     parser.add_argument("qrels", nargs="?")
-    parser.add_argument("runs", nargs="*")
+    parser.add_argument("runs", nargs="*", help="run files; '-' reads one from standard input")
     parser.add_argument("-m", "--measure", action="append", dest="measures", default=[], metavar="MEASURE")
     parser.add_argument("-q", action="store_true", help="print per-topic values as well as the summary")
     parser.add_argument("-c", action="store_true", help="average over all qrels topics (missing topics score 0)")
@@ -96,7 +96,11 @@ def main(argv: list[str] | None = None) -> int:
                 keyed.append((key, measure))
         collection = TrecReader()
         qrels = collection.qrels_from_file(args.qrels)
-        runs = collection.runs_from_files(args.runs, duplicates=args.duplicates)
+        if args.runs.count("-") > 1:
+            raise ValueError("standard input ('-') can be read for one run only")
+        sources = [sys.stdin.buffer if path == "-" else path for path in args.runs]
+        names = ["<stdin>" if path == "-" else None for path in args.runs]
+        runs = collection.runs_from_files(sources, names=names, duplicates=args.duplicates)
         tags = [run.tag for run in runs]
         for index, run in enumerate(runs):
             if tags.count(run.tag) > 1:

@@ -1,8 +1,9 @@
 """TREC run and qrels files: one careful reader per format, naming each bad line's file, line and field (fail-fast
 or collected), and one fast path behind it for plain files (pyarrow's CSV reader).
 
-Columns are split as Python's `str.split()` splits them, as trec_eval splits on white space. The rank column of a
-run and the iteration column of qrels are read past and never used, as in trec_eval.
+Columns are split as Python's `str.split()` splits them, as trec_eval splits on white space. As in trec_eval 10.0,
+a line whose first character after any spacing is '#' is a comment, and a run line's columns after the run tag are
+ignored. The rank column of a run and the iteration column of qrels are read past and never used, as in trec_eval.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ def run_lines(source: Source, problems: Problems | None = None, **reading) -> It
     """Yields the well-formed lines of a run file; each other non-blank line is a problem (by default the first one
     raises TrecFormatError). `reading`: name, max_bytes, progress, as `numbered_lines` takes them."""
     for problems_, file, number, fields in _split_lines(source, problems, **reading):
-        if len(fields) != 6:
+        if len(fields) < 6:
             problems_.add(file, number, None, f"expected 6 columns {RUN_COLUMNS}, got {len(fields)}")
             continue
         try:
@@ -86,7 +87,7 @@ def _split_lines(
     file = source_name(source, name)
     for number, text in numbered_lines(source, problems, name=file, max_bytes=max_bytes, progress=progress):
         fields = text.split()
-        if fields:
+        if fields and not fields[0].startswith("#"):
             yield problems, file, number, fields
 
 
@@ -177,9 +178,10 @@ def qrels_table(path: str | Path) -> QrelsTable | None:
 
 
 def _plain_columns(path: str | Path, width: int, wanted: dict[int, tuple[str, pa.DataType]]):
-    """({name: column} for the wanted columns, first line) if the file is plain: ASCII, `width` columns on every
-    line, each separated from the next by one space (or one tab, in a file with no spaces), no blank line, no line
-    longer than `MAX_LINE_BYTES`, every value one the column's type reads. Anything else answers None.
+    """({name: column} for the wanted columns, first line) if the file is plain: ASCII, no comment line, `width`
+    columns on every line, each separated from the next by one space (or one tab, in a file with no spaces), no
+    blank line, no line longer than `MAX_LINE_BYTES`, every value one the column's type reads. Anything else
+    answers None.
 
     With one separator byte and nothing else below '!', pyarrow's split is `str.split()`'s; pyarrow then checks the
     column count of every line and converts the numbers (correctly rounded, as `float` reads them)."""
@@ -193,8 +195,11 @@ def _plain_columns(path: str | Path, width: int, wanted: dict[int, tuple[str, pa
     separators = raw <= 32
     if separators[0] or (separators[-1] and raw[-1] != 10) or (separators[1:] & separators[:-1]).any():
         return None  # a leading or doubled separator: an empty column, a blank line, or spacing to normalise
-    if np.diff(np.flatnonzero(raw == 10), prepend=-1, append=len(raw)).max() - 1 > MAX_LINE_BYTES:
+    line_ends = np.flatnonzero(raw == 10)
+    if np.diff(line_ends, prepend=-1, append=len(raw)).max() - 1 > MAX_LINE_BYTES:
         return None
+    if raw[0] == 35 or (raw[line_ends[line_ends < len(raw) - 1] + 1] == 35).any():
+        return None  # a comment line ('#'), which the careful reader skips
     names = [f"c{i}" for i in range(width)]
     types = {f"c{i}": kind for i, (_, kind) in wanted.items()}
     try:

@@ -122,3 +122,31 @@ def test_non_ascii_docnos_are_read_and_ordered_by_utf8_bytes(tmp_path):
     collection = TrecReader()
     run = collection.run_from_file(write(tmp_path, "run.txt", "1 Q0 é 1 1 t\n1 Q0 z 2 1 t\n1 Q0 Z 3 1 t\n"))
     assert ranked_docnos(collection, run, "1") == ["é", "z", "Z"]
+
+
+def test_comment_lines_are_skipped_and_columns_after_the_run_tag_ignored_as_in_trec_eval_10(tmp_path):
+    from evaluation.measures import TrecReader
+
+    run = write(
+        tmp_path, "run.txt", "# made by system X\n1 Q0 a 1 2.0 t extra words\n  # indented comment\n1 Q0 b 2 1.0 t\n"
+    )
+    assert read_run(run) == ("t", {"1": {"a": 2.0, "b": 1.0}})
+    qrels = write(tmp_path, "qrels.txt", "#qid 0 docno grade\n1 0 a 1\n")
+    assert read_qrels(qrels) == {"1": {"a": 1}}
+    reader = TrecReader()
+    prepared = reader.run_from_file(write(tmp_path, "plain-with-comment.txt", "1 Q0 a 1 2.0 t\n# a 1 2 3 4\n"))
+    assert ranked_docnos(reader, prepared, "1") == ["a"]  # the fast path leaves the comment to the careful reader
+
+
+def test_a_run_can_be_read_from_standard_input(tmp_path):
+    import subprocess
+    import sys
+
+    qrels = write(tmp_path, "qrels.txt", "1 0 a 1\n1 0 b 0\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "evaluation", str(qrels), "-", "-m", "P.1"],
+        input=b"1 Q0 b 1 2.0 t\n1 Q0 a 2 1.0 t\n",
+        capture_output=True,
+        check=True,
+    )
+    assert done.stdout.decode().splitlines()[-1].split() == ["P_1", "all", "0.0000"]

@@ -41,7 +41,6 @@ RUNS = [
     ("score-nan", _run("401 Q0 D2 2 nan sys"), 1, "score"),
     ("score-inf", _run("401 Q0 D2 2 -inf sys"), 1, "score"),
     ("five-columns", _run("401 Q0 D2 2 1.0"), 1, None),
-    ("seven-columns", _run("401 Q0 D2 2 1.0 sys extra"), 1, None),
     ("latin1-bytes", _run(GOOD_RUN, b"401 Q0 D\xe9 2 1.0 sys"), 2, None),
     ("line-too-long", _run(GOOD_RUN, "401 Q0 D2 2 1.0 " + "s" * LONG_LINE), 2, None),
     ("unknown-topic", _run("499 Q0 D2 2 1.0 sys"), 1, "qid"),

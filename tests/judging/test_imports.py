@@ -214,6 +214,14 @@ def test_the_same_run_tag_in_two_files_is_a_problem(tmp_path, collection):
     assert (failure.problems[0].file, failure.problems[0].field) == (str(second), "tag")
 
 
+def test_comments_and_columns_after_the_run_tag_are_passed_over_as_trec_eval_10_does(tmp_path, collection):
+    path = write(tmp_path, "a.run", "# system X, 2026\n401 Q0 D1 1 2.0 sys note\n401 Q0 D2 2 1.0 sys\n")
+    assert imports.runs_import(collection=collection, paths=[path]).created == 1
+    ranking = Ranking.objects.get(run__tag="sys", topic__number="401")
+    docnos = dict(Document.objects.values_list("id", "docno"))
+    assert [docnos[i] for i in ranking.documents().tolist()] == ["D1", "D2"]
+
+
 def test_qrels_become_judgments_per_assessor_and_mark_their_topics_changed(tmp_path, collection):
     path = write(tmp_path, "qrels", "401 0 D1 2 nist\n401 0 D2 0 nist\n402 0 D3 1\n")
     version = CollectionState.objects.filter(collection=collection).values_list("qrels_version", flat=True).first() or 0
