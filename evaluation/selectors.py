@@ -23,12 +23,26 @@ def stored_measures(collection: Collection) -> list[str]:
     return list(dict.fromkeys([*collection.measures, COVERAGE_MEASURE]))
 
 
+# The collection settings a stored value depends on (measure parameters are in the measure's own name): the
+# settings key names each, so a value computed under other settings is known for what it is.
+VALUE_SETTINGS = (
+    "relevance_threshold",
+    "max_grade",
+    "consensus_method",
+    "primary_assessor",
+    "collection_size",
+    "trec_eval_version",
+)
+# Changing any of these makes a collection recompute (judging's settings service asks evaluation for this list).
+EVALUATION_SETTINGS = (*VALUE_SETTINGS, "measures", "agreement_measure")
+
+
 def settings_key(collection: Collection) -> str:
-    """The evaluation settings a stored value depends on (measure parameters are in the measure's own name)."""
+    """The VALUE_SETTINGS of a collection, compactly (stored with every value and in every export's provenance)."""
     return (
         f"rel>={collection.relevance_threshold};scale=0..{collection.max_grade};"
         f"consensus={collection.consensus_method};primary={collection.primary_assessor_id or '-'};"
-        f"trec_eval={collection.trec_eval_version}"
+        f"N={collection.collection_size or 'documents'};trec_eval={collection.trec_eval_version}"
     )
 
 

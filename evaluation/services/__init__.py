@@ -7,6 +7,7 @@ results stamped with the generation it read; it repeats while the topic is dirty
 whatever was left stale.
 """
 
+from ..selectors import EVALUATION_SETTINGS
 from .recompute import (
     collection_agreement_recompute,
     collection_recompute,
@@ -18,6 +19,7 @@ from .staleness import collection_changed, stale_topics_sweep, topics_changed
 from .storage import runs_aggregate
 
 __all__ = [
+    "EVALUATION_SETTINGS",
     "collection_agreement_recompute",
     "collection_changed",
     "collection_recompute",

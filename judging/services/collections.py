@@ -89,17 +89,8 @@ def collection_scale_update(*, collection: Collection, grades: Sequence[tuple[st
         )
 
 
-# Settings whose change alters stored metrics or agreement, so that every topic must be recomputed.
-EVALUATION_SETTINGS = (
-    "relevance_threshold",
-    "max_grade",
-    "consensus_method",
-    "primary_assessor",
-    "measures",
-    "collection_size",
-    "agreement_measure",
-    "trec_eval_version",
-)
+# Settings whose change alters stored metrics or agreement: evaluation's list, the one its settings key follows.
+EVALUATION_SETTINGS = evaluation_services.EVALUATION_SETTINGS
 
 
 @transaction.atomic

@@ -292,3 +292,27 @@ def test_after_one_failed_publish_saves_do_not_wait_on_the_broker_for_a_while(mo
     assert len(calls) == 1 and calls[0]["retry"] is False
     assert staleness._enqueue("recompute_topic", 3, sweeping=True) is False  # the sweep always tries
     assert len(calls) == 2
+
+
+@pytest.mark.django_db
+def test_the_settings_key_names_every_setting_a_stored_value_depends_on():
+    from evaluation.selectors import VALUE_SETTINGS, settings_key
+    from judging.models import Collection
+    from judging.services import EVALUATION_SETTINGS
+
+    assert set(VALUE_SETTINGS) <= set(EVALUATION_SETTINGS)
+    collection = Collection.objects.create(name="keyed", max_grade=3)
+    other = make_user("assessor")
+    changed = {
+        "relevance_threshold": 2,
+        "max_grade": 2,
+        "consensus_method": "median",
+        "primary_assessor": other,
+        "collection_size": 1000,
+        "trec_eval_version": 9,
+    }
+    assert set(changed) == set(VALUE_SETTINGS)
+    for name, value in changed.items():
+        before = settings_key(collection)
+        setattr(collection, name, value)
+        assert settings_key(collection) != before, name
