@@ -77,6 +77,40 @@ def bpref(batch: RankedBatch, m) -> np.ndarray:
     return safe_divide(hits.total(hits.running_sums(contribution)), num_rel)
 
 
+def geometric_bpref(batch: RankedBatch, m) -> np.ndarray:
+    """gm_bpref's per-topic value is bpref; the aggregate is exp(mean(log(max(bpref, 1e-5)))) (trec_eval gm_bpref)."""
+    return bpref(batch, m)
+
+
+def relative_precision(batch: RankedBatch, m) -> np.ndarray:
+    """relative_P@k: relevant documents in the top k over the most there could be, min(R, k) (trec_eval
+    relative_P)."""
+    level = batch.level_of(m)
+    return safe_divide(
+        batch.relevant_through(level, batch.column(m.cutoff)), np.minimum(batch.num_rel(level), m.cutoff)
+    )
+
+
+def set_relative_precision(batch: RankedBatch, m) -> np.ndarray:
+    """Relevant retrieved over the most there could be, min(retrieved, R) (trec_eval set_relative_P)."""
+    level = batch.level_of(m)
+    found = batch.relevant_through(level, batch.column(None))
+    return safe_divide(found, np.minimum(batch.n, batch.num_rel(level)))
+
+
+def set_average_precision(batch: RankedBatch, m) -> np.ndarray:
+    """Set precision times set recall: relevant retrieved squared over (retrieved x R) (trec_eval set_map)."""
+    level = batch.level_of(m)
+    found = batch.relevant_through(level, batch.column(None)).astype(np.float64)
+    return safe_divide(found * found, batch.n.astype(np.float64) * batch.num_rel(level))
+
+
+def num_nonrel_judged_ret(batch: RankedBatch, m) -> np.ndarray:
+    """Retrieved documents judged below the relevance level; summed over topics (trec_eval num_nonrel_judged_ret)."""
+    level = batch.level_of(m)
+    return ((batch.labels >= 0) & (batch.labels < level)).sum(axis=1).astype(np.float64)
+
+
 def inferred_ap(batch: RankedBatch, m) -> np.ndarray:
     """infAP (Yilmaz & Aslam 2006), trec_eval's m_infap.c with epsilon 1e-5."""
     level = batch.level_of(m)
