@@ -14,6 +14,13 @@ PURE = [
     "evaluation.curves",
     "evaluation.plots",
     "judging.pool_strategies",
+    "evaluation.online.records",
+    "evaluation.online.sources",
+    "evaluation.online.store",
+    "evaluation.online.measures",
+    "evaluation.online.ab",
+    "evaluation.online.simulate",
+    "evaluation.online.__main__",
 ]
 
 
