@@ -76,6 +76,25 @@ def _json_lines(
         yield number, text, value
 
 
+class _Faults(list):
+    """One line's faults, (field, reason) each; `parse` functions return None once they have any."""
+
+    def __call__(self, field: str, reason: str) -> None:
+        self.append((field, reason))
+
+
+def _checked(path, problems: Problems, name: str, progress, parse) -> Iterator:
+    """Yields `parse(value, line, add)` for each JSON line whose fields all pass; `add(field, reason)` records a
+    fault, and a line with any is a problem per fault and yields nothing."""
+    for number, line, value in _json_lines(path, problems, name, progress):
+        add = _Faults()
+        record = parse(value, line, add)
+        for field, reason in add:
+            problems.add(name, number, field, reason)
+        if not add:
+            yield record
+
+
 def _text(value: dict, key: str, required: bool, add) -> str | None:
     """A string field; integers are accepted as their decimal text (ids are often numbers)."""
     found = value.get(key)
@@ -105,38 +124,33 @@ def ubi_queries(path: str | Path, problems: Problems, *, name: str | None = None
                 progress: Progress | None = None) -> Iterator[Query]:
     """UBI 1.0 `ubi_queries` records: query_id and timestamp required; query_response_hit_ids a list of ids (absent:
     unknown); a query needs a client_id or a session_id so that it belongs to a session."""
-    name = name or str(path)
-    for number, _line, value in _json_lines(path, problems, name, progress):
-        faults = []
+    return _checked(path, problems, name or str(path), progress, _query)
 
-        def add(field, reason, faults=faults):
-            faults.append((field, reason))
 
-        query_id = _text(value, "query_id", True, add)
-        client_id = _text(value, "client_id", False, add)
-        session_id = _text(value, "session_id", False, add)
-        application = _text(value, "application", False, add)
-        user_query = value.get("user_query", "")
-        if not isinstance(user_query, str):
-            add("user_query", "expected a string")
-        hits = value.get("query_response_hit_ids")
-        if hits is not None and not (isinstance(hits, list) and all(_is_id(h) for h in hits)):
-            add("query_response_hit_ids", "expected a list of document ids")
-        attributes = value.get("query_attributes")
-        if attributes is not None and not isinstance(attributes, dict):
-            add("query_attributes", "expected an object")
-        ts = _timestamp(value, add)
-        if not faults and client_id is None and session_id is None:
-            add("client_id", "missing: a query needs a client_id or a session_id")
-        for field, reason in faults:
-            problems.add(name, number, field, reason)
-        if faults:
-            continue
-        yield Query(
-            query_id=query_id, client_id=client_id, session_id=session_id, application=application,
-            user_query=user_query, hits=None if hits is None else tuple(str(h) for h in hits),
-            attributes=None if attributes is None else json.dumps(attributes, separators=(",", ":")), ts=ts,
-        )
+def _query(value: dict, _line: str, add: _Faults) -> Query | None:
+    query_id = _text(value, "query_id", True, add)
+    client_id = _text(value, "client_id", False, add)
+    session_id = _text(value, "session_id", False, add)
+    application = _text(value, "application", False, add)
+    user_query = value.get("user_query", "")
+    if not isinstance(user_query, str):
+        add("user_query", "expected a string")
+    hits = value.get("query_response_hit_ids")
+    if hits is not None and not (isinstance(hits, list) and all(_is_id(h) for h in hits)):
+        add("query_response_hit_ids", "expected a list of document ids")
+    attributes = value.get("query_attributes")
+    if attributes is not None and not isinstance(attributes, dict):
+        add("query_attributes", "expected an object")
+    ts = _timestamp(value, add)
+    if not add and client_id is None and session_id is None:
+        add("client_id", "missing: a query needs a client_id or a session_id")
+    if add:
+        return None
+    return Query(
+        query_id=query_id, client_id=client_id, session_id=session_id, application=application,
+        user_query=user_query, hits=None if hits is None else tuple(str(h) for h in hits),
+        attributes=None if attributes is None else json.dumps(attributes, separators=(",", ":")), ts=ts,
+    )
 
 
 def _is_id(value: object) -> bool:
@@ -152,50 +166,45 @@ def ubi_events(path: str | Path, problems: Problems, *, name: str | None = None,
     .position.ordinal (a whole number from 1) and .dwell_seconds (a number from 0) optional. The event's id is its
     `event_id`, else the MD5 digest of the line's text: importing a file twice adds nothing, and two
     identical lines (a client's retry) are one event."""
-    name = name or str(path)
-    for number, line, value in _json_lines(path, problems, name, progress):
-        faults = []
+    return _checked(path, problems, name or str(path), progress, _event)
 
-        def add(field, reason, faults=faults):
-            faults.append((field, reason))
 
-        event_id = _text(value, "event_id", False, add)
-        query_id = _text(value, "query_id", False, add)
-        session_id = _text(value, "session_id", False, add)
-        client_id = _text(value, "client_id", False, add)
-        action = _text(value, "action_name", True, add)
-        ts = _timestamp(value, add)
-        attributes = value.get("event_attributes")
-        object_id = ordinal = dwell = None
-        if attributes is None:
-            attributes = {}
-        elif not isinstance(attributes, dict):
-            add("event_attributes", "expected an object")
-            attributes = {}
-        target = attributes.get("object")
-        if isinstance(target, dict) and target.get("object_id") is not None:
-            object_id = target["object_id"]
-            if not _is_id(object_id):
-                add("event_attributes.object.object_id", "expected a string")
-            object_id = str(object_id)
-        position = attributes.get("position")
-        if isinstance(position, dict) and position.get("ordinal") is not None:
-            ordinal = position["ordinal"]
-            if isinstance(ordinal, bool) or not isinstance(ordinal, int) or not 1 <= ordinal < 2**31:
-                add("event_attributes.position.ordinal", "expected a whole number from 1")
-        if attributes.get("dwell_seconds") is not None:
-            dwell = attributes["dwell_seconds"]
-            if isinstance(dwell, bool) or not isinstance(dwell, int | float) or not 0 <= dwell < float("inf"):
-                add("event_attributes.dwell_seconds", "expected a number of seconds from 0")
-            else:
-                dwell = float(dwell)
-        for field, reason in faults:
-            problems.add(name, number, field, reason)
-        if faults:
-            continue
-        if event_id is None:
-            event_id = hashlib.md5(line.encode()).hexdigest()
-        yield Event(event_id, query_id, session_id, client_id, action, object_id, ordinal, dwell, ts)
+def _event(value: dict, line: str, add: _Faults) -> Event | None:
+    event_id = _text(value, "event_id", False, add)
+    query_id = _text(value, "query_id", False, add)
+    session_id = _text(value, "session_id", False, add)
+    client_id = _text(value, "client_id", False, add)
+    action = _text(value, "action_name", True, add)
+    ts = _timestamp(value, add)
+    attributes = value.get("event_attributes")
+    object_id = ordinal = dwell = None
+    if attributes is None:
+        attributes = {}
+    elif not isinstance(attributes, dict):
+        add("event_attributes", "expected an object")
+        attributes = {}
+    target = attributes.get("object")
+    if isinstance(target, dict) and target.get("object_id") is not None:
+        object_id = target["object_id"]
+        if not _is_id(object_id):
+            add("event_attributes.object.object_id", "expected a string")
+        object_id = str(object_id)
+    position = attributes.get("position")
+    if isinstance(position, dict) and position.get("ordinal") is not None:
+        ordinal = position["ordinal"]
+        if isinstance(ordinal, bool) or not isinstance(ordinal, int) or not 1 <= ordinal < 2**31:
+            add("event_attributes.position.ordinal", "expected a whole number from 1")
+    if attributes.get("dwell_seconds") is not None:
+        dwell = attributes["dwell_seconds"]
+        if isinstance(dwell, bool) or not isinstance(dwell, int | float) or not 0 <= dwell < float("inf"):
+            add("event_attributes.dwell_seconds", "expected a number of seconds from 0")
+        else:
+            dwell = float(dwell)
+    if add:
+        return None
+    if event_id is None:
+        event_id = hashlib.md5(line.encode()).hexdigest()
+    return Event(event_id, query_id, session_id, client_id, action, object_id, ordinal, dwell, ts)
 
 
 def aol_records(path: str | Path, problems: Problems, *, name: str | None = None,
