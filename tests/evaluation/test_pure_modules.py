@@ -20,6 +20,8 @@ PURE = [
     "evaluation.online.measures",
     "evaluation.online.ab",
     "evaluation.online.simulate",
+    "evaluation.online.click_models",
+    "evaluation.online.traffic",
     "evaluation.online.__main__",
 ]
 
