@@ -127,6 +127,10 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 
+# Search logs' columnar stores (Parquet by day, read by DuckDB), one folder per log. Web and workers must see the same
+# folder: one machine, or a shared volume (docker-compose.yml mounts one).
+SEARCH_LOG_ROOT = Path(os.environ.get("SEARCH_LOG_ROOT", VAR_DIR / "search-logs"))
+
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
 STATIC_ROOT.mkdir(exist_ok=True)

@@ -142,3 +142,53 @@ def matrix(
             colour = "white" if value > middle else "black"
             axes.text(j, i, value_format.format(value), ha="center", va="center", color=colour, fontsize=8)
     return figure
+
+
+def query_rate(buckets: Sequence[str], counts: Sequence[int], spikes: Sequence[bool], *, unit: str) -> Figure:
+    """Queries per time bucket, spikes (robust z above the threshold) marked."""
+    figure, axes = _figure()
+    x = np.arange(len(buckets))
+    axes.plot(x, counts, color="#2b6cb0", linewidth=1.2, marker="o" if len(x) <= 60 else None, markersize=3)
+    marked = [i for i, spike in enumerate(spikes) if spike]
+    if marked:
+        axes.scatter(marked, [counts[i] for i in marked], color="#c05621", zorder=3, label="spike")
+        axes.legend(loc="upper right", fontsize=8)
+    step = max(1, len(x) // 10)
+    axes.set_xticks(x[::step], [b[: 16 if unit in ("minute", "hour") else 10] for b in buckets[::step]],
+                    rotation=45, ha="right", fontsize=7)
+    axes.set(xlabel=f"UTC {unit}", ylabel="Queries")
+    axes.set_ylim(bottom=0)
+    axes.set_title(f"Queries per {unit}")
+    if not buckets:
+        _message(axes, "No queries logged yet")
+    return figure
+
+
+def ctr_by_position(curves: Mapping[str, Mapping[int, float | None]], *, max_position: int = 20) -> Figure:
+    """Result click-through at each rank position, one line per arm (or one for the whole log)."""
+    figure, axes = _figure()
+    for label, by_position in curves.items():
+        positions = sorted(p for p in by_position if int(p) <= max_position)
+        values = [math.nan if by_position[p] is None else by_position[p] for p in positions]
+        axes.plot([int(p) for p in positions], values, marker="o", markersize=3, label=label)
+    axes.set(xlabel="Rank position", ylabel="Clicks ÷ impressions")
+    axes.set_ylim(bottom=0)
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+    axes.set_title("Click-through by position")
+    if curves:
+        axes.legend(loc="upper right", fontsize=8)
+    else:
+        _message(axes, "No impressions logged yet (AOL logs have none)")
+    return figure
+
+
+def rank_frequency(counts: Sequence[int]) -> Figure:
+    """Each distinct query's count against its rank, both on log scales (a straight line is Zipf's law)."""
+    figure, axes = _figure()
+    if counts:
+        axes.loglog(np.arange(1, len(counts) + 1), counts, color="#2b6cb0", marker="." if len(counts) < 200 else None)
+    else:
+        _message(axes, "No queries logged yet")
+    axes.set(xlabel="Query rank (by count)", ylabel="Times asked")
+    axes.set_title(f"Query frequency: {len(counts)} distinct queries")
+    return figure

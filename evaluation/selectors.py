@@ -9,7 +9,11 @@ from django.db.models import F, Q
 from judging.models import Collection, Run
 
 from .consensus import collection_consensus
-from .models import RunValue, TopicAgreement, TopicState
+from .models import RunValue, TopicAgreement, TopicState, TopicValue
+from .online import store as online_store
+from .online import traffic
+from .online.ab import arm_comparison
+from .online.measures import OnlineSettings, online_measures, query_rate
 
 LEADERBOARD_KEYS = ("tag", "topics", "judged")
 
@@ -232,3 +236,61 @@ def collection_status(*, collection_id: int, page: int = 1, stale_only: bool = F
         "pages": max(1, -(-total // STATUS_PAGE_SIZE)),
         "topics": listed,
     }
+
+
+# --- search logs: figures read from the log's columnar store (prepared once per import set and settings) ---
+
+SEARCH_LOG_SETTING_NAMES = ("click_actions", "success_actions", "dwell_seconds", "session_gap_minutes", "arm")
+
+
+def online_settings(search_log) -> OnlineSettings:
+    """The log's measure settings (defaults for what it does not set)."""
+    chosen = {name: search_log.settings[name] for name in SEARCH_LOG_SETTING_NAMES if name in search_log.settings}
+    for name in ("click_actions", "success_actions"):
+        if name in chosen:
+            chosen[name] = tuple(chosen[name])
+    return OnlineSettings(**chosen)
+
+
+def search_log_figures(*, search_log, by: str = "day", rate: str = "day") -> dict | None:
+    """Every online measure of the log (overall, per `by` bucket, per arm), the query rate per `rate` unit with its
+    spikes, and the A/B comparison when an arm field is set; None before the first import."""
+    if not search_log.imports:
+        return None
+    settings = online_settings(search_log)
+    with online_store.prepared_connection(search_log.store_path, settings) as con:
+        figures = online_measures(con, settings, by=by, prepared=True)
+        figures["rate"] = query_rate(con, rate, spike_z=settings.spike_z)
+        figures["ab"] = arm_comparison(con, control=search_log.settings.get("control")) if settings.arm else None
+    return figures
+
+
+def search_log_query_counts(*, search_log) -> list[int]:
+    """Each distinct normalised query's count, most frequent first (the rank-frequency plot)."""
+    if not search_log.imports:
+        return []
+    with online_store.connect(search_log.store_path) as con:
+        return [q.count for q in traffic.logged_queries(con)]
+
+
+def online_offline(*, search_log, measure: str = "AP", online_measure: str = "query_ctr") -> list[dict]:
+    """For each arm tied to a run (`arm_runs`): Kendall's τ and Pearson's r, over the queries that are also topics
+    (by normalised title), between the run's stored per-topic `measure` and the arm's per-query `online_measure`."""
+    if not search_log.imports or not search_log.arm_runs:
+        return []
+    settings = online_settings(search_log)
+    with online_store.prepared_connection(search_log.store_path, settings) as con:
+        online = traffic.per_query_online(con, measure=online_measure)
+    runs = {run.tag: run for run in search_log.collection.runs.all()}
+    rows = []
+    for arm, tag in sorted(search_log.arm_runs.items()):
+        if tag not in runs:
+            continue
+        offline = {
+            traffic.normalised_query(title): value
+            for title, value in TopicValue.objects.filter(run=runs[tag], measure=measure, value__isnull=False)
+            .values_list("topic__title", "value")
+        }
+        rows.append({"arm": arm, "run": tag, "measure": measure, "online_measure": online_measure,
+                     **traffic.online_offline_correlation(offline, online.get(arm, {}))})
+    return rows

@@ -5,6 +5,7 @@ from celery import shared_task
 from judging import jobs
 
 from . import services, trial_runs
+from .services import search_logs
 
 
 @shared_task(acks_late=True, autoretry_for=(Exception,), retry_backoff=True, retry_backoff_max=60, max_retries=8)
@@ -31,3 +32,9 @@ def recompute_collection(job_id: int) -> dict:
 @shared_task(acks_late=True)
 def trial_run(job_id: int) -> dict:
     return jobs.job_run(job_id, trial_runs.trial_run_job_work)
+
+
+@shared_task(acks_late=True)
+def import_search_log(job_id: int) -> dict:
+    # Safe to run twice: the log's store skips the ids it already holds.
+    return jobs.job_run(job_id, search_logs.search_log_import_job_work)

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from .views import agreement, leaderboard, plots, runs, trial
+from .views import agreement, leaderboard, online, plots, runs, trial
 
 app_name = "evaluation"
 urlpatterns = [
@@ -16,5 +16,11 @@ urlpatterns = [
     path("<int:collection_id>/curves/", runs.curves, name="curves"),
     path("<int:collection_id>/agreement/", agreement.agreement, name="agreement"),
     path("<int:collection_id>/trial/", trial.trial_run, name="trial"),
+    path("<int:collection_id>/online/", online.online, name="online"),
+    path("<int:collection_id>/online/new/", online.search_log_new, name="search_log_new"),
+    path("<int:collection_id>/online/<int:log_id>/upload/", online.search_log_upload, name="search_log_upload"),
+    path("<int:collection_id>/online/<int:log_id>/settings/", online.search_log_settings, name="search_log_settings"),
+    path("<int:collection_id>/online/<int:log_id>/implicit/", online.implicit_judgments, name="implicit_judgments"),
+    path("<int:collection_id>/online/<int:log_id>/topics/", online.traffic_topics, name="traffic_topics"),
     path("<int:collection_id>/plots/<slug:name>.<slug:fmt>", plots.plot, name="plot"),
 ]

@@ -13,6 +13,7 @@ The coverage of a sample is the share of all logged queries whose string is in i
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -55,6 +56,11 @@ def logged_queries(con) -> list[LoggedQuery]:
         FROM queries GROUP BY 1 HAVING query <> '' ORDER BY 2 DESC, 1
     """).fetchall()
     return [LoggedQuery(q, int(n), int(z)) for q, n, z in rows]
+
+
+def normalised_query(text: str) -> str:
+    """A query string as the log's measures normalise it: NFC, trimmed, whitespace collapsed, lower-case."""
+    return " ".join(unicodedata.normalize("NFC", text).split()).lower()
 
 
 def strata_of(ranked: Sequence[LoggedQuery]) -> dict[str, str]:

@@ -13,8 +13,9 @@ from matplotlib.figure import Figure
 from judging.models import Collection
 from judging.permissions import sees_assessors
 
-from .. import analysis, curves, plots
+from .. import analysis, curves, plots, selectors
 from ..exports import collection_slug
+from ..online.measures import RATE_UNITS
 from . import chosen_measure, chosen_run, chosen_runs, researcher_collection
 
 
@@ -95,6 +96,37 @@ def _confusion(request: HttpRequest, collection: Collection) -> Figure:
     )
 
 
+def _search_log(request: HttpRequest, collection: Collection):
+    value = request.GET.get("log", "")
+    found = collection.search_logs.filter(pk=int(value)).first() if value.isdigit() else None
+    if found is None:
+        raise BadRequest(f"no search log {value!r} in this collection")
+    return found
+
+
+def _online_rate(request: HttpRequest, collection: Collection) -> Figure:
+    unit = request.GET.get("rate", "day")
+    if unit not in RATE_UNITS:
+        raise BadRequest(f"rate must be one of {', '.join(RATE_UNITS)}")
+    figures = selectors.search_log_figures(search_log=_search_log(request, collection), rate=unit) or {"rate": []}
+    rows = figures["rate"]
+    return plots.query_rate([r["bucket"] for r in rows], [r["queries"] for r in rows], [r["spike"] for r in rows],
+                            unit=unit)
+
+
+def _online_positions(request: HttpRequest, collection: Collection) -> Figure:
+    figures = selectors.search_log_figures(search_log=_search_log(request, collection))
+    if not figures:
+        return plots.ctr_by_position({})
+    curves = {arm: values["ctr_at"] for arm, values in figures["arms"].items()} or {
+        "all queries": figures["overall"]["ctr_at"]}
+    return plots.ctr_by_position({arm: c for arm, c in curves.items() if c})
+
+
+def _online_frequency(request: HttpRequest, collection: Collection) -> Figure:
+    return plots.rank_frequency(selectors.search_log_query_counts(search_log=_search_log(request, collection)))
+
+
 PLOTS: dict[str, Callable[[HttpRequest, Collection], Figure]] = {
     "precision-recall": _precision_recall,
     "roc": _roc,
@@ -103,6 +135,9 @@ PLOTS: dict[str, Callable[[HttpRequest, Collection], Figure]] = {
     "differences": _differences,
     "kappa": _kappa,
     "confusion": _confusion,
+    "online-rate": _online_rate,
+    "online-positions": _online_positions,
+    "online-frequency": _online_frequency,
 }
 
 

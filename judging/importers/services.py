@@ -234,7 +234,7 @@ def qrels_import(
                 grades[key] = (line.grade, line.line)
     _settle(problems, report, skip_invalid)
     with transaction.atomic():
-        users = _assessors({key[0] for key in grades}, dict(assessor_map or {}))
+        users = imported_assessors({key[0] for key in grades}, dict(assessor_map or {}))
         labels = {
             (users[name], topic_id, document_id): grade for (name, topic_id, document_id), (grade, _) in grades.items()
         }
@@ -243,7 +243,7 @@ def qrels_import(
     return report
 
 
-def _assessors(names: set[str], mapped: dict) -> dict:
+def imported_assessors(names: set[str], mapped: dict) -> dict:
     """The user behind each assessor name of a qrels file: the mapped account, or the name's imported user (made
     on first use, unable to log in)."""
     User = get_user_model()

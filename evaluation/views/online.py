@@ -1,0 +1,162 @@
+"""The online page of a collection: its search logs' measures, A/B comparison and plots, and (for admins) logs'
+creation, uploads, settings, implicit judgments from clicks and topics sampled from traffic."""
+
+from __future__ import annotations
+
+from django import forms as django_forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from judging.models import ROLE_ADMIN
+from judging.permissions import admin_required, user_roles
+
+from .. import selectors
+from ..forms import (
+    ImplicitJudgmentsForm,
+    SearchLogForm,
+    SearchLogSettingsForm,
+    SearchLogUploadForm,
+    TrafficTopicsForm,
+)
+from ..models import SearchLog
+from ..online.measures import BUCKETS, RATE_UNITS
+from ..services import search_logs
+from . import researcher_collection
+
+
+def _page(collection_id: int, search_log: SearchLog | None = None) -> str:
+    url = reverse("evaluation:online", args=[collection_id])
+    return f"{url}?log={search_log.pk}" if search_log else url
+
+
+def _choice(request: HttpRequest, name: str, allowed, default: str) -> str:
+    value = request.GET.get(name, default)
+    return value if value in allowed else default
+
+
+@login_required
+def online(request: HttpRequest, collection_id: int) -> HttpResponse:
+    collection = researcher_collection(request, collection_id)
+    logs = list(collection.search_logs.all())
+    chosen = request.GET.get("log", "")
+    search_log = next((log for log in logs if str(log.pk) == chosen), logs[0] if logs else None)
+    by = _choice(request, "by", BUCKETS, "day")
+    rate = _choice(request, "rate", RATE_UNITS, "day")
+    context = {"collection": collection, "logs": logs, "search_log": search_log, "by": by, "rate": rate,
+               "buckets": BUCKETS, "rate_units": RATE_UNITS, "is_admin": ROLE_ADMIN in user_roles(request.user),
+               "new_form": SearchLogForm()}
+    if search_log is not None:
+        figures = selectors.search_log_figures(search_log=search_log, by=by, rate=rate)
+        context.update(
+            figures=figures,
+            spikes=[row for row in (figures or {}).get("rate", []) if row["spike"]],
+            correlations=selectors.online_offline(search_log=search_log),
+            upload_form=SearchLogUploadForm(search_log=search_log),
+            settings_form=SearchLogSettingsForm(initial=SearchLogSettingsForm.initial_for(search_log)),
+            implicit_form=ImplicitJudgmentsForm(),
+            traffic_form=TrafficTopicsForm(),
+            plot_query=f"log={search_log.pk}",
+        )
+    return render(request, "evaluation/online.html", context)
+
+
+@admin_required
+@require_POST
+def search_log_new(request: HttpRequest, collection_id: int) -> HttpResponse:
+    collection = researcher_collection(request, collection_id)
+    form = SearchLogForm(request.POST)
+    if form.is_valid():
+        try:
+            created = search_logs.search_log_create(collection=collection, **form.cleaned_data)
+        except ValidationError as error:
+            messages.error(request, "; ".join(error.messages))
+        else:
+            return redirect(_page(collection.pk, created))
+    else:
+        messages.error(request, "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items()))
+    return redirect(_page(collection.pk))
+
+
+def _search_log(collection_id: int, log_id: int) -> SearchLog:
+    return get_object_or_404(SearchLog.objects.select_related("collection"), pk=log_id, collection_id=collection_id)
+
+
+@admin_required
+@require_POST
+def search_log_upload(request: HttpRequest, collection_id: int, log_id: int) -> HttpResponse:
+    """Stores the files and imports them as a job; the job page shows its progress and any faulty lines."""
+    search_log = _search_log(collection_id, log_id)
+    form = SearchLogUploadForm(request.POST, request.FILES, search_log=search_log)
+    if form.is_valid():
+        try:
+            job = search_logs.search_log_import_start(
+                search_log=search_log, files=form.files_by_kind(), created_by=request.user
+            )
+        except ValidationError as error:
+            messages.error(request, "; ".join(error.messages))
+        else:
+            return redirect("judging:job", job_id=job.id)
+    else:
+        messages.error(request, " ".join(" ".join(v) for v in form.errors.values()))
+    return redirect(_page(collection_id, search_log))
+
+
+@admin_required
+@require_POST
+def search_log_settings(request: HttpRequest, collection_id: int, log_id: int) -> HttpResponse:
+    search_log = _search_log(collection_id, log_id)
+    form = SearchLogSettingsForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise ValidationError([f"{k}: {' '.join(v)}" for k, v in form.errors.items()])
+        settings, arm_runs = form.as_settings()
+        search_logs.search_log_configure(search_log=search_log, settings=settings, arm_runs=arm_runs)
+    except (ValidationError, django_forms.ValidationError) as error:
+        messages.error(request, "Settings not saved: " + "; ".join(error.messages))
+    else:
+        messages.success(request, "Settings saved; the figures below use them.")
+    return redirect(_page(collection_id, search_log))
+
+
+@admin_required
+@require_POST
+def implicit_judgments(request: HttpRequest, collection_id: int, log_id: int) -> HttpResponse:
+    search_log = _search_log(collection_id, log_id)
+    form = ImplicitJudgmentsForm(request.POST)
+    if form.is_valid():
+        found = search_logs.implicit_judgments_import(search_log=search_log, imported_by=request.user,
+                                                      **form.cleaned_data)
+        messages.success(
+            request,
+            f"{found['matched']} of {found['pairs']} (query, document) pairs with enough impressions matched a topic "
+            f"and a document: {found['created']} judgments added, {found['updated']} changed, {found['unchanged']} "
+            f"unchanged, as the assessor {found['assessor']}. {found['queries_without_topic']} queries are not "
+            "topics. Agreement with the human assessors follows on the agreement page.",
+        )
+    else:
+        messages.error(request, " ".join(" ".join(v) for v in form.errors.values()))
+    return redirect(_page(collection_id, search_log))
+
+
+@admin_required
+@require_POST
+def traffic_topics(request: HttpRequest, collection_id: int, log_id: int) -> HttpResponse:
+    search_log = _search_log(collection_id, log_id)
+    form = TrafficTopicsForm(request.POST)
+    if form.is_valid():
+        found = search_logs.traffic_topics_create(search_log=search_log, **form.cleaned_data)
+        coverage = "no traffic" if found["coverage"] is None else f"{found['coverage']:.1%} of the logged queries"
+        messages.success(
+            request,
+            f"Sampled {len(found['queries'])} queries ({form.cleaned_data['method']}, seed "
+            f"{form.cleaned_data['seed']}), covering {coverage}: {found['created']} topics added, "
+            f"{found['already_topics']} were topics already.",
+        )
+    else:
+        messages.error(request, " ".join(" ".join(v) for v in form.errors.values()))
+    return redirect(_page(collection_id, search_log))
