@@ -14,7 +14,7 @@ import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.text import Text
-from matplotlib.ticker import MaxNLocator
+from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter
 
 FORMATS = {"svg": "image/svg+xml", "png": "image/png"}
 _STYLE = {
@@ -187,6 +187,9 @@ def rank_frequency(counts: Sequence[int]) -> Figure:
     figure, axes = _figure()
     if counts:
         axes.loglog(np.arange(1, len(counts) + 1), counts, color="#2b6cb0", marker="." if len(counts) < 200 else None)
+        for axis in (axes.xaxis, axes.yaxis):  # plain numbers: render() turns mathtext (10$^{3}$) off
+            axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.0f}"))
+            axis.set_minor_formatter(NullFormatter())
     else:
         _message(axes, "No queries logged yet")
     axes.set(xlabel="Query rank (by count)", ylabel="Times asked")

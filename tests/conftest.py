@@ -55,6 +55,12 @@ def _eager_celery(request):
 
 
 @pytest.fixture(autouse=True)
+def _own_search_log_root(settings, tmp_path):
+    """Each test's search-log stores in its own folder (database ids start again in every test)."""
+    settings.SEARCH_LOG_ROOT = tmp_path / "search-logs"
+
+
+@pytest.fixture(autouse=True)
 def _fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 

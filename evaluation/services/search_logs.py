@@ -89,6 +89,7 @@ def search_log_import(
         locked = SearchLog.objects.select_for_update().get(pk=search_log.pk)
         locked.imports = [*locked.imports, entry]
         locked.save(update_fields=["imports"])
+    search_log.imports = locked.imports
     report(1, 1)
     return entry
 

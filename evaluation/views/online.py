@@ -28,6 +28,56 @@ from ..online.measures import BUCKETS, RATE_UNITS
 from ..services import search_logs
 from . import researcher_collection
 
+MEASURE_LABELS = {
+    "queries": "Queries",
+    "sessions": "Sessions",
+    "session_abandonment_rate": "Session abandonment rate",
+    "query_ctr": "Query CTR",
+    "result_ctr": "Result CTR",
+    "session_success_rate": "Session success rate",
+    "zero_result_rate": "Zero-result rate",
+    "mrr_first_click": "MRR of the first click",
+}
+COUNTS = ("queries", "sessions")
+
+
+def _shown(name: str, value) -> str:
+    if value is None:
+        return "undefined"
+    return f"{value:,}" if name in COUNTS else f"{value:.3f}"
+
+
+def _measure_rows(values: dict) -> list[dict]:
+    return [{"name": name, "label": label, "value": _shown(name, values.get(name))}
+            for name, label in MEASURE_LABELS.items() if name in values]
+
+
+def _ab_table(ab: dict | None) -> dict | None:
+    """The A/B comparison as rows a template can lay out: per measure, per arm, the value with its interval and,
+    beside the control, the difference with its interval and p-value."""
+    if not ab or not ab["arms"]:
+        return None
+    arms = sorted(ab["arms"], key=lambda arm: (arm != ab["control"], arm))
+    rows = []
+    for name, label in MEASURE_LABELS.items():
+        if name in COUNTS:
+            continue
+        cells = []
+        for arm in arms:
+            cell = ab["arms"][arm].get(name, {})
+            value, low, high = cell.get("value"), cell.get("low"), cell.get("high")
+            shown = {"value": _shown(name, value), "interval": None if low is None else f"{low:.3f}–{high:.3f}",
+                     "sessions": cell.get("sessions")}
+            if cell.get("difference") is not None:
+                shown["difference"] = f"{cell['difference']:+.3f}"
+                shown["difference_interval"] = f"{cell['difference_low']:+.3f}–{cell['difference_high']:+.3f}"
+                shown["p_value"] = f"{cell['p_value']:.3g}"
+                shown["significant"] = cell["p_value"] < 1 - ab["confidence"]
+            cells.append(shown)
+        rows.append({"name": name, "label": label, "cells": cells})
+    return {"control": ab["control"], "arms": arms, "rows": rows, "confidence": f"{ab['confidence']:.0%}",
+            "alpha": f"{1 - ab['confidence']:.2g}"}
+
 
 def _page(collection_id: int, search_log: SearchLog | None = None) -> str:
     url = reverse("evaluation:online", args=[collection_id])
@@ -54,6 +104,11 @@ def online(request: HttpRequest, collection_id: int) -> HttpResponse:
         figures = selectors.search_log_figures(search_log=search_log, by=by, rate=rate)
         context.update(
             figures=figures,
+            overall=_measure_rows(figures["overall"]) if figures else [],
+            ab=_ab_table(figures and figures["ab"]),
+            by_rows=[{"bucket": b, "cells": [_shown(n, v.get(n)) for n in MEASURE_LABELS]}
+                     for b, v in (figures or {}).get("by", {}).items()],
+            measure_labels=list(MEASURE_LABELS.values()),
             spikes=[row for row in (figures or {}).get("rate", []) if row["spike"]],
             correlations=selectors.online_offline(search_log=search_log),
             upload_form=SearchLogUploadForm(search_log=search_log),

@@ -30,10 +30,13 @@ class Command(BaseCommand):
         if not Collection.objects.filter(name=DEMO_NAME).exists():
             self.stdout.write("Loading the demo collection (Python docstrings, 10 topics, 4 runs)...")
             collection = demo_create()
+            from evaluation.demo import demo_search_log_create
+
+            search_log = demo_search_log_create(collection=collection)
             self.stdout.write(
                 self.style.SUCCESS(
                     f"Demo ready: {collection.documents.count()} documents, {collection.topics.count()} topics, "
-                    f"{collection.runs.count()} runs."
+                    f"{collection.runs.count()} runs, a search log of {search_log.imports[0]['queries']} queries."
                 )
             )
         self.stdout.write("\nDemo accounts (username / password, role):")

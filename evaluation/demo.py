@@ -1,0 +1,56 @@
+"""The demo collection's search log: two weeks of simulated traffic over its topics, two arms serving two of its
+runs, clicks by a position-based model driven by the demo's judgments, so the online page has values from the
+start. A few questions nobody wrote a topic for find nothing, so traffic sampling and zero-result figures show."""
+
+from __future__ import annotations
+
+import tempfile
+from datetime import datetime, time, timedelta
+from pathlib import Path
+
+from django.utils import timezone
+
+from judging import selectors as judging_selectors
+from judging.models import Collection, Document
+
+from . import selectors
+from .models import SearchLog
+from .online.simulate import SimulatedTopic, simulated_log, write_jsonl
+from .services import search_logs
+
+ARMS = ("bm25", "tfidf")
+UNANSWERED = (
+    "python 2 print statement", "install numpy on windows", "django orm join", "asyncio gather timeout",
+    "f-string debugging", "type hints generics",
+)
+
+
+def demo_search_log_create(*, collection: Collection, sessions: int = 3000, days: int = 14, seed: int = 7) -> SearchLog:
+    runs = {run.tag: run.id for run in collection.runs.filter(tag__in=ARMS)}
+    rankings = judging_selectors.collection_rankings(collection_id=collection.id)
+    docnos = dict(Document.objects.filter(collection=collection).values_list("id", "docno"))
+    qrels = selectors.consensus_qrels(collection=collection)
+    topics = [
+        SimulatedTopic(
+            query=topic.title,
+            rankings={arm: [docnos[d] for d in rankings.get(runs[arm], {}).get(topic.id, [])] for arm in runs},
+            grades={docnos[d]: grade for d, grade in qrels.get(topic.id, {}).items()},
+            weight=1.0 / (rank + 1),
+        )
+        for rank, topic in enumerate(collection.topics.order_by("id"))
+    ]
+    topics += [SimulatedTopic(query, {arm: [] for arm in runs}, {}, weight=0.05) for query in UNANSWERED]
+    start = datetime.combine(timezone.now().date() - timedelta(days=days), time())
+    queries, events = simulated_log(topics, sessions=sessions, start=start, days=days, seed=seed)
+    search_log = search_logs.search_log_create(
+        collection=collection, name="demo traffic", settings={"arm": "application", "control": ARMS[0]}
+    )
+    search_logs.search_log_configure(
+        search_log=search_log, settings=search_log.settings, arm_runs={arm: arm for arm in runs}
+    )
+    with tempfile.TemporaryDirectory(prefix="workbench-demo-log-") as folder:
+        files = {"queries": write_jsonl(queries, Path(folder) / "ubi_queries.jsonl"),
+                 "events": write_jsonl(events, Path(folder) / "ubi_events.jsonl")}
+        search_logs.search_log_import(search_log=search_log, files=files)
+    search_log.refresh_from_db()
+    return search_log
