@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -73,3 +74,14 @@ def _own_throttle_counters(settings):
     caches = dict(settings.CACHES)
     caches["throttle"] = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": uuid.uuid4().hex}
     settings.CACHES = caches
+
+
+@pytest.fixture
+def worked_files(tmp_path) -> dict[str, Path]:
+    """The ten-session worked log (online/worked_log.py) as UBI queries and events files."""
+    from evaluation.online.simulate import write_jsonl
+
+    from .evaluation.online.worked_log import EVENTS, QUERIES
+
+    return {"queries": write_jsonl(QUERIES, tmp_path / "queries.jsonl"),
+            "events": write_jsonl(EVENTS, tmp_path / "events.jsonl")}
