@@ -30,6 +30,15 @@ def test_app_services_share_one_image_and_wait_for_healthy_dependencies():
         assert services[name]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
 
 
+def test_web_and_worker_share_the_search_log_store():
+    file = compose()
+    for name in ("web", "worker"):
+        service = file["services"][name]
+        root = service["environment"]["SEARCH_LOG_ROOT"]
+        assert f"search-logs:{root}" in service["volumes"]
+    assert "search-logs" in file["volumes"]
+
+
 def test_processes_run_the_right_programs():
     services = compose()["services"]
     assert services["web"]["command"][:2] == ["gunicorn", "config.wsgi:application"]
