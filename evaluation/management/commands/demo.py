@@ -1,9 +1,11 @@
-"""`manage.py demo`: migrate, load the demo collection if there is none, print the accounts, serve the app."""
+"""`manage.py demo`: migrate, load the demo collection (with its search log) if there is none, print the accounts,
+serve the app. In evaluation, which reads judging, since the demo needs both."""
 
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
+from evaluation.demo import demo_search_log_create
 from judging.demo import DEMO_NAME, DEMO_USERS, demo_create
 from judging.models import Collection
 
@@ -30,8 +32,6 @@ class Command(BaseCommand):
         if not Collection.objects.filter(name=DEMO_NAME).exists():
             self.stdout.write("Loading the demo collection (Python docstrings, 10 topics, 4 runs)...")
             collection = demo_create()
-            from evaluation.demo import demo_search_log_create
-
             search_log = demo_search_log_create(collection=collection)
             self.stdout.write(
                 self.style.SUCCESS(
