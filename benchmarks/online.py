@@ -10,6 +10,9 @@ position-biased clicks, a dwell on most clicks), then times:
     prepared (once per import and settings), then from the prepared tables, beside pandas computing the same
     per-day and per-arm figures from the store's Parquet (sessions, query CTR, result CTR, zero results,
     abandonment, success by dwell, MRR of the first click).
+(c) with `--postgres URL` (default: the local server when it answers): the same queries and events loaded into
+    PostgreSQL tables (COPY from CSV, as fast as PostgreSQL loads), and the same per-day and per-arm figures in SQL
+    there, beside ours: the comparison behind the README's choice of Parquet + DuckDB for logs.
 """
 
 from __future__ import annotations
@@ -99,6 +102,84 @@ def pandas_measures(root: Path, dwell_seconds: float = 30.0) -> dict:
     return out
 
 
+PG_TABLES = """
+DROP TABLE IF EXISTS bench_queries, bench_events;
+CREATE UNLOGGED TABLE bench_queries (query_id text, session_id text, application text, hits_n int, ts timestamp);
+CREATE UNLOGGED TABLE bench_events (event_id text, query_id text, session_id text, ordinal int, dwell double precision,
+                                    ts timestamp);
+"""
+PG_MEASURES = """
+CREATE TEMP TABLE ev AS
+WITH moments AS (
+    SELECT session_id, ts, NULL::text AS event_id FROM bench_queries
+    UNION ALL SELECT session_id, ts, event_id FROM bench_events),
+nexts AS (
+    SELECT event_id, min(ts) OVER (PARTITION BY session_id ORDER BY ts
+        RANGE BETWEEN '1 microsecond' FOLLOWING AND UNBOUNDED FOLLOWING) AS next_ts FROM moments)
+SELECT e.query_id, e.session_id, e.ordinal, e.ts,
+    coalesce(e.dwell, extract(epoch FROM n.next_ts - e.ts), 0) AS dwell
+FROM bench_events e JOIN nexts n USING (event_id);
+CREATE TEMP TABLE qa AS
+SELECT q.query_id, q.session_id, q.application AS arm, q.hits_n, q.ts, count(ev.query_id) AS clicks,
+    (array_agg(ev.ordinal ORDER BY ev.ts, ev.ordinal) FILTER (WHERE ev.query_id IS NOT NULL))[1] AS first_position
+FROM bench_queries q LEFT JOIN ev USING (query_id) GROUP BY q.query_id, q.session_id, q.application, q.hits_n, q.ts;
+CREATE TEMP TABLE sa AS
+SELECT session_id, min(arm) AS arm, min(ts) AS start, max(clicks) > 0 AS clicked,
+    session_id IN (SELECT session_id FROM ev WHERE dwell >= 30) AS success
+FROM qa GROUP BY session_id;
+"""
+PG_FIGURES = """
+SELECT {group}, count(*), avg((clicks > 0)::int), sum(clicks)::float / nullif(sum(hits_n), 0),
+    avg((hits_n = 0)::int), avg(1.0 / first_position) FROM qa GROUP BY 1 ORDER BY 1;
+SELECT {session_group}, avg((NOT clicked)::int), avg(success::int) FROM sa GROUP BY 1 ORDER BY 1;
+"""
+
+
+def postgres_load(url: str, root: Path, folder: Path) -> None:
+    import psycopg
+
+    con = sources.connection()
+    parts = {kind: "[" + ", ".join(sources.quoted(f) for f in sorted(root.glob(f"import=*/{kind}/day=*/*.parquet")))
+             + "]" for kind in ("queries", "events")}
+    csv = {"queries": folder / "q.csv", "events": folder / "e.csv"}
+    con.execute(f"COPY (SELECT query_id, session_id, application, len(hits), ts FROM read_parquet({parts['queries']}))"
+                f" TO {sources.quoted(csv['queries'])} (HEADER false)")
+    con.execute(f"COPY (SELECT event_id, query_id, session_id, ordinal, dwell_seconds, ts FROM read_parquet("
+                f"{parts['events']})) TO {sources.quoted(csv['events'])} (HEADER false)")
+    with psycopg.connect(url, autocommit=True) as pg:
+        pg.execute(PG_TABLES)
+        for kind, table in (("queries", "bench_queries"), ("events", "bench_events")):
+            with pg.cursor().copy(f"COPY {table} FROM STDIN (FORMAT csv)") as copy, open(csv[kind], "rb") as handle:
+                while block := handle.read(1 << 20):
+                    copy.write(block)
+        pg.execute("ANALYZE bench_queries; ANALYZE bench_events")
+
+
+def postgres_measures(url: str) -> None:
+    import psycopg
+
+    with psycopg.connect(url) as pg:
+        pg.execute("SET work_mem = '256MB'")
+        pg.execute(PG_MEASURES)
+        for group, session_group in (("date_trunc('day', ts)", "date_trunc('day', start)"), ("arm", "arm")):
+            for statement in PG_FIGURES.format(group=group, session_group=session_group).split(";")[:2]:
+                pg.execute(statement).fetchall()
+        pg.rollback()
+
+
+def postgres_url(given: str | None) -> str | None:
+    if given:
+        return given
+    try:
+        import psycopg
+
+        url = "postgresql://postgres@127.0.0.1:5432/postgres"
+        psycopg.connect(url, connect_timeout=2).close()
+        return url
+    except Exception:
+        return None
+
+
 def timed(work):
     start = time.perf_counter()
     result = work()
@@ -109,6 +190,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=10_000_000)
     parser.add_argument("--keep", help="a folder to keep the generated files and store in")
+    parser.add_argument("--postgres", help="a PostgreSQL URL for (c) (default: the local server if it answers)")
     args = parser.parse_args()
     folder = Path(args.keep or tempfile.mkdtemp(prefix="online-bench-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -136,6 +218,21 @@ def main() -> None:
         peer, _ = timed(lambda: pandas_measures(root))
         print(f"(b) every measure per day and per arm + A/B: ours {first:.1f} s preparing, {again:.2f} s prepared "
               f"| pandas {peer:.1f} s | ratio {peer / again:.1f}x (prepared), {peer / first:.2f}x (preparing)")
+        url = postgres_url(args.postgres)
+        if url is None:
+            print("(c) PostgreSQL: skipped (no server answered; pass --postgres URL)")
+            return
+        try:
+            load, _ = timed(lambda: postgres_load(url, root, folder))
+            pg_first, _ = timed(lambda: postgres_measures(url))
+        finally:
+            import psycopg
+
+            with psycopg.connect(url, autocommit=True) as pg:
+                pg.execute("DROP TABLE IF EXISTS bench_queries, bench_events")
+        print(f"(c) PostgreSQL: load (Parquet → CSV → COPY) {load:.1f} s vs our import {ours:.1f} s | the same "
+              f"figures per day and per arm: PostgreSQL {pg_first:.1f} s vs ours {first:.1f} s preparing, "
+              f"{again:.2f} s prepared | ratio {pg_first / first:.2f}x (preparing), {pg_first / again:.1f}x (prepared)")
     finally:
         if not args.keep:
             shutil.rmtree(folder, ignore_errors=True)
