@@ -12,13 +12,13 @@ import tempfile
 from pathlib import Path
 
 from . import ab, store
-from .measures import BUCKETS, RATE_UNITS, OnlineSettings, online_measures, query_rate
+from .measures import BUCKETS, DEFINITIONS, RATE_UNITS, OnlineSettings, online_measures, query_rate
 from .store import LogImportFailed
 
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m evaluation.online", description=__doc__.splitlines()[0])
-    p.add_argument("queries", help="ubi_queries JSON lines, or the AOL TSV log")
+    p.add_argument("queries", nargs="?", help="ubi_queries JSON lines, or the AOL TSV log")
     p.add_argument("events", nargs="?", help="ubi_events JSON lines (not for AOL)")
     p.add_argument("--format", choices=("ubi", "aol"), default="ubi")
     p.add_argument("--by", choices=BUCKETS, help="also give every measure per UTC day or ISO week")
@@ -31,6 +31,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--rate", choices=RATE_UNITS, help="also give queries per minute/hour/day/month with spikes")
     p.add_argument("--top", type=int, default=20, help="how many top queries to list (default 20)")
     p.add_argument("--json", action="store_true", help="print JSON (the only output for now; kept for scripts)")
+    p.add_argument("--list-measures", action="store_true", help="print each measure's definition and exit")
     return p
 
 
@@ -40,6 +41,12 @@ def _names(text: str) -> tuple[str, ...]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    if args.list_measures:
+        for name, (formula, choice) in DEFINITIONS.items():
+            print(f"{name}\n    {formula}\n    choice: {choice}")
+        return 0
+    if not args.queries:
+        parser().error("give the log's files")
     if args.format == "ubi" and not args.events:
         parser().error("a UBI log needs its events file too")
     if args.format == "aol" and args.events:

@@ -30,6 +30,30 @@ MEASURES = (
     "zero_result_rate", "mrr_first_click",
 )
 
+# Each measure's formula and the choice it makes (`python -m evaluation.online --list-measures`; README says the same).
+DEFINITIONS = {
+    "queries": ("one ubi_queries record (AOL: the lines of one user, query and time)", "none"),
+    "sessions": ("distinct sessions with a query", "session_id, else an event's session_id for the query, else the "
+                 "same client's queries with gaps under the session gap (30 min)"),
+    "session_abandonment_rate": ("sessions with a query and no click / sessions", "a session counts in the arm of "
+                                 "its first query"),
+    "query_ctr": ("queries with at least one click / queries", "a click is an event whose action is a click action "
+                  "(click), tied by query_id"),
+    "result_ctr": ("clicks / impressions (the hits shown)", "undefined for AOL, which does not say what was shown"),
+    "ctr_at": ("per position p: clicks at p / queries with at least p hits", "the position is the event's "
+               "position.ordinal, else the object's 1-based index in the hits"),
+    "session_success_rate": ("sessions with a success / sessions", "a success is a click with dwell >= the dwell "
+                             "threshold (30 s) or an event whose action is a success action; dwell is the event's "
+                             "dwell_seconds, else the time to the session's next later moment, else 0"),
+    "zero_result_rate": ("queries with no hits / queries whose hits are known", "none"),
+    "mrr_first_click": ("mean of 1/position of each clicked query's first click", "first: earliest, ties by position"),
+    "top_queries": ("normalised query strings by count, ties by text; head/torso/tail shares of traffic",
+                    "NFC, lower-case, whitespace collapsed; head = top 1% of distinct queries (rounded up), torso = "
+                    "the next 19%"),
+    "rate": ("queries per UTC minute, hour, day or month, empty buckets included", "a spike has a robust z-score "
+             "0.6745 (n - median) / MAD above 3.5; undefined when the MAD is 0"),
+}
+
 
 @dataclass(frozen=True)
 class OnlineSettings:

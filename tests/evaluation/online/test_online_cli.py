@@ -37,3 +37,12 @@ def test_the_command_runs_as_a_module(worked_files):
                            str(worked_files["events"]), "--json"], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["overall"]["queries"] == 14
+
+
+def test_every_measure_the_command_prints_is_defined_by_list_measures(worked_files, capsys):
+    main([str(worked_files["queries"]), str(worked_files["events"]), "--json"])
+    printed = set(json.loads(capsys.readouterr().out)["overall"])
+    assert main(["--list-measures"]) == 0
+    listed = {line for line in capsys.readouterr().out.splitlines() if line and not line.startswith(" ")}
+    shares = {"distinct_queries", "head_share", "torso_share", "tail_share"}  # defined with top_queries
+    assert printed - shares <= listed and "rate" in listed
