@@ -21,7 +21,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("queries", nargs="?", help="ubi_queries JSON lines, or the AOL TSV log")
     p.add_argument("events", nargs="?", help="ubi_events JSON lines (not for AOL)")
     p.add_argument("--format", choices=("ubi", "aol"), default="ubi")
-    p.add_argument("--by", choices=BUCKETS, help="also give every measure per UTC day or ISO week")
+    p.add_argument("--by", choices=BUCKETS,
+                   help="also give every measure per UTC day or ISO week, or the query-level ones per query")
     p.add_argument("--arm", help="the A/B arm: 'application' or a query attribute's name")
     p.add_argument("--control", help="the arm the others are compared with (default: the first by name)")
     p.add_argument("--dwell-seconds", type=float, default=30.0, help="a click this long is a success (default 30)")

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import duckdb
 
-BUCKETS = ("day", "week")
+BUCKETS = ("day", "week", "query")  # query: per normalised query string, query-level measures only
 RATE_UNITS = ("minute", "hour", "day", "month")
 ARM_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,99}")
 MEASURES = (
@@ -243,6 +243,8 @@ def _top_queries(con, top: int) -> tuple[list, dict]:
 def bucket_sql(by: str, column: str = "ts") -> str:
     if by not in BUCKETS:
         raise ValueError(f"unknown bucket {by!r}; expected one of {', '.join(BUCKETS)}")
+    if by == "query":
+        return "normalised"
     # ISO weeks start on Monday; the bucket is named by its first day.
     return f"strftime(date_trunc('{by}', {column}), '%Y-%m-%d')"
 
@@ -262,7 +264,8 @@ def _by_bucket(con, by: str) -> dict:
                                                                                                    impressions),
             "zero_result_rate": _ratio(zero, known), "mrr_first_click": _ratio(rr, ranked),
         }
-    session_rows = con.execute(f"""
+    # A session spans queries: per query, the session measures are left out (they are per day, week or arm).
+    session_rows = [] if by == "query" else con.execute(f"""
         SELECT {bucket_sql(by, 'start')}, count(*), sum(1 - clicked), sum(succeeded) FROM sa GROUP BY 1 ORDER BY 1
     """).fetchall()
     for bucket, sessions, abandoned, succeeded in session_rows:

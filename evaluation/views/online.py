@@ -106,7 +106,7 @@ def online(request: HttpRequest, collection_id: int) -> HttpResponse:
             figures=figures,
             overall=_measure_rows(figures["overall"]) if figures else [],
             ab=_ab_table(figures and figures["ab"]),
-            by_rows=[{"bucket": b, "cells": [_shown(n, v.get(n)) for n in MEASURE_LABELS]}
+            by_rows=[{"bucket": b, "cells": [_shown(n, v[n]) if n in v else "—" for n in MEASURE_LABELS]}
                      for b, v in (figures or {}).get("by", {}).items()],
             measure_labels=list(MEASURE_LABELS.values()),
             spikes=[row for row in (figures or {}).get("rate", []) if row["spike"]],

@@ -95,3 +95,14 @@ def test_query_rate_marks_a_robust_spike(tmp_path):
     assert [row["queries"] for row in series][12:] == [0, 0, 1]  # empty hours are in the series
     assert [row["bucket"][11:13] for row in series if row["spike"]] == ["07"]
     assert series[7]["z"] == pytest.approx(0.6745 * 27)
+
+
+def test_per_query_figures_are_the_query_level_measures_of_each_normalised_query(worked_store):
+    with store.connect(worked_store) as con:
+        per_query = online_measures(con, OnlineSettings(), by="query")["by"]
+        overall = online_measures(con, OnlineSettings())["overall"]
+    assert sum(v["queries"] for v in per_query.values()) == overall["queries"]
+    assert dict(overall["top_queries"]) == {q: v["queries"] for q, v in per_query.items()}
+    assert all("session_success_rate" not in v for v in per_query.values())
+    clicked = sum(v["query_ctr"] * v["queries"] for v in per_query.values())
+    assert clicked / overall["queries"] == pytest.approx(overall["query_ctr"])
