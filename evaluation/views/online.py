@@ -3,7 +3,6 @@ creation, uploads, settings, implicit judgments from clicks and topics sampled f
 
 from __future__ import annotations
 
-from django import forms as django_forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
@@ -120,21 +119,37 @@ def online(request: HttpRequest, collection_id: int) -> HttpResponse:
     return render(request, "evaluation/online.html", context)
 
 
+def _form_errors(form) -> list[str]:
+    return [" ".join(errors) if name == "__all__" else f"{name}: {' '.join(errors)}"
+            for name, errors in form.errors.items()]
+
+
+def _admin_action(request: HttpRequest, form, act, back: str, refused: str = "") -> HttpResponse:
+    """The one shape of the page's admin actions: a valid form runs `act(cleaned_data)`, which answers with a
+    response (e.g. to a job's page) or a sentence to show; an invalid form or a service's refusal (ValidationError)
+    is shown as an error, prefixed with `refused`. Otherwise back to `back`."""
+    try:
+        if not form.is_valid():
+            raise ValidationError(_form_errors(form))
+        outcome = act(form.cleaned_data)
+    except ValidationError as error:
+        messages.error(request, refused + "; ".join(error.messages))
+        return redirect(back)
+    if isinstance(outcome, HttpResponse):
+        return outcome
+    messages.success(request, outcome)
+    return redirect(back)
+
+
 @admin_required
 @require_POST
 def search_log_new(request: HttpRequest, collection_id: int) -> HttpResponse:
     collection = researcher_collection(request, collection_id)
-    form = SearchLogForm(request.POST)
-    if form.is_valid():
-        try:
-            created = search_logs.search_log_create(collection=collection, **form.cleaned_data)
-        except ValidationError as error:
-            messages.error(request, "; ".join(error.messages))
-        else:
-            return redirect(_page(collection.pk, created))
-    else:
-        messages.error(request, "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items()))
-    return redirect(_page(collection.pk))
+
+    def create(data: dict) -> HttpResponse:
+        return redirect(_page(collection.pk, search_logs.search_log_create(collection=collection, **data)))
+
+    return _admin_action(request, SearchLogForm(request.POST), create, _page(collection.pk))
 
 
 def _search_log(collection_id: int, log_id: int) -> SearchLog:
@@ -147,18 +162,14 @@ def search_log_upload(request: HttpRequest, collection_id: int, log_id: int) -> 
     """Stores the files and imports them as a job; the job page shows its progress and any faulty lines."""
     search_log = _search_log(collection_id, log_id)
     form = SearchLogUploadForm(request.POST, request.FILES, search_log=search_log)
-    if form.is_valid():
-        try:
-            job = search_logs.search_log_import_start(
-                search_log=search_log, files=form.files_by_kind(), created_by=request.user
-            )
-        except ValidationError as error:
-            messages.error(request, "; ".join(error.messages))
-        else:
-            return redirect("judging:job", job_id=job.id)
-    else:
-        messages.error(request, " ".join(" ".join(v) for v in form.errors.values()))
-    return redirect(_page(collection_id, search_log))
+
+    def start(_data: dict) -> HttpResponse:
+        job = search_logs.search_log_import_start(
+            search_log=search_log, files=form.files_by_kind(), created_by=request.user
+        )
+        return redirect("judging:job", job_id=job.id)
+
+    return _admin_action(request, form, start, _page(collection_id, search_log))
 
 
 @admin_required
@@ -166,52 +177,43 @@ def search_log_upload(request: HttpRequest, collection_id: int, log_id: int) -> 
 def search_log_settings(request: HttpRequest, collection_id: int, log_id: int) -> HttpResponse:
     search_log = _search_log(collection_id, log_id)
     form = SearchLogSettingsForm(request.POST)
-    try:
-        if not form.is_valid():
-            raise ValidationError([f"{k}: {' '.join(v)}" for k, v in form.errors.items()])
+
+    def configure(_data: dict) -> str:
         settings, arm_runs = form.as_settings()
         search_logs.search_log_configure(search_log=search_log, settings=settings, arm_runs=arm_runs)
-    except (ValidationError, django_forms.ValidationError) as error:
-        messages.error(request, "Settings not saved: " + "; ".join(error.messages))
-    else:
-        messages.success(request, "Settings saved; the figures below use them.")
-    return redirect(_page(collection_id, search_log))
+        return "Settings saved; the figures below use them."
+
+    return _admin_action(request, form, configure, _page(collection_id, search_log), refused="Settings not saved: ")
 
 
 @admin_required
 @require_POST
 def implicit_judgments(request: HttpRequest, collection_id: int, log_id: int) -> HttpResponse:
     search_log = _search_log(collection_id, log_id)
-    form = ImplicitJudgmentsForm(request.POST)
-    if form.is_valid():
-        found = search_logs.implicit_judgments_import(search_log=search_log, imported_by=request.user,
-                                                      **form.cleaned_data)
-        messages.success(
-            request,
+
+    def record(data: dict) -> str:
+        found = search_logs.implicit_judgments_import(search_log=search_log, imported_by=request.user, **data)
+        return (
             f"{found['matched']} of {found['pairs']} (query, document) pairs with enough impressions matched a topic "
             f"and a document: {found['created']} judgments added, {found['updated']} changed, {found['unchanged']} "
             f"unchanged, as the assessor {found['assessor']}. {found['queries_without_topic']} queries are not "
-            "topics. Agreement with the human assessors follows on the agreement page.",
+            "topics. Agreement with the human assessors follows on the agreement page."
         )
-    else:
-        messages.error(request, " ".join(" ".join(v) for v in form.errors.values()))
-    return redirect(_page(collection_id, search_log))
+
+    return _admin_action(request, ImplicitJudgmentsForm(request.POST), record, _page(collection_id, search_log))
 
 
 @admin_required
 @require_POST
 def traffic_topics(request: HttpRequest, collection_id: int, log_id: int) -> HttpResponse:
     search_log = _search_log(collection_id, log_id)
-    form = TrafficTopicsForm(request.POST)
-    if form.is_valid():
-        found = search_logs.traffic_topics_create(search_log=search_log, **form.cleaned_data)
+
+    def sample(data: dict) -> str:
+        found = search_logs.traffic_topics_create(search_log=search_log, **data)
         coverage = "no traffic" if found["coverage"] is None else f"{found['coverage']:.1%} of the logged queries"
-        messages.success(
-            request,
-            f"Sampled {len(found['queries'])} queries ({form.cleaned_data['method']}, seed "
-            f"{form.cleaned_data['seed']}), covering {coverage}: {found['created']} topics added, "
-            f"{found['already_topics']} were topics already.",
+        return (
+            f"Sampled {len(found['queries'])} queries ({data['method']}, seed {data['seed']}), covering {coverage}: "
+            f"{found['created']} topics added, {found['already_topics']} were topics already."
         )
-    else:
-        messages.error(request, " ".join(" ".join(v) for v in form.errors.values()))
-    return redirect(_page(collection_id, search_log))
+
+    return _admin_action(request, TrafficTopicsForm(request.POST), sample, _page(collection_id, search_log))

@@ -247,3 +247,13 @@ def test_the_import_command_names_a_faulty_line_and_imports_a_good_log(collectio
     assert f"{len(QUERIES)} queries and {len(EVENTS)} events added" in out.getvalue()
     with pytest.raises(CommandError, match="holds ubi records"):
         call_command("import_log", collection.name, str(bad), "--log", "prod", "--format", "aol", stderr=StringIO())
+
+
+def test_an_upload_without_a_file_or_a_taken_name_is_refused_on_the_page(collection):
+    admin = _client("admin")
+    log = search_logs.search_log_create(collection=collection, name="prod")
+    response = admin.post(f"/results/{collection.id}/online/{log.id}/upload/", {}, follow=True)
+    assert b"choose a file to import" in response.content and not Job.objects.exists()
+    response = admin.post(f"/results/{collection.id}/online/new/", {"name": "prod", "log_format": "ubi"}, follow=True)
+    assert b"already has a log named" in response.content
+    assert SearchLog.objects.filter(collection=collection).count() == 1
