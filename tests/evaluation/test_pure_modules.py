@@ -14,6 +14,8 @@ PURE = [
     "evaluation.curves",
     "evaluation.plots",
     "judging.pool_strategies",
+    "judging.ordering",
+    "judging.simulate",
     "evaluation.online.records",
     "evaluation.online.sources",
     "evaluation.online.store",
