@@ -13,6 +13,7 @@ from .models import (
     ROLE_ASSESSOR,
     ROLE_RESEARCHER,
     ConsensusMethod,
+    JudgingOrder,
     Run,
     Topic,
 )
@@ -131,6 +132,14 @@ class CollectionForm(forms.Form):
     )
     blind = forms.BooleanField(required=False, initial=True, help_text="Assessors never see runs or others' labels.")
     shuffle_within_priority = forms.BooleanField(required=False, initial=True)
+    judging_order = forms.TypedChoiceField(
+        choices=JudgingOrder.choices,
+        initial=JudgingOrder.BEST_RANK,
+        required=False,
+        empty_value=JudgingOrder.BEST_RANK,
+        help_text="Adaptive orders choose each assessor's next document after every judgment, to find the relevant "
+        "ones with fewer judgments.",
+    )
     researchers_see_assessors = forms.BooleanField(required=False)
     guidelines = text_field(max_length=100_000, strip=False)
     guidelines.widget = forms.Textarea(attrs={"rows": 8})
@@ -170,6 +179,7 @@ class CollectionForm(forms.Form):
         data = self.cleaned_data
         names = ["description", "max_grade", "relevance_threshold", "assessors_per_item", "disagreement_tolerance"]
         names += ["consensus_method", "agreement_measure", "blind", "shuffle_within_priority", "guidelines"]
+        names += ["judging_order"]
         names += ["researchers_see_assessors", "trec_eval_version"]
         return {name: data[name] for name in names} | {"name": data["name"], "measures": data["measure_names"]}
 

@@ -15,6 +15,17 @@ ROLE_ADMIN, ROLE_ASSESSOR, ROLE_RESEARCHER = "admin", "assessor", "researcher"
 ROLES = (ROLE_ADMIN, ROLE_ASSESSOR, ROLE_RESEARCHER)
 
 
+class JudgingOrder(models.TextChoices):
+    """The strategies of `judging.ordering` (ORDERS), with the names admins choose them by."""
+
+    BEST_RANK = "best_rank", "Best rank first (static pool order)"
+    MTF = "mtf", "Move-to-Front (adaptive: follows runs that keep finding relevant documents)"
+    BANDIT = "bandit", "Bandit over runs (Thompson sampling)"
+    BANDIT_NS = "bandit_ns", "Bandit over runs, non-stationary (recent evidence weighs more)"
+    CAL = "cal", "Continuous active learning (learns from judged documents' text and the runs)"
+    IMPACT = "impact", "Impact (documents whose label moves the runs' AP most)"
+
+
 class ConsensusMethod(models.TextChoices):
     MAJORITY = "majority", "Majority vote (ties: higher grade)"
     MEDIAN = "median", "Median grade"
@@ -51,6 +62,12 @@ class Collection(models.Model):
     )
     blind = models.BooleanField(default=True, help_text="Assessors never see runs, ranks or other assessors' labels.")
     shuffle_within_priority = models.BooleanField(default=True)
+    judging_order = models.CharField(
+        max_length=20,
+        choices=JudgingOrder.choices,
+        default=JudgingOrder.BEST_RANK,
+        help_text="Which unjudged document each assessor gets next; adaptive orders re-decide after every judgment.",
+    )
     collection_size = models.PositiveIntegerField(
         null=True, blank=True, help_text="N for set-based measures; empty means the number of documents imported."
     )

@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import Count, Exists, F, Min, OuterRef, QuerySet, Subquery, Sum
 from django.db.models.functions import Coalesce
 
+from . import adaptive
 from .models import (
     ROLE_ASSESSOR,
     Adjudication,
@@ -231,33 +232,58 @@ def _shuffle_key(assessor_id: int, topic_id: int, document_id: int) -> bytes:
     return hashlib.blake2b(f"{assessor_id}:{topic_id}:{document_id}".encode(), digest_size=8).digest()
 
 
+def _shuffled_in_bands(items: list, key, width: int) -> list:
+    return [item for start in range(0, len(items), width) for item in sorted(items[start : start + width], key=key)]
+
+
 def judging_queue(*, assessor_id: int, topic: Topic) -> list[dict]:
     """The assessor's documents for a topic in judging order, each with their own judgment so far (never anyone
-    else's), leaving out items others already filled with the collection's k judgments: pool priority first; with
-    the collection's shuffling on, each run of SHUFFLE_BAND consecutive items is put in an order of its own for
-    every assessor (stable across reloads) so that no position effect is shared."""
+    else's), leaving out items others already filled with the collection's k judgments.
+
+    Static order (best_rank): pool priority; with the collection's shuffling on, each run of SHUFFLE_BAND
+    consecutive items is put in an order of its own for every assessor (stable across reloads) so that no position
+    effect is shared. Adaptive orders: the assessor's judged documents (as judged), then those others labelled that
+    still need this assessor (shuffled in bands likewise, so a second assessor does not follow the first's sequence),
+    then the frontier nobody labelled, in the order the strategy proposes now (`adaptive.topic_frontier`); with
+    shuffling on, the frontier is dealt in bands as wide as the topic has assessors, each assessor starting at their
+    own place, so assessors judging the topic at the same time get different documents."""
+    collection = topic.collection
     own = {
         j["document_id"]: j
-        for j in Judgment.objects.filter(assessor_id=assessor_id, topic=topic).values(
-            "document_id", "grade", "note", "cannot_judge_reason", "seconds_spent"
-        )
+        for j in Judgment.objects.filter(assessor_id=assessor_id, topic=topic)
+        .order_by("created_at", "id")
+        .values("document_id", "grade", "note", "cannot_judge_reason", "seconds_spent")
     }
     closed = {d for _, d in items_filled_by_others(assessor_id=assessor_id, topic_ids=[topic.id])} - set(own)
-    items = [
-        item
-        for item in PoolItem.objects.filter(topic=topic)
-        .order_by("-priority", "id")
-        .values_list("document_id", "document__docno")
-        if item[0] not in closed
-    ]
-    if topic.collection.shuffle_within_priority:
-        items = [
-            item
-            for start in range(0, len(items), SHUFFLE_BAND)
-            for item in sorted(
-                items[start : start + SHUFFLE_BAND], key=lambda i: _shuffle_key(assessor_id, topic.id, i[0])
-            )
-        ]
+    pool = PoolItem.objects.filter(topic=topic).order_by("-priority", "id")
+    pool = pool.values_list("document_id", "document__docno")
+    items = [item for item in pool if item[0] not in closed]
+    shuffle = collection.shuffle_within_priority
+
+    def key(item):
+        return _shuffle_key(assessor_id, topic.id, item[0])
+
+    if collection.judging_order == "best_rank":
+        if shuffle:
+            items = _shuffled_in_bands(items, key, SHUFFLE_BAND)
+    else:
+        docnos = dict(items)
+        frontier = adaptive.topic_frontier(topic=topic, rankings=topic_rankings(topic_id=topic.id))
+        unlabelled = set(frontier)
+        mine = [(d, docnos[d]) for d in own if d in docnos]
+        others = [item for item in items if item[0] not in own and item[0] not in unlabelled]
+        upcoming = [(d, docnos[d]) for d in frontier if d in docnos]
+        if shuffle:
+            others = _shuffled_in_bands(others, key, SHUFFLE_BAND)
+            assessors = sorted(Assignment.objects.filter(topic=topic).values_list("assessor_id", flat=True))
+            width = max(len(assessors), 1)
+            turn = assessors.index(assessor_id) if assessor_id in assessors else 0
+            upcoming = [
+                item
+                for start in range(0, len(upcoming), width)
+                for item in _rotated(upcoming[start : start + width], turn)
+            ]
+        items = mine + others + upcoming
     queue = []
     for document_id, docno in items:
         judgment = own.get(document_id)
@@ -273,6 +299,17 @@ def judging_queue(*, assessor_id: int, topic: Topic) -> list[dict]:
             }
         )
     return queue
+
+
+def _rotated(band: list, turn: int) -> list:
+    turn %= max(len(band), 1)
+    return band[turn:] + band[:turn]
+
+
+def upcoming_order(*, assessor_id: int, topic: Topic) -> list[int]:
+    """The ids of the documents the assessor has still to judge for the topic, next first (what the judging page
+    reorders its remaining documents by after each save under an adaptive order)."""
+    return [entry["id"] for entry in judging_queue(assessor_id=assessor_id, topic=topic) if not entry["judged"]]
 
 
 def _all_named(found: list, key, wanted: list[str], field: str, what: str) -> list:

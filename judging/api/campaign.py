@@ -34,6 +34,7 @@ class CollectionSerializer(serializers.ModelSerializer):
             "trec_eval_version",
             "measures",
             "blind",
+            "judging_order",
             "created_at",
         ]
         read_only_fields = ["id", "created_at"]

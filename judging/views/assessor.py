@@ -96,6 +96,7 @@ def judge(request: HttpRequest, topic_id: int) -> HttpResponse:
             "topic": topic.id,
             "start": start,
             "queue": queue,
+            "adaptive": topic.collection.judging_order != "best_rank",
             "keys": _grade_keys(topic, grades),
             "labels": {g.value: g.label for g in grades},
             "undo": selectors.undo_history(assessor_id=request.user.id, topic=topic),
@@ -153,5 +154,8 @@ def judge_save(request: HttpRequest, topic_id: int, document_id: int) -> HttpRes
     except PermissionDenied as error:
         return JsonResponse({"error": str(error)}, status=403)
     if _wants_json(request):
-        return JsonResponse({"saved": True})
+        answer: dict = {"saved": True}
+        if topic.collection.judging_order != "best_rank":  # the next document depends on this judgment
+            answer["order"] = selectors.upcoming_order(assessor_id=request.user.id, topic=topic)
+        return JsonResponse(answer)
     return redirect("judging:judge", topic_id=topic.id)

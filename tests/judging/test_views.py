@@ -90,7 +90,8 @@ def test_a_collection_created_in_the_django_admin_gets_its_scale(client):
         "consensus_method": "majority",
         "measures": '["AP", "nDCG@10"]',
         "agreement_measure": "AP",
-        "trec_eval_version": 10,  # the admin's select posts its default
+        "trec_eval_version": 10,  # the admin's selects post their defaults
+        "judging_order": "best_rank",
         "blind": "on",
     }
     response = client.post("/admin/judging/collection/add/", data)

@@ -5,6 +5,11 @@
 // server stores it, even across a reload. Saves carry the document's running seconds total, so a retry never
 // counts time twice. Documents are fetched once and the next ones prefetched, so judging shows the next document
 // without a round trip.
+//
+// Under an adaptive judging order the server decides the next document from the judgment just made: after a
+// judgment the page waits (at most ORDER_WAIT_MS) for the save's answer, which lists the documents still to judge
+// in their new order, and puts the remaining documents in that order before moving on. If the answer is late
+// (offline, slow server) the page moves on in the order it has, so judging never stalls.
 (() => {
   "use strict";
   const config = JSON.parse(document.getElementById("judging-config").textContent);
@@ -30,6 +35,8 @@
   const outboxKey = `judging-outbox-${config.topic}`;
   const GUARD_MS = 250; // a grade key this soon after a document appears is a double press, not a judgment
   const PREFETCH = 3;
+  const ORDER_WAIT_MS = 1500;
+  const orderWaiters = new Map(); // document id -> resolve(), called when that document's save is answered
 
   const urlFor = (template, id) => template.replace(/\/0\/$/, `/${id}/`);
   const cache = new Map(); // document id -> Promise of its panel's HTML
@@ -251,6 +258,8 @@
       save.inFlight = false;
       if (response.ok) {
         outbox = outbox.filter((pending) => pending !== save);
+        const answer = config.adaptive ? await response.json().catch(() => ({})) : {};
+        if (answer.order) applyOrder(answer.order);
       } else {
         const answer = await response.json().catch(() => ({}));
         save.rejected = answer.error || `the server refused it (${response.status})`;
@@ -263,9 +272,41 @@
     }
     persist();
     sending = false;
+    settleOrder(save.id); // answered or failed: a judgment waiting for its next document waits no longer
     renderSaveError();
     renderProgress();
     flush();
+  }
+
+  // --- adaptive order ------------------------------------------------------------------------------------------
+  // The documents not judged yet move into the server's order; judged ones keep their places (undo keeps working).
+  // The slots are filled from just after the current document onwards, so the next document is the server's choice.
+  function applyOrder(order) {
+    const rank = new Map(order.map((id, index) => [id, index]));
+    const slots = [];
+    for (let k = 1; k < queue.length; k += 1) {
+      const index = (position + k) % queue.length;
+      if (!queue[index].judged) slots.push(index);
+    }
+    const entries = slots.map((index) => queue[index]);
+    const sorted = entries
+      .map((entry, order) => ({ entry, order }))
+      .sort((a, b) => (rank.get(a.entry.id) ?? Infinity) - (rank.get(b.entry.id) ?? Infinity) || a.order - b.order)
+      .map((item) => item.entry);
+    slots.forEach((index, k) => { queue[index] = sorted[k]; });
+    renderProgress();
+  }
+
+  function settleOrder(id) {
+    const resolve = orderWaiters.get(id);
+    if (resolve) { orderWaiters.delete(id); resolve(); }
+  }
+
+  function orderAfterSave(id) {
+    return new Promise((resolve) => {
+      orderWaiters.set(id, resolve);
+      setTimeout(() => settleOrder(id), ORDER_WAIT_MS);
+    });
   }
 
   function fieldsOf(entry, seconds) {
@@ -279,15 +320,26 @@
   }
 
   // --- judging -------------------------------------------------------------------------------------------------
-  function judge(grade, cannotJudgeReason = "") {
-    if (position >= queue.length) return;
+  let choosing = false; // an adaptive order's next document is on its way: grade keys wait for it
+  async function judge(grade, cannotJudgeReason = "") {
+    if (position >= queue.length || choosing) return;
     const entry = queue[position];
     undo.push({ index: position, before: { ...entry } });
     const seconds = entry.seconds + secondsOnDocument();
     Object.assign(entry, { judged: true, grade, note: note.value, reason: cannotJudgeReason, seconds });
     delete drafts[entry.id];
     persistDrafts();
-    enqueue({ id: entry.id, fields: fieldsOf(entry, seconds) });
+    if (config.adaptive) {
+      choosing = true;
+      root.dataset.choosing = "true";
+      const answered = orderAfterSave(entry.id);
+      enqueue({ id: entry.id, fields: fieldsOf(entry, seconds) });
+      await answered;
+      choosing = false;
+      delete root.dataset.choosing;
+    } else {
+      enqueue({ id: entry.id, fields: fieldsOf(entry, seconds) });
+    }
     const next = nextUnjudged(position);
     if (next === -1) showComplete(); else show(next);
   }
