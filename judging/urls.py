@@ -17,6 +17,7 @@ urlpatterns = [
     path("people/", people.people, name="people"),
     path("people/<int:user_id>/", people.person_update, name="person_update"),
     path("collections/<int:collection_id>/", campaign.campaign, name="campaign"),
+    path("collections/<int:collection_id>/standing/", campaign.campaign_standing, name="campaign_standing"),
     path("collections/<int:collection_id>/import/", campaign.import_upload, name="import"),
     path("collections/<int:collection_id>/pool/", campaign.pool, name="pool"),
     path("collections/<int:collection_id>/assignments/", assigning.collection_assignments, name="campaign_assignments"),

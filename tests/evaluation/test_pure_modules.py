@@ -16,6 +16,7 @@ PURE = [
     "judging.pool_strategies",
     "judging.ordering",
     "judging.simulate",
+    "judging.stopping",
     "evaluation.online.records",
     "evaluation.online.sources",
     "evaluation.online.store",
