@@ -6,9 +6,11 @@ Parameters: `format`; for qrels `source` (consensus | assessor | all), `assessor
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 
-from django.http import StreamingHttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 
 from judging.models import Collection
 from judging.permissions import sees_assessors
@@ -67,3 +69,18 @@ def results_download(collection: Collection, params) -> StreamingHttpResponse:
     except ValueError as error:
         raise BadExportRequest(str(error)) from error
     return _streamed(name, meta, lines)
+
+
+def estimates_download(collection: Collection, estimates: dict) -> HttpResponse:
+    """The sampled pool's estimates (`selectors.sampled_pool_estimates`) as CSV: one row per run and measure, the
+    measure named as an estimate, with its 95% interval and the number of topics."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["run", "measure", "estimate", "low_95", "high_95", "topics"])
+    for tag, values in estimates["runs"].items():
+        for name, e in values.items():
+            row = [tag, f"{name} (estimate)", f"{e.value:.6f}", f"{e.low:.6f}", f"{e.high:.6f}", estimates["topics"]]
+            writer.writerow(row)
+    response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="collection-{collection.id}-estimates.csv"'
+    return response

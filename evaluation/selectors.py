@@ -6,9 +6,10 @@ from collections import defaultdict
 
 from django.db.models import F, Q
 
-from judging.models import Collection, Run
+from judging.models import Collection, PoolItem, Run
 
 from .consensus import collection_consensus
+from .estimates import SampledTopic, sampled_estimates
 from .models import RunValue, TopicAgreement, TopicState, TopicValue
 from .online import store as online_store
 from .online import traffic
@@ -73,6 +74,32 @@ def consensus_qrels(*, collection: Collection) -> dict[int, dict[int, int]]:
         if labels:
             qrels[topic_id] = labels
     return qrels
+
+
+def sampled_pool_estimates(*, collection: Collection) -> dict | None:
+    """The measures estimated from the collection's sampled pool (`estimates.sampled_estimates`) from the
+    consensus labels, over the topics with a sample: {"topics": n, "names": [...], "runs": {tag: {name: Estimate}}};
+    None when no pool item was sampled. Computed on request (a bootstrap over the sample, no stored values)."""
+    from judging import selectors as judging_selectors
+
+    sample: dict[int, dict[int, tuple[int, float]]] = {}
+    items = PoolItem.objects.filter(topic__collection=collection, stratum__gt=0)
+    for topic_id, document_id, stratum, inclusion in items.values_list(
+        "topic_id", "document_id", "stratum", "inclusion_probability"
+    ):
+        sample.setdefault(topic_id, {})[document_id] = (stratum, inclusion)
+    if not sample:
+        return None
+    tags = dict(Run.objects.filter(collection=collection).values_list("id", "tag"))
+    rankings: dict[int, dict[str, list[int]]] = {}
+    for run_id, per_topic in judging_selectors.collection_rankings(collection_id=collection.id).items():
+        for topic_id, documents in per_topic.items():
+            if topic_id in sample:
+                rankings.setdefault(topic_id, {})[tags[run_id]] = documents.tolist()
+    labels = consensus_qrels(collection=collection)
+    topics = [SampledTopic(rankings.get(t, {}), sample[t], labels.get(t, {})) for t in sorted(sample)]
+    runs = sampled_estimates(topics, relevance_level=collection.relevance_threshold, seed=collection.id)
+    return {"topics": len(topics), "names": list(next(iter(runs.values()), {})), "runs": runs}
 
 
 def chosen_measure(*, collection: Collection, value: str | None, default: str = "AP") -> str:

@@ -11,6 +11,7 @@ urlpatterns = [
     path("<int:collection_id>/coverage/", leaderboard.coverage, name="coverage"),
     path("<int:collection_id>/qrels/", leaderboard.qrels_download, name="qrels_download"),
     path("<int:collection_id>/results/", leaderboard.results_download, name="results_download"),
+    path("<int:collection_id>/estimates/", leaderboard.estimates_download, name="estimates_download"),
     path("<int:collection_id>/runs/<int:run_id>/", runs.run_detail, name="run"),
     path("<int:collection_id>/compare/", runs.compare, name="compare"),
     path("<int:collection_id>/curves/", runs.curves, name="curves"),

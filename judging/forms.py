@@ -51,6 +51,7 @@ STRATEGY_LABELS = {
     "take_n": "Take-N: fixed budget per topic, round robin over runs",
     "rrf": "Reciprocal rank fusion priority, fixed budget",
     "mtf": "Move-to-Front (Cormack et al. 1998), fixed budget",
+    "sampled": "Sampled depth-k: ranks 1-10 in full, 11-30 at 50%, deeper at 20%; measures estimated (statAP)",
 }
 
 

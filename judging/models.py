@@ -217,6 +217,10 @@ class PoolItem(models.Model):
     best_rank = models.PositiveIntegerField(null=True, blank=True)
     priority = models.FloatField(default=0.0, help_text="Higher is judged first.")
     strategy = models.CharField(max_length=40, blank=True)
+    inclusion_probability = models.FloatField(
+        default=1.0, help_text="Chance the pool strategy included it: below 1 in a sampled pool, for the estimates."
+    )
+    stratum = models.PositiveSmallIntegerField(default=0, help_text="Its sampled pool's stratum (0: not sampled).")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

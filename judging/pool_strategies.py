@@ -8,12 +8,16 @@ never proposed and do not use up a budget.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 Rankings = Mapping[str, Sequence[int]]  # run tag -> document ids, best first
 
-STRATEGIES = ("depth", "take_n", "rrf", "mtf")
+STRATEGIES = ("depth", "take_n", "rrf", "mtf", "sampled")
+# Strata of the sampled pool by best rank (first rank of each), and the share of each stratum sampled: the top is
+# judged in full, deeper documents ever more sparsely (the design of TREC's infAP/statAP tracks, 2007-2009).
+SAMPLE_STRATA = ((1, 1.0), (11, 0.5), (31, 0.2))
 
 
 @dataclass(frozen=True)
@@ -22,6 +26,8 @@ class Candidate:
     priority: float
     best_rank: int  # 1-based, over the runs that contributed it
     runs: tuple[str, ...]  # runs that retrieved it within the depth the strategy looked at
+    inclusion: float = 1.0  # probability that the strategy pools this document (sampled pools; 1 otherwise)
+    stratum: int = 0  # the sampled pool's stratum (0 otherwise)
 
 
 def _run_order(rankings: Rankings, precedence: Mapping[str, int] | None) -> list[str]:
@@ -137,6 +143,35 @@ def mtf_pool(
         front.append(front.pop(0))  # not (known to be) relevant: to the back
     depth = max(cursors.values(), default=0)
     return _candidates(rankings, chosen, depth, lambda i, d: float(-i))
+
+
+def sampled_pool(
+    rankings: Rankings,
+    *,
+    depth: int,
+    seed: int = 0,
+    strata: Sequence[tuple[int, float]] = SAMPLE_STRATA,
+    precedence: Mapping[str, int] | None = None,
+    skip: Collection[int] = (),
+) -> list[Candidate]:
+    """A stratified random sample of the depth-k union: documents fall in the stratum of their best rank (`strata`
+    gives each stratum's first rank and sampling rate), and each stratum of N documents gives n = max(1, round(rate
+    * N)) chosen uniformly without replacement, so each has inclusion probability n / N, recorded on the candidate
+    for the estimators (`evaluation.estimates`). Judged in best-rank order, like the depth pool. Documents in `skip`
+    (already judged) are neither sampled nor counted in N: their labels are known, so the estimators count them
+    exactly (inclusion 1), a certainty stratum."""
+    full = depth_pool(rankings, depth=depth, precedence=precedence)
+    rng = random.Random(seed)
+    chosen: list[Candidate] = []
+    bounds = [first for first, _ in strata[1:]] + [depth + 1]
+    for stratum, ((first, rate), end) in enumerate(zip(strata, bounds, strict=True), start=1):
+        members = [c for c in full if first <= c.best_rank < end and c.document not in skip]
+        if not members:
+            continue
+        size = min(len(members), max(1, round(rate * len(members))))
+        inclusion = size / len(members)
+        chosen += [replace(c, inclusion=inclusion, stratum=stratum) for c in rng.sample(members, size)]
+    return sorted(chosen, key=lambda c: -c.priority)
 
 
 def unique_contributions(candidates: Sequence[Candidate]) -> dict[str, int]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import BadRequest
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
 from judging import selectors as judging_selectors
@@ -64,8 +64,19 @@ def leaderboard(request: HttpRequest, collection_id: int) -> HttpResponse:
         "rows": rows,
         "freshness": selectors.collection_freshness(collection_id=collection.id),
         "agreement": selectors.collection_agreement_labelled(collection_id=collection.id),
+        "estimates": selectors.sampled_pool_estimates(collection=collection),
     }
     return render(request, "evaluation/leaderboard.html", context)
+
+
+@login_required
+def estimates_download(request: HttpRequest, collection_id: int) -> HttpResponse:
+    """The sampled pool's estimates as CSV, each named as an estimate with its interval; 404 without a sample."""
+    collection = researcher_collection(request, collection_id)
+    estimates = selectors.sampled_pool_estimates(collection=collection)
+    if estimates is None:
+        raise Http404("this collection has no sampled pool")
+    return downloads.estimates_download(collection, estimates)
 
 
 @login_required

@@ -65,6 +65,7 @@ class PoolItemSerializer(serializers.ModelSerializer):
     class Meta:
         model = PoolItem
         fields = ["id", "topic", "docno", "contributing_runs", "best_rank", "priority", "strategy"]
+        fields += ["inclusion_probability", "stratum"]
 
 
 class AssignmentSerializer(serializers.ModelSerializer):

@@ -53,17 +53,19 @@ def pool_build(
     commit: bool = True,
     progress: Callable[[int, int], None] | None = None,
 ) -> PoolReport:
-    """Adds the strategy's documents to each topic's pool: `depth` for "depth" (TREC depth-k), `budget` per topic
-    for "take_n", "rrf" and "mtf". Incremental: items already pooled keep their place and their judgments, only new
+    """Adds the strategy's documents to each topic's pool: `depth` for "depth" (TREC depth-k) and "sampled" (a
+    stratified sample of the depth-k union, each item with its inclusion probability), `budget` per topic for
+    "take_n", "rrf" and "mtf". Incremental: items already pooled keep their place and their judgments, only new
     ones are added. Documents someone already judged (imported qrels) are not queued again unless
     `more_assessors`. With `commit=False` nothing is written: the report is the preview."""
     if strategy not in pool_strategies.STRATEGIES:
         raise ValidationError(
             {"strategy": f"unknown strategy {strategy!r}; one of {', '.join(pool_strategies.STRATEGIES)}"}
         )
-    size = depth if strategy == "depth" else budget
+    by_depth = strategy in ("depth", "sampled")
+    size = depth if by_depth else budget
     if size is None or size < 1:
-        raise ValidationError({"depth" if strategy == "depth" else "budget": "must be a positive number"})
+        raise ValidationError({"depth" if by_depth else "budget": "must be a positive number"})
     runs = list(runs if runs is not None else Run.objects.filter(collection=collection))
     tags = {run.id: run.tag for run in runs}
     precedence = {run.tag: run.precedence for run in runs}
@@ -83,7 +85,9 @@ def pool_build(
     topics = list(Topic.objects.filter(collection=collection).order_by("id").values_list("id", "number"))
     for done, (topic_id, number) in enumerate(topics, start=1):
         skip = set() if more_assessors else judged.get(topic_id, set())
-        candidates = _strategy(strategy, by_topic.get(topic_id, {}), size, precedence, skip, labels.get(topic_id, {}))
+        candidates = _strategy(
+            strategy, by_topic.get(topic_id, {}), size, precedence, skip, labels.get(topic_id, {}), seed=topic_id
+        )
         fresh = [c for c in candidates if c.document not in existing[topic_id]]
         report.topics[number] = (len(fresh), len(existing[topic_id]))
         for tag, count in pool_strategies.unique_contributions(fresh).items():
@@ -96,6 +100,8 @@ def pool_build(
                 best_rank=c.best_rank,
                 priority=c.priority,
                 strategy=f"{strategy}-{size}",
+                inclusion_probability=c.inclusion,
+                stratum=c.stratum,
             )
             for c in fresh
         ]
@@ -108,13 +114,15 @@ def pool_build(
     return report
 
 
-def _strategy(strategy, rankings, size, precedence, skip, labels):
+def _strategy(strategy, rankings, size, precedence, skip, labels, seed):
     if strategy == "depth":
         return pool_strategies.depth_pool(rankings, depth=size, precedence=precedence, skip=skip)
     if strategy == "take_n":
         return pool_strategies.take_n_pool(rankings, budget=size, precedence=precedence, skip=skip)
     if strategy == "rrf":
         return pool_strategies.rrf_pool(rankings, budget=size, skip=skip)
+    if strategy == "sampled":
+        return pool_strategies.sampled_pool(rankings, depth=size, precedence=precedence, skip=skip, seed=seed)
     return pool_strategies.mtf_pool(rankings, budget=size, labels=labels, precedence=precedence, skip=skip)
 
 
