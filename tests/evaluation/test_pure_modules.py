@@ -26,6 +26,7 @@ PURE = [
     "evaluation.online.click_models",
     "evaluation.online.traffic",
     "evaluation.online.__main__",
+    "evaluation.estimates",
 ]
 
 

@@ -1,4 +1,5 @@
-"""`manage.py build_pool COLLECTION --strategy depth --depth 100` (or take_n / rrf / mtf with --budget N)."""
+"""`manage.py build_pool COLLECTION --strategy depth --depth 100` (or sampled with --depth K; take_n / rrf / mtf with
+--budget N)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("collection", help="the collection's name or id")
         parser.add_argument("--strategy", choices=pool_strategies.STRATEGIES, default="depth")
-        parser.add_argument("--depth", type=int, help="depth k, for --strategy depth")
+        parser.add_argument("--depth", type=int, help="depth k, for --strategy depth and sampled")
         parser.add_argument("--budget", type=int, help="documents per topic, for take_n, rrf and mtf")
         parser.add_argument("--runs", nargs="+", metavar="TAG", help="pool only these runs (default: all)")
         parser.add_argument("--preview", action="store_true", help="show what would be added; write nothing")
