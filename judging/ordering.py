@@ -66,7 +66,13 @@ class JudgingOrder:
         self.tags = sorted(rankings)
         pooled = set(self.rank_of_pool)
         self.lists = [[int(d) for d in rankings[tag] if int(d) in pooled] for tag in self.tags]
-        self.full_ranks = [{int(d): r for r, d in enumerate(rankings[tag], start=1)} for tag in self.tags]
+        self.depths = [max(len(rankings[tag]), 1) for tag in self.tags]
+        self.ranks = np.zeros((len(self.tags), len(self.pool)))  # each run's rank of each pooled document; 0: none
+        for run, tag in enumerate(self.tags):
+            for rank, document in enumerate(rankings[tag], start=1):
+                index = self.rank_of_pool.get(int(document))
+                if index is not None:
+                    self.ranks[run, index] = rank
         self.cursors = [0] * len(self.tags)
         self.labels: dict[int, int | None] = {}
         self._static = 0
@@ -201,15 +207,14 @@ class DiscountedThompsonBandit(ThompsonBandit):
     discount = GAMMA
 
 
+def _reciprocal(ranks: np.ndarray, offset: float = 0.0) -> np.ndarray:
+    """1 / (offset + rank) where the run retrieved the document, 0 where it did not."""
+    return np.divide(1.0, offset + ranks, out=np.zeros_like(ranks), where=ranks > 0)
+
+
 def _fused_scores(order: JudgingOrder) -> np.ndarray:
-    """Reciprocal rank fusion of the pool's documents over all runs' full rankings."""
-    scores = np.zeros(len(order.pool))
-    for ranks in order.full_ranks:
-        for index, document in enumerate(order.pool):
-            rank = ranks.get(document)
-            if rank is not None:
-                scores[index] += 1.0 / (RRF_K + rank)
-    return scores
+    """Reciprocal rank fusion of the pool's documents over all runs' rankings."""
+    return _reciprocal(order.ranks, RRF_K).sum(axis=0)
 
 
 class _ScoredOrder(JudgingOrder):
@@ -237,11 +242,7 @@ class ContinuousActiveLearning(_ScoredOrder):
         self._scores_cache: np.ndarray | None = None
 
     def _features(self):
-        columns = np.zeros((len(self.pool), len(self.tags)))
-        for run, ranks in enumerate(self.full_ranks):
-            for index, document in enumerate(self.pool):
-                rank = ranks.get(document)
-                columns[index, run] = 1.0 / rank if rank else 0.0
+        columns = _reciprocal(self.ranks).T
         if not self.texts:
             return columns
         from scipy.sparse import csr_matrix, hstack
@@ -273,15 +274,12 @@ class ImpactOrder(_ScoredOrder):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.weights = np.zeros((len(self.tags), len(self.pool)))
-        for run, ranks in enumerate(self.full_ranks):
-            depth = max(len(ranks), 1)
+        self.retrieved = self.ranks > 0
+        self.weights = np.zeros_like(self.ranks)
+        for run, depth in enumerate(self.depths):
             harmonic = np.concatenate(([0.0], np.cumsum(1.0 / np.arange(1, depth + 1))))
-            for index, document in enumerate(self.pool):
-                rank = ranks.get(document)
-                if rank is not None:
-                    self.weights[run, index] = (1.0 + harmonic[depth] - harmonic[rank]) / (2.0 * depth)
-        self.retrieved = self.weights > 0
+            ranks = self.ranks[run, self.retrieved[run]].astype(int)
+            self.weights[run, self.retrieved[run]] = (1.0 + harmonic[depth] - harmonic[ranks]) / (2.0 * depth)
         self.relevant = np.zeros(len(self.tags))
         self.nonrelevant = np.zeros(len(self.tags))
 
