@@ -85,6 +85,30 @@ def demo_campaign():
     return PreparedQrels.from_mapping(qrels), runs, {t: texts for t in titles}
 
 
+def rank_evidence_bound(qrels, runs, depth: int, level: int) -> int:
+    """Judgments an order would need to find 90% of the pool's relevant documents if it knew, from the start, the
+    logistic regression of relevance on what the runs say about each document (each run's reciprocal rank) fitted
+    on every label, and judged the whole pool by it in one global order: what no order reading only the runs'
+    rankings can beat by much."""
+    from sklearn.linear_model import LogisticRegression
+
+    from judging.pool_strategies import depth_pool
+
+    features, relevant = [], []
+    for topic in qrels.topics:
+        rankings = {run.tag: run.ranking(topic).tolist() for run in runs}
+        docs, labels = qrels.topic_labels(topic)
+        known = dict(zip(docs.tolist(), labels.tolist(), strict=True))
+        ranks = [{d: r for r, d in enumerate(rankings[run.tag], start=1)} for run in runs]
+        for document in (c.document for c in depth_pool(rankings, depth=depth)):
+            features.append([1.0 / rank[document] if document in rank else 0.0 for rank in ranks])
+            relevant.append(known.get(document, 0) >= level)
+    x, y = np.array(features), np.array(relevant)
+    scores = LogisticRegression(max_iter=1000).fit(x, y).decision_function(x)
+    found = np.cumsum(y[np.argsort(-scores, kind="stable")])
+    return int(np.searchsorted(found, 0.9 * y.sum()) + 1)
+
+
 def _first(curve, test) -> int | None:
     return next((p["judged"] for p in curve if test(p)), None)
 
@@ -159,6 +183,13 @@ def main() -> int:
                 f"{got['found90'] or '-':>6} {_ratio(got['found90'], b.get('found90')):>7} "
                 f"{tau10:>6}{delta:>8} {got['tau95'] or '-':>7} {_ratio(got['tau95'], b.get('tau95')):>8} "
                 f"{seconds:>6.1f}s"
+            )
+        if "best_rank" in strategies:
+            bound = rank_evidence_bound(qrels, runs, depth, level)
+            best = figures(curves[(name, "best_rank")])["found90"]
+            print(
+                f"{'bound':<10} 90% found by an order knowing the fitted rank-evidence model: {bound} "
+                f"({_ratio(bound, best)})"
             )
     if args.png:
         _plot(curves, args.png)
