@@ -54,6 +54,14 @@ def _message(axes, text: str) -> None:
     axes.text(0.5, 0.5, text, ha="center", va="center", transform=axes.transAxes, color="0.4")
 
 
+def _legend_or_message(axes, drawn: bool, empty: str) -> None:
+    """A legend for the lines drawn, or, with none, the reason in the middle of the axes."""
+    if drawn:
+        axes.legend(loc="upper right", fontsize=8)
+    else:
+        _message(axes, empty)
+
+
 def precision_recall(curves: Mapping[str, Sequence[float]], levels: Sequence[float]) -> Figure:
     """Interpolated precision at each recall level, one line per run."""
     figure, axes = _figure()
@@ -61,10 +69,7 @@ def precision_recall(curves: Mapping[str, Sequence[float]], levels: Sequence[flo
         axes.plot(levels, precision, marker="o", markersize=3, label=label)
     axes.set(xlabel="Recall", ylabel="Interpolated precision", xlim=(0, 1), ylim=(0, 1.02))
     axes.set_title("Precision–recall (interpolated, mean over topics)")
-    if curves:
-        axes.legend(loc="upper right", fontsize=8)
-    else:
-        _message(axes, "Choose runs to draw")
+    _legend_or_message(axes, bool(curves), "Choose runs to draw")
     return figure
 
 
@@ -175,10 +180,7 @@ def ctr_by_position(curves: Mapping[str, Mapping[int, float | None]], *, max_pos
     axes.set_ylim(bottom=0)
     axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_title("Click-through by position")
-    if curves:
-        axes.legend(loc="upper right", fontsize=8)
-    else:
-        _message(axes, "No impressions logged yet (AOL logs have none)")
+    _legend_or_message(axes, bool(curves), "No impressions logged yet (AOL logs have none)")
     return figure
 
 
