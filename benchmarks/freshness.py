@@ -143,6 +143,8 @@ def main():
     parser.add_argument("--reuse", action="store_true", help="keep the collection an earlier run built")
     parser.add_argument("--workers", type=int, default=1, help="Celery worker processes (topics run in parallel)")
     parser.add_argument("--outage", type=float, default=0.0, help="stop the broker this many seconds mid-run")
+    parser.add_argument("--split", type=int, default=100, help="recomputes timed phase by phase after the run")
+    parser.add_argument("--split-only", action="store_true", help="skip the load run: only the split and the peer")
     args = parser.parse_args()
     shape = (10, 20, 200) if args.quick else (50, 100, 1000)
     seconds = 10.0 if args.quick else args.seconds
@@ -152,6 +154,16 @@ def main():
     collection = reuse() if args.reuse else None
     collection = collection or build(*shape)
     print(f"built {shape[0]} topics x {shape[1]} runs x depth {shape[2]} in {time.perf_counter() - start:.0f} s")
+    if not args.split_only:
+        load(collection, args, seconds)
+    if args.split:
+        split(collection, args.split)
+    peer(collection)
+
+
+def load(collection, args, seconds) -> None:
+    """Posts judgments over HTTP at the given rate to gunicorn, with Celery workers recomputing, and reports the
+    save latency and the freshness."""
     from evaluation.models import TopicState
     from judging.models import Judgment, PoolItem
 
@@ -280,7 +292,62 @@ def main():
             process.wait(timeout=30)
         if broker is not None:
             broker.stop()
-    peer(collection)
+
+
+PHASES = ("load judgments", "consensus", "load rankings", "measures", "agreement", "store")
+
+
+def split(collection, count: int) -> None:
+    """Times `count` recomputes in this process, each right after one new judgment of a random pooled item: the
+    end-to-end figure (lock, claim, load, compute, store) and where it goes, per phase. No workers run meanwhile,
+    so the figures are the recompute's own, without the load generator or the web server on the same cores."""
+    from django.contrib.auth import get_user_model
+
+    from evaluation import services as evaluation_services
+    from evaluation.services import staleness
+    from evaluation.services.phases import Phases
+    from judging import services
+    from judging.models import Judgment, PoolItem
+
+    staleness._enqueue = lambda *args, **kwargs: False  # the workers are gone; this process recomputes itself
+    assessor = get_user_model().objects.get(username="bench-assessor")
+    judged = set(Judgment.objects.filter(assessor=assessor).values_list("topic_id", "document_id"))
+    items = [
+        item
+        for item in PoolItem.objects.filter(topic__collection=collection).select_related("topic", "document")
+        if (item.topic_id, item.document_id) not in judged
+    ]
+    random.Random(2).shuffle(items)
+    from evaluation import ranking_cache
+    from judging.models import Topic
+
+    ranking_cache.forget()
+    began = time.perf_counter()
+    topic_ids = list(Topic.objects.filter(collection=collection).values_list("id", flat=True))
+    for topic_id in topic_ids:  # as a worker that has seen every topic once
+        ranking_cache.topic_runs(topic_id=topic_id)
+    took = time.perf_counter() - began
+    print(
+        f"prepared rankings of {len(topic_ids)} topics loaded in {took:.1f} s; "
+        f"held in memory: {ranking_cache.held_bytes() / 2**20:.0f} MB"
+    )
+    totals, per_phase = [], {name: [] for name in PHASES}
+    for item in items[:count]:
+        services.judgment_record(
+            assessor=assessor, topic=item.topic, document=item.document, grade=random.randint(0, 3)
+        )
+        phases = Phases()
+        began = time.perf_counter()
+        evaluation_services.topic_recompute(topic_id=item.topic_id, phases=phases)
+        totals.append(time.perf_counter() - began)
+        for name in PHASES:
+            per_phase[name].append(phases.seconds.get(name, 0.0))
+    print(f"recompute of one topic after one judgment, in process, {len(totals)} times:")
+    print(quantiles("end to end", totals))
+    for name in PHASES:
+        print(quantiles(f"  {name}", per_phase[name]))
+    other = [total - sum(per_phase[name][i] for name in PHASES) for i, total in enumerate(totals)]
+    print(quantiles("  lock, claim, commit", other))
 
 
 def peer(collection):

@@ -56,8 +56,10 @@ class CollectionState(StaleResults):
 class TopicValue(models.Model):
     """One measure's value for one run on one topic, with the qrels generation and settings that produced it."""
 
-    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="topic_values")
-    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="values")
+    # No index of their own: the unique (run, topic, measure) and the (topic, measure) index lead with them, and
+    # every index is written again by each of the recompute's updates that cannot stay on the row's page.
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="topic_values", db_index=False)
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="values", db_index=False)
     measure = models.CharField(max_length=100)
     value = models.FloatField(null=True, help_text="Empty when undefined (a zero denominator).")
     generation = models.PositiveBigIntegerField(
@@ -78,7 +80,7 @@ class RunValue(models.Model):
     """A run's aggregate over topics (mean, sum or geometric mean as the measure defines), kept with the exact total
     it comes from so that one topic's change updates it without reading the other topics."""
 
-    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="values")
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="values", db_index=False)  # unique leads
     measure = models.CharField(max_length=100)
     value = models.FloatField(null=True)
     topics = models.PositiveIntegerField(default=0, help_text="Topics evaluated (in both the run and the qrels).")

@@ -39,10 +39,12 @@ def system_ranking_agreement(
     runs: RunSet | Sequence[PreparedRun],
     *,
     measure: str = "AP",
+    consensus_scores: Mapping[str, float] | None = None,
     **options,
 ) -> dict:
     """Scores of every run under each assessor's qrels and the consensus, and tau / tau_ap between the orderings.
     `options` are the engine's (relevance_level, max_grade, trec_eval, ...), as `measures.evaluate` takes them.
+    `consensus_scores`, {tag: score}, are the runs' scores under the consensus when the caller already has them.
 
     Runs are keyed by tag. Correlations are None when undefined (fewer than two runs, or an ordering of all ties).
     """
@@ -50,11 +52,20 @@ def system_ranking_agreement(
     parsed = parse_measure(measure)
     names = sorted({a for documents in judgments.values() for grades in documents.values() for a in grades}, key=str)
 
-    def scores(qrels) -> np.ndarray:
-        result = evaluate(PreparedQrels.from_mapping(qrels), runset, [parsed], **options)
-        return np.array([result.runs[tag].aggregates[0] if tag in result.runs else 0.0 for tag in runset.tags])
+    scored: dict[tuple, np.ndarray] = {}  # an assessor who agrees with the consensus everywhere scores as it does
 
-    reference = scores(consensus)
+    def scores(qrels) -> np.ndarray:
+        name = _qrels_name(qrels)
+        if name not in scored:
+            result = evaluate(PreparedQrels.from_mapping(qrels), runset, [parsed], **options)
+            scored[name] = np.array([result.runs[t].aggregates[0] if t in result.runs else 0.0 for t in runset.tags])
+        return scored[name]
+
+    if consensus_scores is not None:
+        reference = np.array([consensus_scores.get(tag, 0.0) for tag in runset.tags], dtype=np.float64)
+        scored[_qrels_name(consensus)] = reference
+    else:
+        reference = scores(consensus)
     per_assessor = {name: scores(assessor_qrels(judgments, consensus, name)) for name in names}
     return {
         "measure": str(parsed),
@@ -68,6 +79,10 @@ def system_ranking_agreement(
             f"{a}|{b}": _correlations(per_assessor[a], per_assessor[b]) for a, b in itertools.combinations(names, 2)
         },
     }
+
+
+def _qrels_name(qrels: Mapping[int, Mapping[int, int]]) -> tuple:
+    return tuple(sorted((topic, tuple(sorted(labels.items()))) for topic, labels in qrels.items() if labels))
 
 
 def _correlations(reference: np.ndarray, candidate: np.ndarray) -> dict[str, float | None]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from fractions import Fraction
 
 from .ranked import GMAP_FLOOR
 
@@ -32,7 +31,7 @@ def term(kind: str, value: float | None) -> int:
 
 def finish(kind: str, total: int, defined: int) -> float | None:
     """The aggregate from an exact total over `defined` topics: the sum, the mean or exp(mean of logs)."""
-    rounded = float(Fraction(total, 1 << SCALE))  # int division is correctly rounded, as math.fsum is
+    rounded = total / (1 << SCALE)  # int true division is correctly rounded, as math.fsum is
     if kind == "sum":
         return rounded
     if defined == 0:

@@ -13,13 +13,14 @@ from judging import jobs
 from judging import selectors as judging_selectors
 from judging.models import Collection, Topic
 
-from .. import agreement
+from .. import agreement, ranking_cache
 from ..consensus import collection_consensus
-from ..measures import PreparedQrels, PreparedRun, RunSet, as_measures, evaluate
+from ..measures import PreparedQrels, PreparedRun, RunSet, as_measures, evaluate, parse_measure
 from ..models import CollectionState, TopicState
 from ..ranking_agreement import system_ranking_agreement
 from ..selectors import engine_options, stored_measures
 from . import locks, storage
+from .phases import NO_PHASES, Phases
 
 
 def _claim(model, pk: int) -> int | None:
@@ -60,48 +61,65 @@ def _exclusively(namespace: int, model, pk: int, compute: Callable[[int], None],
             return computed
 
 
-def topic_recompute(*, topic_id: int) -> bool:
+def topic_recompute(*, topic_id: int, phases: Phases = NO_PHASES) -> bool:
     """Brings one topic's per-run values and agreement up to date, then the runs' aggregates. Idempotent; returns
-    False when there was nothing to do (already fresh, or another worker holds the topic)."""
-    return _exclusively(locks.TOPIC, TopicState, topic_id, lambda generation: _topic(topic_id, generation))
+    False when there was nothing to do (already fresh, or another worker holds the topic). `phases` is given the
+    time each step took."""
+    return _exclusively(locks.TOPIC, TopicState, topic_id, lambda generation: _topic(topic_id, generation, phases))
 
 
-def _topic(topic_id: int, generation: int) -> None:
-    collection = judging_selectors.collection_for_topic(topic_id=topic_id)
-    judgments = judging_selectors.topic_judgments(topic_id=topic_id)
-    labels = collection_consensus(
-        collection, judgments, judging_selectors.topic_adjudications(topic_id=topic_id)
-    ).labels
-    rankings = judging_selectors.topic_rankings(topic_id=topic_id)
-    runs = RunSet([PreparedRun.from_rankings(str(run_id), {topic_id: docs}) for run_id, docs in rankings.items()])
-    measures = as_measures(stored_measures(collection))
-    values = []
-    if labels and rankings:
-        result = evaluate(
-            PreparedQrels.from_mapping({topic_id: labels}),
-            runs,
-            measures,
-            **engine_options(collection),
+def _topic(topic_id: int, generation: int, phases: Phases) -> None:
+    with phases("load judgments"):
+        collection = judging_selectors.collection_for_topic(topic_id=topic_id)
+        judgments = judging_selectors.topic_judgments(topic_id=topic_id)
+        adjudications = judging_selectors.topic_adjudications(topic_id=topic_id)
+    with phases("consensus"):
+        labels = collection_consensus(collection, judgments, adjudications).labels
+    with phases("load rankings"):
+        runs = ranking_cache.topic_runs(topic_id=topic_id)
+    with phases("measures"):
+        measures = as_measures(stored_measures(collection))
+        values, consensus_scores = [], None
+        if labels and len(runs):
+            result = evaluate(
+                PreparedQrels.from_mapping({topic_id: labels}),
+                runs,
+                measures,
+                **engine_options(collection),
+            )
+            for tag, run_result in result.runs.items():
+                for measure, value in zip(measures, run_result.values[0], strict=True):
+                    values.append((int(tag), str(measure), None if value != value else float(value)))
+            consensus_scores = _scores_of(result, measures, collection.agreement_measure)
+    with phases("agreement"):
+        documents = list(judgments)
+        report = agreement.agreement_report(
+            [judgments[d] for d in documents],
+            categories=range(collection.max_grade + 1),
+            threshold=collection.relevance_threshold,
+            reference=[labels.get(d) for d in documents],
         )
-        for tag, run_result in result.runs.items():
-            for measure, value in zip(measures, run_result.values[0], strict=True):
-                values.append((int(tag), str(measure), None if value != value else float(value)))
-    documents = list(judgments)
-    report = agreement.agreement_report(
-        [judgments[d] for d in documents],
-        categories=range(collection.max_grade + 1),
-        threshold=collection.relevance_threshold,
-        reference=[labels.get(d) for d in documents],
-    )
-    if rankings and judgments:
-        report["system_ranking"] = system_ranking_agreement(
-            {topic_id: judgments},
-            {topic_id: labels},
-            runs,
-            measure=collection.agreement_measure,
-            **engine_options(collection),
-        )
-    storage.store_topic(collection, topic_id, generation, values, report)
+        if len(runs) and judgments:
+            report["system_ranking"] = system_ranking_agreement(
+                {topic_id: judgments},
+                {topic_id: labels},
+                runs,
+                measure=collection.agreement_measure,
+                consensus_scores=consensus_scores,
+                **engine_options(collection),
+            )
+    with phases("store"):
+        storage.store_topic(collection, topic_id, generation, values, report)
+
+
+def _scores_of(result, measures, measure: str) -> dict[str, float] | None:
+    """Each run's aggregate of `measure` in an evaluation that already computed it (None if it did not)."""
+    names = [str(m) for m in measures]
+    wanted = str(parse_measure(measure))
+    if wanted not in names:
+        return None
+    column = names.index(wanted)
+    return {tag: float(run_result.aggregates[column]) for tag, run_result in result.runs.items()}
 
 
 def collection_agreement_recompute(*, collection_id: int) -> bool:

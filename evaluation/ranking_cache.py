@@ -1,0 +1,84 @@
+"""A worker's memory of each topic's prepared rankings, so a judgment's recompute loads only the topic's judgments.
+
+Runs are immutable once imported: a run is replaced by deleting its rankings and inserting new rows, and deleting a
+run deletes its rows. So a topic's rankings are named by (how many rows, the largest row id), which any replacement
+or deletion changes, read in one indexed query before the rankings themselves (a run imported in between is then
+loaded under the older name and loaded again next time, never kept under the newer one). Nothing is shared between
+workers: each process keeps its own, a restart starts empty, and a worker that never saw a topic loads it.
+
+Memory is bounded by WORKBENCH_RANKING_CACHE_MB per worker process (default 256), least recently used first out.
+A topic of 100 runs x depth 1000 holds the document ids twice (the rankings and their padded copy the labeller
+reads), 1.6 MB, so 50 such topics take 80 MB.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+import numpy as np
+from django.conf import settings
+from django.db.models import Count, Max
+
+from judging import selectors as judging_selectors
+from judging.models import Ranking
+
+from .measures import PreparedRun, RunSet
+
+_lock = threading.Lock()
+_entries: OrderedDict[int, tuple[tuple[int, int], RunSet]] = OrderedDict()
+
+
+def budget_bytes() -> int:
+    return int(getattr(settings, "WORKBENCH_RANKING_CACHE_MB", 256)) << 20
+
+
+def topic_runs(*, topic_id: int) -> RunSet:
+    """Every run's ranking of the topic as a RunSet keyed by run id (as text), from memory when the topic's
+    rankings have not changed since they were loaded."""
+    name = _rankings_name(topic_id)
+    with _lock:
+        entry = _entries.get(topic_id)
+        if entry is not None and entry[0] == name:
+            _entries.move_to_end(topic_id)
+            _evict()  # the entry grows when the engine first reads its derived arrays
+            return entry[1]
+    rankings = judging_selectors.topic_rankings(topic_id=topic_id)
+    runs = RunSet([PreparedRun.from_rankings(str(run_id), {topic_id: docs}) for run_id, docs in rankings.items()])
+    with _lock:
+        _entries[topic_id] = (name, runs)
+        _entries.move_to_end(topic_id)
+        _evict()
+    return runs
+
+
+def forget() -> None:
+    """Empties this process's memory (tests; an operator's reset)."""
+    with _lock:
+        _entries.clear()
+
+
+def held_bytes() -> int:
+    with _lock:
+        return sum(_nbytes(runs) for _, runs in _entries.values())
+
+
+def _rankings_name(topic_id: int) -> tuple[int, int]:
+    found = Ranking.objects.filter(topic_id=topic_id).aggregate(rows=Count("id"), last=Max("id"))
+    return found["rows"], found["last"] or 0
+
+
+def _evict() -> None:
+    limit = budget_bytes()
+    sizes = {topic: _nbytes(runs) for topic, (_, runs) in _entries.items()}
+    total = sum(sizes.values())
+    while total > limit and len(_entries) > 1:
+        topic, _ = _entries.popitem(last=False)
+        total -= sizes[topic]
+    if total > limit and _entries:  # one topic larger than the whole budget is not kept either
+        _entries.clear()
+
+
+def _nbytes(runs: RunSet) -> int:
+    arrays = [v for value in vars(runs).values() for v in (value if isinstance(value, tuple) else (value,))]
+    return sum(a.nbytes for a in arrays if isinstance(a, np.ndarray))
