@@ -83,7 +83,7 @@ def build(topics: int, runs: int, depth: int):
     return collection
 
 
-def reuse():
+def reuse(reset: bool = True):
     import django
 
     django.setup()
@@ -91,7 +91,7 @@ def reuse():
     from judging.models import Collection, Judgment
 
     collection = Collection.objects.filter(name="freshness").first()
-    if collection is not None:  # back to no judgments, so that "stored" counts this run's alone
+    if collection is not None and reset:  # back to no judgments, so that "stored" counts this run's alone
         Judgment.objects.filter(topic__collection=collection).delete()
         evaluation_services.collection_recompute(collection_id=collection.id)
     return collection
@@ -151,7 +151,7 @@ def main():
     if "postgres" not in os.environ.get("DATABASE_URL", "") or not os.environ.get("REDIS_URL"):
         sys.exit("set DATABASE_URL (PostgreSQL) and REDIS_URL; see the docstring")
     start = time.perf_counter()
-    collection = reuse() if args.reuse else None
+    collection = reuse(reset=not args.split_only) if args.reuse else None
     collection = collection or build(*shape)
     print(f"built {shape[0]} topics x {shape[1]} runs x depth {shape[2]} in {time.perf_counter() - start:.0f} s")
     if not args.split_only:
@@ -295,6 +295,7 @@ def load(collection, args, seconds) -> None:
 
 
 PHASES = ("load judgments", "consensus", "load rankings", "measures", "agreement", "store")
+STORE_PHASES = ("store values", "store agreement", "store runs' totals")  # parts of "store"
 
 
 def split(collection, count: int) -> None:
@@ -331,7 +332,7 @@ def split(collection, count: int) -> None:
         f"prepared rankings of {len(topic_ids)} topics loaded in {took:.1f} s; "
         f"held in memory: {ranking_cache.held_bytes() / 2**20:.0f} MB"
     )
-    totals, per_phase = [], {name: [] for name in PHASES}
+    totals, per_phase = [], {name: [] for name in (*PHASES, *STORE_PHASES)}
     for item in items[:count]:
         services.judgment_record(
             assessor=assessor, topic=item.topic, document=item.document, grade=random.randint(0, 3)
@@ -340,12 +341,15 @@ def split(collection, count: int) -> None:
         began = time.perf_counter()
         evaluation_services.topic_recompute(topic_id=item.topic_id, phases=phases)
         totals.append(time.perf_counter() - began)
-        for name in PHASES:
+        for name in per_phase:
             per_phase[name].append(phases.seconds.get(name, 0.0))
     print(f"recompute of one topic after one judgment, in process, {len(totals)} times:")
     print(quantiles("end to end", totals))
     for name in PHASES:
         print(quantiles(f"  {name}", per_phase[name]))
+        if name == "store":
+            for part in STORE_PHASES:
+                print(quantiles(f"    {part}", per_phase[part]))
     other = [total - sum(per_phase[name][i] for name in PHASES) for i, total in enumerate(totals)]
     print(quantiles("  lock, claim, commit", other))
 

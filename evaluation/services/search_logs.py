@@ -80,7 +80,10 @@ def search_log_import(
     naming each faulty line's file, line and field. Returns the import's counts."""
     report = progress or (lambda done, total: None)
     summary = store.import_log(
-        search_log.store_path, files=files, log_format=search_log.log_format, names=names,
+        search_log.store_path,
+        files=files,
+        log_format=search_log.log_format,
+        names=names,
         progress=lambda done, total: report(done * 9 // 10, total),
     )
     store.prepared_connection(search_log.store_path, online_settings(search_log)).close()
@@ -104,8 +107,11 @@ def search_log_import_start(*, search_log: SearchLog, files: dict, created_by=No
     return jobs.job_start(
         kind="import search log",
         task=IMPORT_TASK,
-        arguments={"search_log": search_log.pk, "first": first,
-                   "uploads": {kind: upload.pk for kind, upload in stored.items()}},
+        arguments={
+            "search_log": search_log.pk,
+            "first": first,
+            "uploads": {kind: upload.pk for kind, upload in stored.items()},
+        },
         collection=search_log.collection,
         created_by=created_by,
         upload=stored[first],
@@ -126,13 +132,16 @@ def search_log_import_job_work(job: Job, progress) -> dict:
         files = {kind: stack.enter_context(uploads.upload_local_copy(upload_id=pk)) for kind, pk in upload_ids.items()}
         try:
             result = search_log_import(
-                search_log=search_log, files=files, names={kind: names[pk] for kind, pk in upload_ids.items()},
+                search_log=search_log,
+                files=files,
+                names={kind: names[pk] for kind, pk in upload_ids.items()},
                 progress=progress,
             )
         except store.LogImportFailed as failure:
             problems = [p.as_dict() for p in failure.problems]
-            raise jobs.JobRefused(str(failure).splitlines()[0], {"problems": problems, "count": failure.count}) \
-                from failure
+            raise jobs.JobRefused(
+                str(failure).splitlines()[0], {"problems": problems, "count": failure.count}
+            ) from failure
     for kind, pk in upload_ids.items():
         if kind != job.arguments["first"]:  # the Job's own upload is deleted by job_run
             uploads.upload_delete(upload_id=pk)
@@ -164,11 +173,18 @@ def implicit_judgments_import(
         created, updated, unchanged = judgments_record_bulk(
             labels=labels, changed_by=imported_by, note=f"implicit judgments ({model}) from log {search_log.name}"
         )
-    return {"model": model, "min_impressions": min_impressions, "pairs": len(judged), "matched": len(matched),
-            "created": created, "updated": updated, "unchanged": unchanged,
-            "queries_without_topic": len({j.query for j in judged} - set(topics)),
-            "documents_not_in_collection": len({j.document for j in judged} - set(documents)),
-            "assessor": assessor.username}
+    return {
+        "model": model,
+        "min_impressions": min_impressions,
+        "pairs": len(judged),
+        "matched": len(matched),
+        "created": created,
+        "updated": updated,
+        "unchanged": unchanged,
+        "queries_without_topic": len({j.query for j in judged} - set(topics)),
+        "documents_not_in_collection": len({j.document for j in judged} - set(documents)),
+        "assessor": assessor.username,
+    }
 
 
 def topics_by_query(collection: Collection) -> dict[str, int]:
@@ -195,11 +211,22 @@ def traffic_topics_create(*, search_log: SearchLog, method: str, size: int, seed
     collection = search_log.collection
     existing = topics_by_query(collection)
     records = [
-        TopicRecord(0, traffic_topic_number(q.query), q.query,
-                    description=f"Sampled from the search log {search_log.name!r} ({method}, seed {seed}).",
-                    extra={"source": "traffic", "log": search_log.name, "method": method, "seed": seed,
-                           "count": q.count, "stratum": sample.strata[q.query]})
-        for q in sample.queries if q.query not in existing
+        TopicRecord(
+            0,
+            traffic_topic_number(q.query),
+            q.query,
+            description=f"Sampled from the search log {search_log.name!r} ({method}, seed {seed}).",
+            extra={
+                "source": "traffic",
+                "log": search_log.name,
+                "method": method,
+                "seed": seed,
+                "count": q.count,
+                "stratum": sample.strata[q.query],
+            },
+        )
+        for q in sample.queries
+        if q.query not in existing
     ]
     with transaction.atomic():
         created, _updated, _unchanged = topics_upsert(collection=collection, records=records)

@@ -12,6 +12,7 @@ from ..measures import as_measures, totals
 from ..models import AgreementReport, CollectionState, RunValue, TopicAgreement, TopicState, TopicValue
 from ..selectors import settings_key, stored_measures
 from . import bulk
+from .phases import NO_PHASES, Phases
 
 # The per-topic statistics stored as rows (for the pages and the API to filter and average); the full report,
 # matrices included, is stored as JSON beside them.
@@ -54,45 +55,57 @@ def _statistic_rows(collection: Collection, topic_id: int | None, report: dict, 
 
 
 @transaction.atomic
-def store_topic(collection: Collection, topic_id: int, generation: int, values, report: dict) -> None:
+def store_topic(
+    collection: Collection, topic_id: int, generation: int, values, report: dict, phases: Phases = NO_PHASES
+) -> None:
     """Stores one topic's per-run values and agreement, writing only the values that changed, then moves the runs'
     aggregates by exactly those changes."""
     bulk.commit_without_waiting_for_disk()
     state = TopicState.objects.select_for_update().get(pk=topic_id)
     if state.computed_generation > generation:
         return  # a newer computation already stored its results
-    key = settings_key(collection)
-    new = {(run_id, measure): value for run_id, measure, value in values}
-    old = {
-        (run_id, measure): (value, stored_key)
-        for run_id, measure, value, stored_key in TopicValue.objects.filter(topic_id=topic_id).values_list(
-            "run_id", "measure", "value", "settings_key"
+    with phases("store values"):
+        key = settings_key(collection)
+        new = {(run_id, measure): value for run_id, measure, value in values}
+        old = {
+            (run_id, measure): (value, stored_key)
+            for run_id, measure, value, stored_key in TopicValue.objects.filter(topic_id=topic_id).values_list(
+                "run_id", "measure", "value", "settings_key"
+            )
+        }
+        changed = [pair for pair, value in new.items() if old.get(pair) != (value, key)]
+        gone = [pair for pair in old if pair not in new]
+        if gone:
+            TopicValue.objects.filter(topic_id=topic_id).exclude(run_id__in={run for run, _ in new}).delete()
+            TopicValue.objects.filter(topic_id=topic_id).exclude(measure__in={m for _, m in new}).delete()
+        now = timezone.now()
+        bulk.rows_upsert(
+            TopicValue,
+            ("run_id", "topic_id", "measure", "value", "generation", "settings_key", "computed_at"),
+            [(run, topic_id, measure, new[(run, measure)], generation, key, now) for run, measure in changed],
+            conflict=("run_id", "topic_id", "measure"),
         )
-    }
-    changed = [pair for pair, value in new.items() if old.get(pair) != (value, key)]
-    gone = [pair for pair in old if pair not in new]
-    if gone:
-        TopicValue.objects.filter(topic_id=topic_id).exclude(run_id__in={run for run, _ in new}).delete()
-        TopicValue.objects.filter(topic_id=topic_id).exclude(measure__in={m for _, m in new}).delete()
-    now = timezone.now()
-    bulk.rows_upsert(
-        TopicValue,
-        ("run_id", "topic_id", "measure", "value", "generation", "settings_key", "computed_at"),
-        [(run, topic_id, measure, new[(run, measure)], generation, key, now) for run, measure in changed],
-        conflict=("run_id", "topic_id", "measure"),
-    )
-    TopicAgreement.objects.filter(collection=collection, topic_id=topic_id).delete()
-    TopicAgreement.objects.bulk_create(_statistic_rows(collection, topic_id, report, generation))
-    AgreementReport.objects.update_or_create(
-        collection=collection,
-        topic_id=topic_id,
-        defaults={"report": report, "generation": generation, "settings_key": key},
-    )
+    with phases("store agreement"):
+        _store_agreement(collection, topic_id, generation, report, key)
     TopicState.objects.filter(pk=topic_id).update(
         computed_generation=generation, computed_at=now, recompute_count=F("recompute_count") + 1
     )
-    moves = {pair: (old[pair][0] if pair in old else _ABSENT, new.get(pair, _ABSENT)) for pair in [*changed, *gone]}
-    _runs_move(collection, {pair: move for pair, move in moves.items() if move[0] != move[1]})
+    with phases("store runs' totals"):
+        moves = {p: (old[p][0] if p in old else _ABSENT, new.get(p, _ABSENT)) for p in [*changed, *gone]}
+        _runs_move(collection, {pair: move for pair, move in moves.items() if move[0] != move[1]})
+
+
+def _store_agreement(collection: Collection, topic_id: int, generation: int, report: dict, key: str) -> None:
+    """The topic's agreement statistics, rewritten only when one changed (with one assessor, or a judgment of an
+    item nobody else judged, none does), and its full report, updated in place."""
+    rows = _statistic_rows(collection, topic_id, report, generation)
+    stored = set(TopicAgreement.objects.filter(topic_id=topic_id).values_list("statistic", "value", "items"))
+    if stored != {(row.statistic, row.value, row.items) for row in rows}:
+        TopicAgreement.objects.filter(collection=collection, topic_id=topic_id).delete()
+        TopicAgreement.objects.bulk_create(rows)
+    fields = {"report": report, "generation": generation, "settings_key": key}
+    if not AgreementReport.objects.filter(collection=collection, topic_id=topic_id).update(**fields):
+        AgreementReport.objects.create(collection=collection, topic_id=topic_id, **fields)
 
 
 @transaction.atomic
