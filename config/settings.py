@@ -145,6 +145,9 @@ STORAGES = {
 }
 MEDIA_ROOT = VAR_DIR / "media"
 # Limits a public deployment needs; each refusal says which limit and how to change it.
+# Each worker process keeps topics' prepared rankings in memory up to this size (evaluation/ranking_cache.py).
+WORKBENCH_RANKING_CACHE_MB = float(os.environ.get("WORKBENCH_RANKING_CACHE_MB", 256))
+
 WORKBENCH_LIMITS = {
     "upload_bytes": int(os.environ.get("WORKBENCH_MAX_UPLOAD_BYTES", 100 << 20)),
     "line_bytes": int(os.environ.get("WORKBENCH_MAX_LINE_BYTES", 10_000)),

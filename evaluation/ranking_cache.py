@@ -30,7 +30,7 @@ _entries: OrderedDict[int, tuple[tuple[int, int], RunSet]] = OrderedDict()
 
 
 def budget_bytes() -> int:
-    return int(getattr(settings, "WORKBENCH_RANKING_CACHE_MB", 256)) << 20
+    return int(float(getattr(settings, "WORKBENCH_RANKING_CACHE_MB", 256)) * 2**20)
 
 
 def topic_runs(*, topic_id: int) -> RunSet:

@@ -144,13 +144,17 @@ def _run_value_row(run_id, measure, kind, topics, defined, total, qrels_version,
 def _runs_move(collection: Collection, moves: dict) -> None:
     """Applies one topic's value changes, {(run, measure): (old, new)}, to the runs' stored exact totals. Reads and
     locks only the totals that move, in id order, so concurrent topics of a collection never lose an update. Falls
-    back to `runs_aggregate` when one of them is missing or was made under other settings (a new run or measure,
-    changed settings)."""
+    back to `runs_aggregate` when any run lacks a total for a measure of the set, or one was made under other
+    settings (a new run or measure, changed settings): counted, not read."""
     kinds = {str(m): m.spec.aggregate for m in as_measures(stored_measures(collection))}
     moves = {pair: move for pair, move in moves.items() if pair[1] in kinds}
+    key, version, now = settings_key(collection), _qrels_version(collection), timezone.now()
+    current = RunValue.objects.filter(run__collection=collection, measure__in=list(kinds), settings_key=key)
+    if current.count() != Run.objects.filter(collection=collection).count() * len(kinds):
+        runs_aggregate(collection=collection)
+        return
     if not moves:
         return
-    key, version, now = settings_key(collection), _qrels_version(collection), timezone.now()
     stored = {
         (run_id, measure): (topics, defined, total, stored_key)
         for run_id, measure, topics, defined, total, stored_key in RunValue.objects.select_for_update()
@@ -158,7 +162,7 @@ def _runs_move(collection: Collection, moves: dict) -> None:
         .order_by("id")
         .values_list("run_id", "measure", "topics", "defined", "total", "settings_key")
     }
-    if any(stored.get(pair, (None,) * 4)[3] != key for pair in moves):
+    if any(stored.get(pair, (None,) * 4)[3] != key for pair in moves):  # changed since counted
         runs_aggregate(collection=collection)
         return
     rows = []

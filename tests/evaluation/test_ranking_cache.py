@@ -1,0 +1,104 @@
+"""A worker's memory of topics' prepared rankings: served while the rankings stand, dropped when a run changes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from evaluation import ranking_cache
+from evaluation import services as evaluation_services
+from evaluation.models import TopicValue
+from judging import selectors, services
+from judging.services.runs import run_store
+
+from ..factories import make_collection, make_user
+from .test_recompute_pipeline import from_scratch
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def empty_memory():
+    ranking_cache.forget()
+    yield
+    ranking_cache.forget()
+
+
+def ranked(runs, topic_id: int) -> dict[str, list[int]]:
+    return {tag: runs.docs[runs.start[i] : runs.start[i] + runs.length[i]].tolist() for i, tag in enumerate(runs.tags)}
+
+
+def replace_run(collection, tag: str, scores: dict[int, dict[str, float]]) -> None:
+    """A run re-imported under its tag, as the run import does it."""
+    documents = dict(collection.documents.values_list("docno", "id"))
+    per_topic = {
+        topic: {docno: (score, line) for line, (docno, score) in enumerate(ranked.items())}
+        for topic, ranked in scores.items()
+    }
+    assert run_store(collection=collection, tag=tag, per_topic=per_topic, documents=documents)[0] == "updated"
+
+
+def stored_rankings(topic_id: int) -> dict[str, list[int]]:
+    return {str(run): docs.tolist() for run, docs in selectors.topic_rankings(topic_id=topic_id).items()}
+
+
+def test_a_topic_seen_before_is_served_from_memory_with_one_small_query():
+    topic = make_collection(topics=1, runs=3).topics.get()
+    first = ranking_cache.topic_runs(topic_id=topic.id)
+    with CaptureQueriesContext(connection) as queries:
+        again = ranking_cache.topic_runs(topic_id=topic.id)
+    assert again is first
+    assert len(queries) == 1 and "document_ids" not in queries[0]["sql"]
+    assert ranked(again, topic.id) == stored_rankings(topic.id)
+
+
+def test_replacing_a_run_replaces_its_rankings_in_memory():
+    collection = make_collection(topics=1, runs=2, documents=6, depth=4)
+    topic = collection.topics.get()
+    before = ranked(ranking_cache.topic_runs(topic_id=topic.id), topic.id)
+    replace_run(collection, "run0", {topic.id: {"d5": 3.0, "d4": 2.0, "d0": 1.0}})
+    after = ranked(ranking_cache.topic_runs(topic_id=topic.id), topic.id)
+    assert after != before and after == stored_rankings(topic.id)
+
+
+def test_deleting_a_run_or_adding_one_changes_what_memory_serves():
+    collection = make_collection(topics=1, runs=3)
+    topic = collection.topics.get()
+    ranking_cache.topic_runs(topic_id=topic.id)
+    services.run_delete(run=collection.runs.get(tag="run1"))
+    assert ranked(ranking_cache.topic_runs(topic_id=topic.id), topic.id) == stored_rankings(topic.id)
+    services.run_create(collection=collection, tag="late", scores={"1": {"d1": 1.0}})
+    assert ranked(ranking_cache.topic_runs(topic_id=topic.id), topic.id) == stored_rankings(topic.id)
+    assert len(stored_rankings(topic.id)) == 3
+
+
+def test_memory_stays_within_its_budget_least_recently_used_first_out(settings):
+    collection = make_collection(topics=4, runs=3, documents=20, depth=10)
+    topics = list(collection.topics.order_by("number"))
+    one = ranking_cache._nbytes(ranking_cache.topic_runs(topic_id=topics[0].id))
+    ranking_cache.forget()
+    settings.WORKBENCH_RANKING_CACHE_MB = 2.5 * one / 2**20  # room for two topics, not three
+    for topic in topics:
+        ranking_cache.topic_runs(topic_id=topic.id)
+    assert ranking_cache.held_bytes() <= ranking_cache.budget_bytes()
+    assert list(ranking_cache._entries) == [topics[2].id, topics[3].id]
+
+
+@pytest.mark.django_db(transaction=True)  # real commits, so on_commit recomputes run
+def test_recomputing_after_a_run_is_replaced_stores_what_a_from_scratch_evaluation_gives():
+    collection = make_collection(topics=2, runs=3, documents=10, depth=6)
+    assessor = make_user()
+    for topic in collection.topics.all():
+        services.assignment_create(assessor=assessor, topic=topic)
+    topic = collection.topics.get(number="1")
+    for item in topic.pool_items.all()[:4]:
+        services.judgment_record(assessor=assessor, topic=topic, document=item.document, grade=2)
+    assert ranking_cache._entries  # the recomputes above loaded the topic: this process now holds it
+    rng = np.random.default_rng(3)
+    replace_run(collection, "run2", {topic.id: {f"d{d}": float(rng.random()) for d in range(10)}})
+    expected, _ = from_scratch(collection)
+    values = {(v.run_id, v.topic_id, v.measure): v.value for v in TopicValue.objects.filter(run__collection=collection)}
+    assert values == pytest.approx(expected, abs=1e-12)
+    assert evaluation_services.topic_recompute(topic_id=topic.id) is False  # nothing left stale
