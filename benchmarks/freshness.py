@@ -143,6 +143,9 @@ def main():
     parser.add_argument("--reuse", action="store_true", help="keep the collection an earlier run built")
     parser.add_argument("--workers", type=int, default=1, help="Celery worker processes (topics run in parallel)")
     parser.add_argument("--outage", type=float, default=0.0, help="stop the broker this many seconds mid-run")
+    parser.add_argument(
+        "--worker-nice", type=int, default=0, help="run the workers at this nice level (metrics yield to saves)"
+    )
     parser.add_argument("--split", type=int, default=100, help="recomputes timed phase by phase after the run")
     parser.add_argument("--split-only", action="store_true", help="skip the load run: only the split and the peer")
     args = parser.parse_args()
@@ -178,7 +181,8 @@ def load(collection, args, seconds) -> None:
     # The first worker also runs beat, so the periodic sweep re-enqueues what an outage lost.
     workers = [
         subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "--loglevel", "warning",
+            [*(["nice", "-n", str(args.worker_nice)] if args.worker_nice else []),
+             sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "--loglevel", "warning",
              "-n", f"bench{n}@%h", *(["--beat", "-s", f"/tmp/bench-beat-{os.getpid()}"] if n == 0 else [])],
             cwd=ROOT,
             env=env,
@@ -269,8 +273,10 @@ def load(collection, args, seconds) -> None:
         watcher.join()
         stored = Judgment.objects.filter(topic__collection=collection).count()
         elapsed = time.perf_counter() - began
+        nice = f" at nice {args.worker_nice}" if args.worker_nice else ""
         print(
-            f"posted {posted} judgments at {args.rate:.0f}/s to {args.workers} worker(s) over {elapsed:.0f} s; ", end=""
+            f"posted {posted} judgments at {args.rate:.0f}/s to {args.workers} worker(s){nice} over {elapsed:.0f} s; ",
+            end="",
         )
         print(f"stored {stored}; ", end="")
         print(f"never fresh: {len(pending)}")

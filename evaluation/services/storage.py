@@ -59,10 +59,11 @@ def store_topic(
     collection: Collection, topic_id: int, generation: int, values, report: dict, phases: Phases = NO_PHASES
 ) -> None:
     """Stores one topic's per-run values and agreement, writing only the values that changed, then moves the runs'
-    aggregates by exactly those changes."""
+    aggregates by exactly those changes. Call holding the topic's lock (`topic_recompute` does)."""
     bulk.commit_without_waiting_for_disk()
-    state = TopicState.objects.select_for_update().get(pk=topic_id)
-    if state.computed_generation > generation:
+    # Not locked here: the caller holds the topic's lock, so no other store of it runs. The state row is written
+    # last, so a save of the topic waits on this transaction (for the row) only for the moment before its commit.
+    if TopicState.objects.filter(pk=topic_id).values_list("computed_generation", flat=True).get() > generation:
         return  # a newer computation already stored its results
     with phases("store values"):
         key = settings_key(collection)
@@ -87,12 +88,12 @@ def store_topic(
         )
     with phases("store agreement"):
         _store_agreement(collection, topic_id, generation, report, key)
-    TopicState.objects.filter(pk=topic_id).update(
-        computed_generation=generation, computed_at=now, recompute_count=F("recompute_count") + 1
-    )
     with phases("store runs' totals"):
         moves = {p: (old[p][0] if p in old else _ABSENT, new.get(p, _ABSENT)) for p in [*changed, *gone]}
         _runs_move(collection, {pair: move for pair, move in moves.items() if move[0] != move[1]})
+    TopicState.objects.filter(pk=topic_id).update(
+        computed_generation=generation, computed_at=now, recompute_count=F("recompute_count") + 1
+    )
 
 
 def _store_agreement(collection: Collection, topic_id: int, generation: int, report: dict, key: str) -> None:
