@@ -29,6 +29,7 @@ import threading
 import time
 import urllib.parse
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -249,11 +250,9 @@ def load(collection, args, seconds) -> None:
                 broker.start()
 
             threading.Thread(target=outage, daemon=True).start()
-        while time.perf_counter() - began < seconds and posted < len(items):
-            topic_id, document_id = items[posted]
-            due = began + posted / args.rate
-            time.sleep(max(0.0, due - time.perf_counter()))
-            body = urllib.parse.urlencode({"grade": random.randint(0, 3), "seconds_total": 1}).encode()
+
+        def post(topic_id: int, document_id: int, grade: int) -> None:
+            body = urllib.parse.urlencode({"grade": grade, "seconds_total": 1}).encode()
             request = urllib.request.Request(
                 f"{base}/judging/judge/{topic_id}/{document_id}/",
                 body,
@@ -261,11 +260,22 @@ def load(collection, args, seconds) -> None:
             )
             sent = time.perf_counter()
             opener.open(request).read()
-            saves.append((sent, time.perf_counter() - sent))
+            latency = time.perf_counter() - sent
             generation = TopicState.objects.get(topic_id=topic_id).generation
             with lock:
+                saves.append((sent, latency))
                 pending.append((topic_id, generation, sent))
-            posted += 1
+
+        # Several assessors at once: each save is sent when due, whether or not the earlier ones have returned.
+        with ThreadPoolExecutor(max_workers=8) as assessors:
+            sending = []
+            while time.perf_counter() - began < seconds and posted < len(items):
+                topic_id, document_id = items[posted]
+                time.sleep(max(0.0, began + posted / args.rate - time.perf_counter()))
+                sending.append(assessors.submit(post, topic_id, document_id, random.randint(0, 3)))
+                posted += 1
+        for save in sending:
+            save.result()  # a failed save fails the benchmark
         deadline = time.perf_counter() + 90
         while pending and time.perf_counter() < deadline:
             time.sleep(0.05)

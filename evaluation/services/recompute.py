@@ -94,9 +94,11 @@ def _topic(topic_id: int, generation: int, phases: Phases) -> None:
                 measures,
                 **engine_options(collection),
             )
+            names = [str(measure) for measure in measures]
             for tag, run_result in result.runs.items():
-                for measure, value in zip(measures, run_result.values[0], strict=True):
-                    values.append((int(tag), str(measure), None if value != value else float(value)))
+                run_id = int(tag)
+                for name, value in zip(names, run_result.values[0].tolist(), strict=True):
+                    values.append((run_id, name, None if value != value else value))
             consensus_scores = _scores_of(result, measures, collection.agreement_measure)
     with phases("agreement"):
         documents = list(judgments)
