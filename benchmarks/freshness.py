@@ -370,7 +370,10 @@ def split(collection, count: int) -> None:
         totals.append(time.perf_counter() - began)
         for name in per_phase:
             per_phase[name].append(phases.seconds.get(name, 0.0))
-    print(f"recompute of one topic after one judgment, in process, {len(totals)} times:")
+    print(
+        f"recompute of one topic after one judgment, in process, {len(totals)} times "
+        f"(prepared rankings then held: {ranking_cache.held_bytes() / 2**20:.0f} MB):"
+    )
     print(quantiles("end to end", totals))
     for name in PHASES:
         print(quantiles(f"  {name}", per_phase[name]))
