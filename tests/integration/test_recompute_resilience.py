@@ -56,7 +56,9 @@ def test_a_burst_of_500_judgments_on_a_topic_coalesces_into_few_recomputes(monke
     # a few milliseconds, so each recompute is held to 50 ms to keep the burst a burst (the worker is a thread here).
     compute = recompute._topic
     monkeypatch.setattr(
-        recompute, "_topic", lambda topic_id, generation: (time.sleep(0.05), compute(topic_id, generation))
+        recompute,
+        "_topic",
+        lambda topic_id, generation, phases: (time.sleep(0.05), compute(topic_id, generation, phases)),
     )
     collection = make_collection(max_grade=3, topics=1, documents=120, runs=5, depth=100)
     topic = collection.topics.get()
@@ -88,12 +90,12 @@ def test_two_workers_never_compute_the_same_topic_at_once(monkeypatch):
     active, most, guard = [0], [0], threading.Lock()
     compute = recompute._topic
 
-    def slow_compute(topic_id, generation):
+    def slow_compute(topic_id, generation, phases):
         with guard:
             active[0] += 1
             most[0] = max(most[0], active[0])
         time.sleep(0.3)
-        compute(topic_id, generation)
+        compute(topic_id, generation, phases)
         with guard:
             active[0] -= 1
 

@@ -13,9 +13,9 @@ HOLD_FILE = os.environ.get("WORKBENCH_TEST_HOLD_FILE")
 if HOLD_FILE:
     _compute = recompute._topic
 
-    def _held(topic_id: int, generation: int) -> None:
+    def _held(topic_id: int, generation: int, phases) -> None:
         Path(HOLD_FILE).write_text(str(topic_id))
         time.sleep(30)
-        _compute(topic_id, generation)
+        _compute(topic_id, generation, phases)
 
     recompute._topic = _held
