@@ -15,9 +15,10 @@ from .lines import TrecFormatError
 from .loading import TrecReader
 from .names import Measure, MeasureNameError, parse_measure, parse_measures
 from .ranked import minimum_average_precision, precision_recall_points
-from .registry import FAMILIES, TREC_DEFAULT
+from .registry import FAMILIES
 from .runset import RunSet
 from .trec_files import qrels_lines, read_qrels, read_run, run_lines
+from .trec_names import TREC_DEFAULT
 
 __all__ = [
     "FAMILIES",

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .batch import TREC_EVAL_VERSION, TREC_EVAL_VERSIONS, RankedBatch, TopicStats
-from .data import PreparedQrels, PreparedRun
+from .data import PAD, PreparedQrels, PreparedRun
 from .labelling import Labeller
 from .names import Measure, parse_measures
 from .ranked import GMAP_FLOOR
@@ -58,6 +58,8 @@ class RunResult:
     values: np.ndarray
     aggregates: np.ndarray
     num_topics: int  # topics in the mean (includes -c's missing topics)
+    missing_topics: np.ndarray | None = None  # -c's qrels topics the run has no ranking for, scored as empty
+    missing_values: np.ndarray | None = None
 
     def by_topic(self, measures: Sequence[Measure]) -> dict[int, dict[Measure, float]]:
         return {
@@ -116,8 +118,21 @@ def _plan_rows(runset: RunSet, wanted: np.ndarray, complete: bool, depth: int | 
     return plan
 
 
-def _label_matrix(labeller: Labeller, rows: _Rows, index: np.ndarray) -> np.ndarray:
-    return labeller.matrix(rows.start[index], rows.length[index], rows.topic[index])
+def _label_matrix(labeller: Labeller, rows: _Rows, index: np.ndarray, judged_only: bool) -> np.ndarray:
+    labels = labeller.matrix(rows.start[index], rows.length[index], rows.topic[index])
+    if judged_only:
+        labels, rows.length[index] = judged_only_labels(labels)
+    return labels
+
+
+def judged_only_labels(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """trec_eval -J: each ranking without its unjudged documents, the judged ones moving up in their order."""
+    judged = labels >= 0
+    order = np.argsort(~judged, axis=1, kind="stable")
+    moved = np.take_along_axis(labels, order, axis=1)
+    lengths = judged.sum(axis=1)
+    moved[np.arange(labels.shape[1])[None, :] >= lengths[:, None]] = PAD
+    return moved, lengths.astype(np.int64)
 
 
 def _chunks(rows: _Rows, batch_cells: int) -> list[np.ndarray]:
@@ -151,6 +166,7 @@ def evaluate(
     collection_size: int | Callable[[], int] | None = None,
     max_grade: int | None = None,
     trec_eval: int = TREC_EVAL_VERSION,
+    judged_only: bool = False,
     batch_cells: int = DEFAULT_BATCH_CELLS,
 ) -> Evaluation:
     """Evaluates every run for every measure, per topic and aggregated.
@@ -160,6 +176,7 @@ def evaluate(
     (or a callable giving N, called only if a measure needs it);
     `max_grade` is the scale's top grade for ERR (default: the largest label in the qrels). `trec_eval` is the
     version whose conventions to follow where 10.0 and 9.0.x differ (see `batch.TREC_EVAL_VERSIONS`).
+    `judged_only` drops unjudged documents from every ranking before measuring (trec_eval -J).
     """
     if trec_eval not in TREC_EVAL_VERSIONS:
         raise ValueError(f"trec_eval must be one of {', '.join(map(str, TREC_EVAL_VERSIONS))}, not {trec_eval!r}")
@@ -174,8 +191,9 @@ def evaluate(
     grade = max_grade if max_grade is not None else (int(qrels.labels.max()) if len(qrels.labels) else 0)
     for index in _chunks(rows, batch_cells) if len(rows.topic) else []:
         unique_topics, row_topic = np.unique(rows.topic[index], return_inverse=True)
+        labels = _label_matrix(labeller, rows, index, judged_only)
         batch = RankedBatch(
-            _label_matrix(labeller, rows, index),
+            labels,
             rows.length[index],
             row_topic,
             TopicStats(qrels, unique_topics),
@@ -186,6 +204,9 @@ def evaluate(
         )
         for column, measure in enumerate(measures):
             values[index, column] = measure.spec.compute(batch, measure)
+    for column, measure in enumerate(measures):
+        if measure.spec.missing_topic_value is not None:
+            values[~rows.reported, column] = measure.spec.missing_topic_value
     return Evaluation(measures, _per_run_results(runset.tags, rows, values, measures))
 
 
@@ -217,8 +238,20 @@ def _per_run_results(tags: list[str], rows: _Rows, values: np.ndarray, measures:
     reported = np.flatnonzero(rows.reported)
     reported = reported[np.lexsort((rows.topic[reported], rows.run_index[reported]))]
     bounds = np.searchsorted(rows.run_index[reported], np.arange(len(tags) + 1))
+    padding = np.flatnonzero(~rows.reported)
+    padding = padding[np.lexsort((rows.topic[padding], rows.run_index[padding]))]
+    padding_bounds = np.searchsorted(rows.run_index[padding], np.arange(len(tags) + 1))
     results = {}
     for run_index, tag in enumerate(tags):
         mine = reported[bounds[run_index] : bounds[run_index + 1]]
-        results[tag] = RunResult(tag, rows.topic[mine], values[mine], aggregates[run_index], int(counts[run_index]))
+        missing = padding[padding_bounds[run_index] : padding_bounds[run_index + 1]]
+        results[tag] = RunResult(
+            tag,
+            rows.topic[mine],
+            values[mine],
+            aggregates[run_index],
+            int(counts[run_index]),
+            rows.topic[missing],
+            values[missing],
+        )
     return results

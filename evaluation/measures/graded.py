@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import gain_measures
 from .batch import RankedBatch, safe_divide, sequential_sum
+from .gains import parse_gain_map
 
 JK_BASE = 2.0  # Järvelin & Kekäläinen (2002): no discount up to rank b, then log_b(rank)
 
@@ -56,10 +58,20 @@ def dcg(batch: RankedBatch, m) -> np.ndarray:
 
 def ndcg(batch: RankedBatch, m) -> np.ndarray:
     """nDCG (trec_eval ndcg) and nDCG@k (ndcg_cut.k): DCG / IDCG, the ideal built from all judged labels sorted
-    descending (cut at k for nDCG@k, never cut to the ranking's length); 0 when IDCG = 0."""
+    descending (cut at k for nDCG@k, never cut to the ranking's length); 0 when IDCG = 0. With `gains`
+    ("1=3,2=9"), each level's gain comes from the map (trec_eval ndcg.1=3,2=9)."""
+    if m.param("gains"):
+        return gain_measures.ndcg_with_gains(batch, m)
     kind = m.param("dcg")
     gained = _dcg_through(batch, kind, batch.column(m.cutoff))
     return safe_divide(gained, _ideal_at(batch, kind, m.cutoff))
+
+
+def check_ndcg(params: dict) -> None:
+    if params.get("gains") and params.get("dcg", "log2") != "log2":
+        raise ValueError("a gain map applies to trec_eval's nDCG (dcg='log2') only")
+    if params.get("gains"):
+        parse_gain_map(params["gains"])
 
 
 def err(batch: RankedBatch, m) -> np.ndarray:

@@ -7,9 +7,9 @@ trec_eval names may expand to several measures (`P` is P at 5, 10, 15, 20, 30, 1
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from .registry import FAMILIES, TREC_NAMES, Family
+from .registry import FAMILIES, Family
 
 
 class MeasureNameError(ValueError):
@@ -21,6 +21,8 @@ class Measure:
     family: str
     cutoff: float | None = None
     params: tuple[tuple[str, object], ...] = ()
+    # The name trec_eval prints for it, as it was asked for (`set_F_0.5`, `ndcg_1=3,2=9`); not part of its identity.
+    trec_name: str | None = field(default=None, compare=False)
 
     @property
     def spec(self) -> Family:
@@ -43,18 +45,9 @@ class Measure:
     @property
     def trec_output_name(self) -> str:
         """The name trec_eval prints for this measure (`P_5`, `ndcg_cut_10`), or the canonical name if it has none."""
-        spec = self.spec
-        if spec.trec is None or (self.params and not spec.trec_param):
-            return str(self)
-        if spec.trec_param:
-            return spec.trec  # trec_eval prints set_F whatever its parameter
-        if self.cutoff is None:
-            return spec.trec
-        if spec.trec_cut is None:
-            return str(self)
-        if self.family == "IPrec":
-            return f"{spec.trec_cut}_{self.cutoff:.2f}"
-        return f"{spec.trec_cut}_{_format_number(self.cutoff)}"
+        from .trec_names import trec_output_name  # trec_names builds on Measure
+
+        return self.trec_name or trec_output_name(self)
 
 
 def _format_number(value) -> str:
@@ -97,7 +90,15 @@ def _parse_param(family: Family, raw: str, name: str) -> tuple[str, object]:
     return key, value
 
 
-def _check_cutoff(family: Family, cutoff, name: str):
+def check_params(family: Family, params: tuple, name: str) -> None:
+    if family.check is not None:
+        try:
+            family.check(dict(params))
+        except ValueError as error:
+            raise MeasureNameError(f"{name!r}: {error}") from None
+
+
+def check_cutoff(family: Family, cutoff, name: str):
     if cutoff is None:
         if family.cutoff == "required":
             raise MeasureNameError(f"{name!r}: {family.name} needs a cutoff, e.g. {family.name}@10")
@@ -107,6 +108,10 @@ def _check_cutoff(family: Family, cutoff, name: str):
     if family.cutoff == "fraction":
         if not 0 <= cutoff <= 1:
             raise MeasureNameError(f"{name!r}: recall level must be between 0 and 1")
+        return float(cutoff)
+    if family.cutoff == "multiple":
+        if cutoff < 0:
+            raise MeasureNameError(f"{name!r}: the multiple of R must not be negative")
         return float(cutoff)
     if cutoff != int(cutoff) or cutoff < 1:
         raise MeasureNameError(f"{name!r}: cutoff must be a positive integer")
@@ -122,42 +127,20 @@ def _ir_style(name: str) -> Measure:
     if match["params"]:
         params = [_parse_param(family, raw, name) for raw in match["params"].split(",") if raw.strip()]
     cutoff = _number(match["cutoff"], f"{name!r} cutoff") if match["cutoff"] else None
-    cutoff = _check_cutoff(family, cutoff, name)
+    cutoff = check_cutoff(family, cutoff, name)
     # Parameters equal to their defaults are dropped so that equal measures have one canonical form.
     params = tuple(sorted((k, v) for k, v in params if v != family.params[k]))
+    check_params(family, params, name)
     return Measure(family.name, cutoff, params)
-
-
-def _trec_style(name: str) -> list[Measure]:
-    base, _, rest = name.partition(".")
-    trec = TREC_NAMES[base]
-    family = FAMILIES[trec.family]
-    if trec.param:
-        values = [_number(v, name) for v in rest.split(",")] if rest else [trec.param_default]
-        convert = trec.param_in or (lambda v: v)
-        return [
-            Measure(
-                family.name,
-                None,
-                tuple(sorted((k, v) for k, v in [(trec.param, convert(value))] if v != family.params[k])),
-            )
-            for value in values
-        ]
-    if not rest:
-        cutoffs = trec.default_cutoffs or (None,)
-    else:
-        if trec.default_cutoffs is None:
-            raise MeasureNameError(f"{name!r}: trec_eval measure {base} takes no parameters")
-        cutoffs = tuple(_number(v, name) for v in rest.split(",") if v)
-    return [Measure(family.name, _check_cutoff(family, c, name), tuple(sorted(trec.fixed_params))) for c in cutoffs]
 
 
 def parse_measures(name: str) -> list[Measure]:
     """Parses one name into the measures it denotes (several for trec_eval families given without a cutoff)."""
+    from .trec_names import is_trec_style, trec_style  # trec_names builds on Measure
+
     name = name.strip()
-    base = name.partition(".")[0]
-    if base in TREC_NAMES and (name == base or "." in name) and "(" not in name and "@" not in name:
-        return _trec_style(name)
+    if is_trec_style(name):
+        return trec_style(name)
     return [_ir_style(name)]
 
 

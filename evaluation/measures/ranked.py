@@ -161,13 +161,41 @@ def interpolated_precision(batch: RankedBatch, m) -> np.ndarray:
     return _interpolated_precision(batch, batch.level_of(m), m.cutoff)
 
 
+ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+def recall_levels(text: str) -> tuple[float, ...]:
+    """The `levels` parameter of 11pt_avg (`0.25,0.5,0.75`), ascending; the eleven points when empty."""
+    if not text:
+        return ELEVEN_POINTS
+    return tuple(sorted(float(part) for part in text.split(",") if part.strip()))
+
+
 def eleven_point_average(batch: RankedBatch, m) -> np.ndarray:
-    """Mean interpolated precision at recall 0.0, 0.1, ..., 1.0 (trec_eval 11pt_avg)."""
+    """Mean interpolated precision at recall 0.0, 0.1, ..., 1.0, or at the `levels` given (trec_eval 11pt_avg and
+    11pt_avg.0.25,0.5,0.75)."""
     level = batch.level_of(m)
+    levels = recall_levels(m.param("levels"))
     total = np.zeros(batch.rows)
-    for r in range(10, -1, -1):  # trec_eval adds from recall 1.0 down, one at a time; the order shows in the last bit
-        total = total + _interpolated_precision(batch, level, r / 10)
-    return total / 11.0
+    for r in reversed(levels):  # trec_eval adds from the highest level down; the order shows in the last bit
+        total = total + _interpolated_precision(batch, level, r)
+    return total / float(len(levels))
+
+
+def r_precision_multiple(batch: RankedBatch, m) -> np.ndarray:
+    """Rprec_mult@x: precision at (long)(x * R + 0.9) documents, dividing by that count even past the ranking's end;
+    0 when the count is 0 (trec_eval Rprec_mult, at 0.2, 0.4, ..., 2.0 by default)."""
+    level = batch.level_of(m)
+    cutoff = np.floor(m.cutoff * batch.num_rel(level).astype(np.float64) + 0.9).astype(np.int64)
+    found = batch.relevant_through(level, np.minimum(cutoff, batch.n) - 1)
+    return safe_divide(found, cutoff)
+
+
+def unjudged(batch: RankedBatch, m) -> np.ndarray:
+    """unj@k: unjudged documents (not in the qrels, or pooled and not judged) among the top k, over k; ranks past
+    the ranking's end count as judged (trec_eval 10.0 unj, at 5, 10 and 20 by default)."""
+    cols = batch.first(m.cutoff)
+    return batch.unjudged[:, cols].sum(axis=1) / float(m.cutoff)
 
 
 def judged(batch: RankedBatch, m) -> np.ndarray:

@@ -8,12 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from . import graded, ranked, sets
-
-P_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-IPREC_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
-NDCG_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-SUCCESS_CUTOFFS = (1, 5, 10)
+from . import gain_measures, graded, ranked, sets
 
 DCG_CHOICES = ("log2", "exp-log2", "jk")
 
@@ -22,31 +17,24 @@ DCG_CHOICES = ("log2", "exp-log2", "jk")
 class Family:
     name: str
     compute: Callable
-    cutoff: str = "none"  # none | optional | required | fraction
+    cutoff: str = "none"  # none | optional | required | fraction (a recall level) | multiple (of R)
     params: dict = field(default_factory=dict)
     choices: dict = field(default_factory=dict)
     aggregate: str = "mean"  # mean | sum | gmean
     trec: str | None = None  # trec_eval's name, when trec_eval has the measure
-    trec_param: str | None = None  # a parameter trec_eval takes after the dot instead of a cutoff
     trec_cut: str | None = None  # trec_eval's name for the measure at a cutoff, when it differs from `trec`
     source: str = "trec_eval 9.0.x"
+    check: Callable | None = None  # raises ValueError for parameter combinations the family cannot compute
+    missing_topic_value: float | None = None  # what -c's missing topics score when trec_eval overrides the formula
 
     @property
     def doc(self) -> str:
         return " ".join((self.compute.__doc__ or "").split())
 
 
-@dataclass(frozen=True)
-class TrecName:
-    family: str
-    default_cutoffs: tuple | None = None  # cutoffs a bare name expands to; None: takes no cutoff
-    fixed_params: tuple = ()
-    param: str | None = None
-    param_default: object = None
-    param_in: Callable | None = None
-
-
 REL = {"rel": 1}
+GAINS = {"gains": ""}  # a gain map, "level=gain,..." (gains.py); empty: each level's gain is the level
+TREC_10 = "trec_eval 10.0"
 _SETS = {"rel": 1, "N": None}
 
 _families = [
@@ -67,7 +55,23 @@ _families = [
     Family("infAP", ranked.inferred_ap, "none", REL, trec="infAP"),
     Family("Success", ranked.success, "required", REL, trec="success", trec_cut="success"),
     Family("IPrec", ranked.interpolated_precision, "fraction", REL, trec="iprec_at_recall", trec_cut="iprec_at_recall"),
-    Family("11pt_avg", ranked.eleven_point_average, "none", REL, trec="11pt_avg"),
+    Family("11pt_avg", ranked.eleven_point_average, "none", {"rel": 1, "levels": ""}, trec="11pt_avg"),
+    Family("RprecMult", ranked.r_precision_multiple, "multiple", REL, trec="Rprec_mult", trec_cut="Rprec_mult"),
+    Family("Unjudged", ranked.unjudged, "required", trec="unj", trec_cut="unj", source=TREC_10),
+    Family(
+        "Utility",
+        sets.utility,
+        "none",
+        {"a": 1.0, "b": -1.0, "c": 0.0, "d": 0.0, "rel": 1},
+        trec="utility",
+        missing_topic_value=0.0,
+    ),
+    Family("nDCGRel", gain_measures.ndcg_rel, "none", GAINS, trec="ndcg_rel"),
+    Family("Rndcg", gain_measures.rndcg, "none", {**GAINS, "rel": 1}, trec="Rndcg"),
+    Family("G", gain_measures.g_measure, "none", GAINS, trec="G"),
+    Family("binG", gain_measures.bin_g, "none", REL, trec="binG"),
+    Family("TrecRBP", gain_measures.trec_rbp, "none", {"p": 0.9, **GAINS}, trec="rbp", source=TREC_10),
+    Family("TrecRBPResid", gain_measures.trec_rbp_residual, "none", {"p": 0.9}, trec="rbp_resid", source=TREC_10),
     Family("Judged", ranked.judged, "optional", source="ir_measures"),
     Family("NumRet", ranked.num_ret, "none", aggregate="sum", trec="num_ret"),
     Family("NumRel", ranked.num_rel, "none", REL, aggregate="sum", trec="num_rel"),
@@ -82,7 +86,16 @@ _families = [
         source="Järvelin & Kekäläinen 2002",
     ),
     Family("DCG", graded.dcg, "optional", {"dcg": "log2"}, {"dcg": DCG_CHOICES}, source="Järvelin & Kekäläinen 2002"),
-    Family("nDCG", graded.ndcg, "optional", {"dcg": "log2"}, {"dcg": DCG_CHOICES}, trec="ndcg", trec_cut="ndcg_cut"),
+    Family(
+        "nDCG",
+        graded.ndcg,
+        "optional",
+        {"dcg": "log2", **GAINS},
+        {"dcg": DCG_CHOICES},
+        trec="ndcg",
+        trec_cut="ndcg_cut",
+        check=graded.check_ndcg,
+    ),
     Family("ERR", graded.err, "optional", {"gmax": None}, source="Chapelle et al. 2009"),
     Family("RBP", graded.rbp, "optional", {"p": 0.8, "rel": 1}, source="Moffat & Zobel 2008"),
     Family("RBPResidual", graded.rbp_residual, "optional", {"p": 0.8}, source="Moffat & Zobel 2008"),
@@ -90,7 +103,7 @@ _families = [
     Family("SetR", sets.set_recall, "optional", REL, trec="set_recall"),
     Family("SetF", sets.f_measure, "optional", {"beta": 1.0, "rel": 1}, source="van Rijsbergen 1979 (true beta)"),
     Family("F", sets.f_measure, "optional", {"beta": 1.0, "rel": 1}, source="van Rijsbergen 1979 (true beta)"),
-    Family("TrecSetF", sets.trec_set_f, "none", {"x": 1.0, "rel": 1}, trec="set_F", trec_param="x"),
+    Family("TrecSetF", sets.trec_set_f, "none", {"x": 1.0, "rel": 1}, trec="set_F"),
     Family("E", sets.e_measure, "optional", {"beta": 1.0, "rel": 1}, source="van Rijsbergen 1979"),
     Family("Fallout", sets.fallout, "optional", _SETS, source="contingency table"),
     Family("Specificity", sets.specificity, "optional", _SETS, source="contingency table"),
@@ -111,45 +124,3 @@ _families = [
 ]
 
 FAMILIES: dict[str, Family] = {f.name: f for f in _families}
-
-TREC_NAMES: dict[str, TrecName] = {
-    "P": TrecName("P", P_CUTOFFS),
-    "recall": TrecName("R", P_CUTOFFS),
-    "map": TrecName("AP"),
-    "map_cut": TrecName("AP", P_CUTOFFS),
-    "gm_map": TrecName("GMAP"),
-    "Rprec": TrecName("Rprec"),
-    "recip_rank": TrecName("RR"),
-    "bpref": TrecName("Bpref"),
-    "gm_bpref": TrecName("GMBpref"),
-    "relative_P": TrecName("RelP", P_CUTOFFS),
-    "set_relative_P": TrecName("SetRelP"),
-    "set_map": TrecName("SetAP"),
-    "num_nonrel_judged_ret": TrecName("NumNonRelJudgedRet"),
-    "infAP": TrecName("infAP"),
-    "success": TrecName("Success", SUCCESS_CUTOFFS),
-    "iprec_at_recall": TrecName("IPrec", IPREC_LEVELS),
-    "11pt_avg": TrecName("11pt_avg"),
-    "num_ret": TrecName("NumRet"),
-    "num_rel": TrecName("NumRel"),
-    "num_rel_ret": TrecName("NumRelRet"),
-    "ndcg": TrecName("nDCG"),
-    "ndcg_cut": TrecName("nDCG", NDCG_CUTOFFS),
-    "set_P": TrecName("SetP"),
-    "set_recall": TrecName("SetR"),
-    "set_F": TrecName("TrecSetF", param="x", param_default=1.0, param_in=float),
-}
-
-# trec_eval's default measure set (its "official" measures), in its print order.
-TREC_DEFAULT = [
-    "num_ret",
-    "num_rel",
-    "num_rel_ret",
-    "map",
-    "gm_map",
-    "Rprec",
-    "bpref",
-    "recip_rank",
-    "iprec_at_recall",
-    "P",
-]

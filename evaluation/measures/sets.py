@@ -130,3 +130,19 @@ def matthews_correlation(batch, m):
     """(TP TN - FP FN) / sqrt((TP+FP)(TP+FN)(TN+FP)(TN+FN))"""
     tp, fp, fn, tn = contingency(batch, m)
     return _undefined(tp * tn - fp * fn, np.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)))
+
+
+def utility(batch, m):
+    """trec_eval utility.a,b,c,d: a * TP + b * FP + c * FN + d * TN over the whole ranking, TN from the collection
+    size N (0 when not given, as trec_eval's -N default); by default TP - FP."""
+    level = batch.level_of(m)
+    found = batch.relevant_through(level, batch.column(None)).astype(np.int64)
+    retrieved = batch.n.astype(np.int64)
+    relevant = batch.num_rel(level).astype(np.int64)
+    size = int(batch.collection_size or 0) if m.param("d") != 0 else 0
+    return (
+        m.param("a") * found.astype(np.float64)
+        + m.param("b") * (retrieved - found).astype(np.float64)
+        + m.param("c") * (relevant - found).astype(np.float64)
+        + m.param("d") * (size + found - retrieved - relevant).astype(np.float64)
+    )

@@ -11,6 +11,7 @@ import pytrec_eval
 
 from evaluation.measures import RunSet, TrecReader, evaluate, parse_measures
 from evaluation.measures.data import PreparedQrels, PreparedRun
+from evaluation.measures.trec_names import printed_name
 
 from .generated import generated_collection, qrels_lines, run_lines
 
@@ -40,6 +41,12 @@ TREC_MEASURES = [
     "set_relative_P",
     "set_map",
     "num_nonrel_judged_ret",
+    "Rprec_mult",
+    "utility",
+    "binG",
+    "G",
+    "ndcg_rel",
+    "Rndcg",
 ]
 MEASURES = [m for name in TREC_MEASURES for m in parse_measures(name)]
 
@@ -80,7 +87,7 @@ def _compare(qrels, runs, level, measures=MEASURES, trec_names=TREC_MEASURES, *,
                 value = result.values[row, column]
                 if measure.family in ("GMAP", "GMBpref"):
                     value = math.log(max(value, 1e-5))  # trec_eval's per-topic gm_map is the log
-                expected = reference[name][measure.trec_output_name]
+                expected = reference[name][printed_name(measure, 9)]
                 if measure.family in ("GMAP", "GMBpref"):
                     assert value == pytest.approx(expected, abs=1e-12), (tag, name, str(measure))
                 else:  # bit for bit: terms are added in trec_eval's order and divided as it divides
@@ -88,7 +95,7 @@ def _compare(qrels, runs, level, measures=MEASURES, trec_names=TREC_MEASURES, *,
                 compared += 1
         # Aggregates: arithmetic means over evaluated topics, sums for counts, geometric mean for GMAP.
         for column, measure in enumerate(measures):
-            per_topic = np.array([reference[t][measure.trec_output_name] for t in reference])
+            per_topic = np.array([reference[t][printed_name(measure, 9)] for t in reference])
             kind = measure.spec.aggregate
             expected = (
                 per_topic.sum()
