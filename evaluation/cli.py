@@ -6,12 +6,13 @@ import argparse
 import json
 import math
 import sys
+from dataclasses import dataclass
 
 from .measures import (
     FAMILIES,
-    TREC_DEFAULT,
     TREC_EVAL_VERSION,
     TREC_EVAL_VERSIONS,
+    Measure,
     MeasureNameError,
     RunSet,
     TrecFormatError,
@@ -19,6 +20,8 @@ from .measures import (
     evaluate,
     parse_measures,
 )
+from .measures.relstring import relstrings
+from .measures.trec_names import NICKNAMES, TREC_ORDER, is_trec_style, printed_name, relstring_length
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -26,13 +29,19 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m evaluation",
         description="Evaluate TREC runs against qrels with trec_eval's conventions (10.0's, or 9.0.x's on request).",
         epilog="Measures: ir_measures names (nDCG@10, P(rel=2)@5, AP, RR, ERR@20, SetF(beta=0.5)) or trec_eval "
-        "names (ndcg_cut.10, P.5, map, recip_rank, set_F). Default: trec_eval's standard set.",
+        "names with its parameter forms (ndcg_cut.10,20, P.5, map, iprec_at_recall..10,.20, utility.2,-1,0,0, "
+        "ndcg.1=3,2=9, rbp.p=0.95, relstring.20), and its nicknames official (the default), all_trec and set. "
+        "Text output is trec_eval's: measures in its order, runid and num_q when asked for.",
     )
     parser.add_argument("qrels", nargs="?")
     parser.add_argument("runs", nargs="*", help="run files; '-' reads one from standard input")
     parser.add_argument("-m", "--measure", action="append", dest="measures", default=[], metavar="MEASURE")
     parser.add_argument("-q", action="store_true", help="print per-topic values as well as the summary")
-    parser.add_argument("-c", action="store_true", help="average over all qrels topics (missing topics score 0)")
+    parser.add_argument("-n", action="store_true", dest="no_summary", help="print no summary ('all') lines")
+    parser.add_argument(
+        "-c", action="store_true", help="average over all qrels topics (missing topics score as an empty ranking)"
+    )
+    parser.add_argument("-J", action="store_true", dest="judged_only", help="drop unjudged documents from rankings")
     parser.add_argument("-l", type=int, default=1, dest="level", help="relevance level (default 1)")
     parser.add_argument("-M", type=int, default=None, dest="depth", help="evaluate only the top DEPTH documents")
     parser.add_argument("-N", type=int, default=None, dest="collection_size", help="collection size for fall-out etc.")
@@ -67,13 +76,47 @@ def _list_measures() -> None:
 
 
 def _format(value: float, aggregate_kind: str) -> str:
+    """trec_eval's %ld for counts and %6.4f for everything else."""
     if aggregate_kind == "sum" and not math.isnan(value):
         return str(round(value))
-    return "nan" if math.isnan(value) else f"{value:.4f}"
+    return f"{value:6.4f}"
 
 
 def _json_value(value: float):
     return None if math.isnan(value) else value
+
+
+@dataclass
+class _Item:
+    """One thing a -m asked for: a measure, or a line trec_eval prints itself (runid, num_q, relstring)."""
+
+    order: tuple
+    key: str
+    measure: Measure | None = None
+    relstring: int | None = None
+
+
+def _items(names: list[str], trec_eval: int, json_output: bool) -> list[_Item]:
+    expanded = [n for name in names for n in NICKNAMES.get(name, [name])]
+    items: list[_Item] = []
+    for index, name in enumerate(expanded):
+        base = name.partition(".")[0]
+        if not is_trec_style(name):
+            items.extend(_Item((len(TREC_ORDER), index), name, m) for m in parse_measures(name))
+        elif base in ("runid", "num_q"):
+            items.append(_Item((TREC_ORDER[base], index), base))
+        elif base == "relstring":
+            printed = f"relstring_{name.partition('.')[2]}" if "." in name else "relstring"
+            items.append(_Item((TREC_ORDER[base], index), printed, relstring=relstring_length(name)))
+        else:
+            measures = parse_measures(name)
+            for m in measures:
+                key = name if json_output and len(measures) == 1 else printed_name(m, trec_eval)
+                items.append(_Item((TREC_ORDER[base], index), key, m))
+    unique: dict[tuple, _Item] = {}
+    for item in items:
+        unique.setdefault((item.key, item.measure, item.relstring), item)
+    return sorted(unique.values(), key=lambda item: item.order)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -86,14 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         print("error: give a qrels file and at least one run file", file=sys.stderr)
         return 2
     try:
-        names = args.measures or list(TREC_DEFAULT)
-        keyed = []  # (output key, measure)
-        for name in names:
-            expanded = parse_measures(name)
-            trec_style = "(" not in name and "@" not in name
-            for measure in expanded:
-                key = measure.trec_output_name if trec_style and (len(expanded) > 1 or not args.json) else name
-                keyed.append((key, measure))
+        items = _items(args.measures or ["official"], args.trec_eval, args.json)
         collection = TrecReader()
         qrels = collection.qrels_from_file(args.qrels)
         if args.runs.count("-") > 1:
@@ -105,50 +141,87 @@ def main(argv: list[str] | None = None) -> int:
         for index, run in enumerate(runs):
             if tags.count(run.tag) > 1:
                 run.tag = f"{run.tag}#{index + 1}"
+        runset = RunSet(runs)
+        measures = [item.measure for item in items if item.measure is not None]
         result = evaluate(
             qrels,
-            RunSet(runs),
-            [m for _, m in keyed],
+            runset,
+            measures,
             relevance_level=args.level,
             complete=args.c,
             depth=args.depth,
             collection_size=args.collection_size,
             max_grade=args.max_grade,
             trec_eval=args.trec_eval,
+            judged_only=args.judged_only,
         )
+        lengths = {item.relstring for item in items if item.relstring is not None}
+        strings = {n: relstrings(qrels, runset, n, depth=args.depth, judged_only=args.judged_only) for n in lengths}
     except (TrecFormatError, MeasureNameError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     except OSError as error:
         print(f"error: {error.filename}: {error.strerror}", file=sys.stderr)
         return 2
-    column = {m: result.measures.index(m) for _, m in keyed}
+    column = {m: result.measures.index(m) for m in measures}
     if args.json:
-        payload = {"results": {}, "aggregates": {}}
-        for tag, run_result in result.runs.items():
-            payload["results"][tag] = {
-                collection.topic_name(t): {key: _json_value(row[column[m]]) for key, m in keyed}
-                for t, row in zip(run_result.topics, run_result.values, strict=True)
-            }
-            payload["aggregates"][tag] = {key: _json_value(run_result.aggregates[column[m]]) for key, m in keyed}
-        json.dump(payload, sys.stdout, indent=1)
-        print()
+        _print_json(collection, result, items, column, strings)
         return 0
-    out = sys.stdout
-    for tag, run_result in result.runs.items():
+    for run_index, (tag, run_result) in enumerate(result.runs.items()):
         if args.q:
-            rows = sorted(
-                zip(run_result.topics, run_result.values, strict=True), key=lambda pair: collection.topic_name(pair[0])
-            )
-            for topic, row in rows:
-                for key, m in keyed:
-                    if m.spec.aggregate == "gmean":
-                        continue  # like trec_eval, geometric means appear only in the summary
-                    out.write(
-                        f"{key:<22}\t{collection.topic_name(topic)}\t{_format(row[column[m]], m.spec.aggregate)}\n"
-                    )
-        out.write(f"{'runid':<22}\tall\t{tag}\n")
-        out.write(f"{'num_q':<22}\tall\t{run_result.num_topics}\n")
-        for key, m in keyed:
-            out.write(f"{key:<22}\tall\t{_format(run_result.aggregates[column[m]], m.spec.aggregate)}\n")
+            _print_topics(collection, run_index, run_result, items, column, strings)
+        if not args.no_summary:
+            _print_summary(tag, run_result, items, column)
     return 0
+
+
+def _topic_rows(collection, run_result):
+    rows = list(zip(run_result.topics, run_result.values, strict=True))
+    if run_result.missing_topics is not None:
+        rows += list(zip(run_result.missing_topics, run_result.missing_values, strict=True))
+    return sorted(rows, key=lambda pair: collection.topic_name(pair[0]))
+
+
+def _print_topics(collection, run_index, run_result, items, column, strings) -> None:
+    out = sys.stdout
+    for topic, row in _topic_rows(collection, run_result):
+        name = collection.topic_name(topic)
+        for item in items:
+            if item.relstring is not None:
+                text = strings[item.relstring].get((run_index, int(topic)), "")
+                out.write(f"{item.key:<22}\t{name}\t'{text}'\n")
+            elif item.measure is not None and item.measure.spec.aggregate != "gmean":
+                # like trec_eval, geometric means appear only in the summary
+                out.write(
+                    f"{item.key:<22}\t{name}\t{_format(row[column[item.measure]], item.measure.spec.aggregate)}\n"
+                )
+
+
+def _print_summary(tag, run_result, items, column) -> None:
+    out = sys.stdout
+    for item in items:
+        if item.key == "runid":
+            out.write(f"{'runid':<22}\tall\t{tag}\n")
+        elif item.key == "num_q":
+            out.write(f"{'num_q':<22}\tall\t{run_result.num_topics}\n")
+        elif item.measure is not None:
+            value = run_result.aggregates[column[item.measure]]
+            out.write(f"{item.key:<22}\tall\t{_format(value, item.measure.spec.aggregate)}\n")
+
+
+def _print_json(collection, result, items, column, strings) -> None:
+    payload = {"results": {}, "aggregates": {}}
+    for run_index, (tag, run_result) in enumerate(result.runs.items()):
+        per_topic = {}
+        for topic, row in _topic_rows(collection, run_result):
+            values = {item.key: _json_value(row[column[item.measure]]) for item in items if item.measure}
+            for item in items:
+                if item.relstring is not None:
+                    values[item.key] = strings[item.relstring].get((run_index, int(topic)), "")
+            per_topic[collection.topic_name(topic)] = values
+        payload["results"][tag] = per_topic
+        payload["aggregates"][tag] = {
+            item.key: _json_value(run_result.aggregates[column[item.measure]]) for item in items if item.measure
+        }
+    json.dump(payload, sys.stdout, indent=1)
+    print()

@@ -36,7 +36,8 @@ def aggregate(measure: Measure, values: np.ndarray) -> float:
     """Combines per-topic values into the run's value: a sum, a geometric mean (GMAP) or an arithmetic mean.
 
     Undefined per-topic values (NaN, e.g. fall-out without a collection size) are left out of the mean; if every
-    value is undefined, so is the aggregate.
+    value is undefined, so is the aggregate. trec_eval's own measures keep its rule instead: a NaN topic (an empty
+    ranking's interpolated precision under -c or -J) makes the mean NaN.
     """
     values = np.asarray(values, dtype=np.float64)
     if measure.spec.aggregate == "sum":
@@ -45,7 +46,7 @@ def aggregate(measure: Measure, values: np.ndarray) -> float:
         return 0.0
     if measure.spec.aggregate == "gmean":
         return float(np.exp(np.mean(np.log(np.maximum(values, GMAP_FLOOR)))))
-    defined = values[~np.isnan(values)]
+    defined = values if measure.spec.trec else values[~np.isnan(values)]
     return float(defined.mean()) if len(defined) else float("nan")
 
 
@@ -95,7 +96,7 @@ class _Rows:
     reported: np.ndarray  # False for -c's padding rows: in the mean, not in the per-topic output
 
 
-def _plan_rows(runset: RunSet, wanted: np.ndarray, complete: bool, depth: int | None) -> _Rows:
+def plan_rows(runset: RunSet, wanted: np.ndarray, complete: bool, depth: int | None) -> _Rows:
     rows = runset.rows_of_topics(wanted)
     parts = [
         (
@@ -185,7 +186,7 @@ def evaluate(
     wanted = qrels.topics
     if topics is not None:
         wanted = np.intersect1d(wanted, np.fromiter(topics, dtype=np.int64))
-    rows = _plan_rows(runset, wanted, complete, depth)
+    rows = plan_rows(runset, wanted, complete, depth)
     labeller = Labeller(qrels, runset, int(rows.length.sum()))
     values = np.zeros((len(rows.topic), len(measures)), dtype=np.float64)
     grade = max_grade if max_grade is not None else (int(qrels.labels.max()) if len(qrels.labels) else 0)
@@ -215,7 +216,8 @@ def _aggregate_by_run(measures: list[Measure], run_index: np.ndarray, values: np
     kinds = np.array([m.spec.aggregate for m in measures])
     logged = np.log(np.maximum(values, GMAP_FLOOR))
     combined = np.where(kinds == "gmean", logged, values)
-    defined = ~np.isnan(combined) | (kinds == "sum")
+    trec_rule = np.array([m.spec.trec is not None for m in measures], dtype=bool)
+    defined = ~np.isnan(combined) | (kinds == "sum") | trec_rule
     order = np.argsort(run_index, kind="stable")
     starts = np.searchsorted(run_index[order], np.arange(runs))
     has_rows = np.bincount(run_index, minlength=runs) > 0

@@ -142,6 +142,8 @@ def _interpolated_precision(batch: RankedBatch, level: int, recall_level: float)
     needed = relevant_needed(recall_level, num_rel, batch.trec_eval)
     position = np.argmax(rs >= np.maximum(needed, 1)[:, None], axis=1)
     value = best_from[np.arange(batch.rows), position]
+    # trec_eval starts from num_rel_ret / num_ret, which is 0 / 0 for an empty ranking (-c's missing topics, -J)
+    value = np.where((batch.n == 0) & (needed <= 0), np.nan, value)
     return np.where(needed <= num_rel_ret, value, 0.0)
 
 
