@@ -118,6 +118,22 @@ def check_cutoff(family: Family, cutoff, name: str):
     return int(cutoff)
 
 
+def _split_params(text: str) -> list[str]:
+    """Splits `a=1,gains='1=3,2=9'` at the commas outside quotes."""
+    parts, current, quote = [], "", None
+    for char in text:
+        if quote:
+            quote = None if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == ",":
+            parts.append(current)
+            current = ""
+            continue
+        current += char
+    return [*parts, current]
+
+
 def _ir_style(name: str) -> Measure:
     match = _IR_STYLE.match(name.replace(" ", ""))
     if not match or match["family"] not in FAMILIES:
@@ -125,7 +141,7 @@ def _ir_style(name: str) -> Measure:
     family = FAMILIES[match["family"]]
     params = []
     if match["params"]:
-        params = [_parse_param(family, raw, name) for raw in match["params"].split(",") if raw.strip()]
+        params = [_parse_param(family, raw, name) for raw in _split_params(match["params"]) if raw.strip()]
     cutoff = _number(match["cutoff"], f"{name!r} cutoff") if match["cutoff"] else None
     cutoff = check_cutoff(family, cutoff, name)
     # Parameters equal to their defaults are dropped so that equal measures have one canonical form.
