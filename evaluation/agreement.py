@@ -1,11 +1,12 @@
 """Inter-assessor agreement, pure (no Django): percent agreement, Cohen's and Fleiss' kappa, Krippendorff's alpha,
 Gwet's AC1 and Voorhees' overlap, plus confusion, pairwise and against-consensus matrices.
 
-An item is a mapping assessor -> grade; an assessor who did not judge the item is simply absent. Statistics that are
-undefined for the data (one assessor, nothing pairable, zero expected disagreement) return None, never a made-up
-number. Every function also accepts a `Labels` matrix, which a report builds once and shares, since the statistics
-are all computed from the same items x assessors table. Run `python -m evaluation.agreement JUDGMENTS` for a JSON
-report.
+An item is a mapping assessor -> grade; an assessor who did not judge the item is simply absent. Grades are
+integers, or any hashable labels (strings from another annotation tool), ordered by `categories` (see `coded`).
+Statistics that are undefined for the data (one assessor, nothing pairable, zero expected disagreement) return
+None, never a made-up number. Every function also accepts a `Labels` matrix, which a report builds once and
+shares, since the statistics are all computed from the same items x assessors table. Run
+`python -m evaluation.agreement JUDGMENTS` for a JSON report.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-Item = Mapping[Hashable, int]
+Item = Mapping[Hashable, Hashable]
 REFERENCE = "consensus"  # the column name of the reference labels in against-consensus comparisons
 
 
@@ -80,6 +81,24 @@ class Labels:
         return table.astype(np.float64), cats
 
 
+def coded(items, categories: Sequence | None = None) -> tuple[Labels, Sequence | None]:
+    """Items whose labels are any hashable values (strings from another annotation tool, say) as integer codes: each
+    label's place in `categories`, which gives their order for weighted and ordinal statistics (default: sorted
+    by their text). Integer grades pass through unchanged."""
+    if isinstance(items, Labels):
+        return items, categories
+    items = list(items.values()) if isinstance(items, Mapping) else list(items)
+    values = {g for item in items for g in item.values()}
+    if all(isinstance(g, int | np.integer) for g in values):
+        return Labels.of(items), categories
+    order = list(categories) if categories is not None else sorted(values, key=str)
+    unknown = sorted(values - set(order), key=str)
+    if unknown:
+        raise ValueError(f"labels {unknown} are not among the categories {order}")
+    code = {label: index for index, label in enumerate(order)}
+    return Labels.of([{a: code[g] for a, g in item.items()} for item in items]), list(range(len(order)))
+
+
 def _none_if_nan(value: float | None) -> float | None:
     return None if value is None or not np.isfinite(value) else float(value)
 
@@ -89,7 +108,7 @@ def percent_agreement(items, definition: str = "pairwise", tolerance: int = 0) -
     differ by at most `tolerance`. `all_agree`: the share of such items on which every pair agrees."""
     if definition not in ("pairwise", "all_agree"):
         raise ValueError(f"definition must be 'pairwise' or 'all_agree', not {definition!r}")
-    table, cats = Labels.of(items).counts()
+    table, cats = coded(items)[0].counts()
     per_item = table.sum(axis=1)
     pairable = per_item >= 2
     if not pairable.any():
@@ -126,7 +145,8 @@ def _weight_matrix(size: int, weights: str | None) -> np.ndarray:
 def confusion_matrix(items, raters=None, categories: Sequence[int] | None = None) -> np.ndarray:
     """Counts of (grade by the first assessor, grade by the second) over the items both judged; rows and columns
     follow `categories` (default: every grade either gave, ascending)."""
-    both = _two_raters(Labels.of(items), raters)
+    labels, categories = coded(items, categories)
+    both = _two_raters(labels, raters)
     cats = both.categories(categories)
     position = np.searchsorted(cats, both.grades)
     if (
@@ -155,22 +175,31 @@ def cohen_kappa(items, weights: str | None = None, categories: Sequence[int] | N
     return _none_if_nan(1.0 - (w * observed).sum() / denominator) if denominator else None
 
 
-def fleiss_kappa(items, categories: Sequence[int] | None = None) -> float | None:
+def fleiss_kappa(items, categories: Sequence[int] | None = None, proportions: str = "pooled") -> float | None:
     """Fleiss' kappa (1971) for any number of assessors per item.
 
     With a varying number of assessors, each item's agreement P_i = (sum_j n_ij^2 - n_i) / (n_i (n_i - 1)) uses its
-    own n_i, items with fewer than two grades are left out, P_bar is the plain mean of P_i, and the chance term
-    P_e = sum_j p_j^2 pools the category proportions over all grades of the kept items. With a constant number of
-    assessors this is exactly Fleiss' formula (and statsmodels' fleiss_kappa).
+    own n_i, items with fewer than two grades are left out, and P_bar is the plain mean of P_i. The chance term
+    P_e = sum_j p_j^2 takes the category proportions p_j either `pooled` over all grades of the kept items (the
+    default), or `per_item`: the mean over every graded item of its own share n_ij / n_i, the generalised form of
+    Gwet's Handbook of Inter-Rater Reliability (2014, ch. 2). With a constant number of assessors both are exactly
+    Fleiss' formula (and statsmodels' fleiss_kappa).
     """
-    table, _ = Labels.of(items).counts(categories)
+    if proportions not in ("pooled", "per_item"):
+        raise ValueError(f"proportions must be 'pooled' or 'per_item', not {proportions!r}")
+    labels, categories = coded(items, categories)
+    table, _ = labels.counts(categories)
+    graded = table[table.sum(axis=1) >= 1]
     table = table[table.sum(axis=1) >= 2]
     if not len(table):
         return None
     per_item = table.sum(axis=1)
     agreement = ((table * table).sum(axis=1) - per_item) / (per_item * (per_item - 1))
-    proportions = table.sum(axis=0) / table.sum()
-    chance = float((proportions**2).sum())
+    if proportions == "pooled":
+        shares = table.sum(axis=0) / table.sum()
+    else:
+        shares = (graded / graded.sum(axis=1)[:, None]).mean(axis=0)
+    chance = float((shares**2).sum())
     return _none_if_nan((agreement.mean() - chance) / (1.0 - chance)) if chance < 1.0 else None
 
 
@@ -178,7 +207,8 @@ def gwet_ac1(items, categories: Sequence[int] | None = None) -> float | None:
     """Gwet's AC1 (Gwet 2008) for several assessors with missing grades: (p_a - p_e) / (1 - p_e), where p_a is the
     mean pairwise agreement over items with >= 2 grades and p_e = sum_k pi_k (1 - pi_k) / (Q - 1), pi_k the mean
     over items of the share of the item's grades in category k, Q the number of categories."""
-    table, cats = Labels.of(items).counts(categories)
+    labels, categories = coded(items, categories)
+    table, cats = labels.counts(categories)
     table = table[table.sum(axis=1) > 0]
     if len(cats) < 2 or not len(table):
         return None
@@ -210,11 +240,17 @@ def _distance(values: np.ndarray, marginals: np.ndarray, level: str) -> np.ndarr
     raise ValueError(f"level must be nominal, ordinal, interval or ratio, not {level!r}")
 
 
-def krippendorff_alpha(items, level: str = "nominal") -> float | None:
+def krippendorff_alpha(items, level: str = "nominal", categories: Sequence | None = None) -> float | None:
     """Krippendorff's alpha from the coincidence matrix (Krippendorff 2011, "Computing Krippendorff's alpha"):
     alpha = 1 - (n - 1) sum o_ck d_ck / sum n_c n_k d_ck over the values actually used; items with fewer than two
-    grades are not pairable and are left out. `level` picks the distance: nominal, ordinal, interval or ratio."""
-    labels = Labels.of(items)
+    grades are not pairable and are left out. `level` picks the distance: nominal, ordinal, interval or ratio;
+    labels that are not numbers (ordered by `categories`) allow nominal and ordinal only."""
+    if not isinstance(items, Labels):
+        items = list(items.values()) if isinstance(items, Mapping) else list(items)
+        numeric = all(isinstance(g, int | np.integer) for item in items for g in item.values())
+        if level in ("interval", "ratio") and not numeric:
+            raise ValueError(f"{level} distances need numeric grades; give nominal or ordinal for these labels")
+    labels, _ = coded(items, categories)
     pairable = labels.judged.sum(axis=1) >= 2
     if not pairable.any():
         return None
@@ -231,11 +267,23 @@ def krippendorff_alpha(items, level: str = "nominal") -> float | None:
     return _none_if_nan(1.0 - (n - 1) * (coincidence * distance).sum() / expected)
 
 
-def overlap(items, threshold: int = 1) -> float | None:
-    """Voorhees' overlap: |A & B| / |A | B| of the items each assessor of a pair judged relevant (grade >= threshold),
-    over the items both judged, averaged over assessor pairs with a non-empty union."""
+def overlap(items, threshold: int = 1, definition: str = "pairwise") -> float | None:
+    """Voorhees' overlap of the items assessors judged relevant (grade >= threshold).
+
+    `pairwise` (the default): |A & B| / |A | B| for each pair of assessors over the items both judged, averaged over
+    the pairs with a non-empty union. `all`: Voorhees' (2000) overlap of every assessor at once, the intersection of
+    all their relevant sets over the union, on the items every assessor judged. For two assessors they are equal.
+    """
+    if definition not in ("pairwise", "all"):
+        raise ValueError(f"definition must be 'pairwise' or 'all', not {definition!r}")
     labels = Labels.of(items)
     relevant = (labels.grades >= threshold) & labels.judged
+    if definition == "all":
+        if len(labels.names) < 2:
+            return None
+        everyone = labels.judged.all(axis=1)
+        union = int((relevant.any(axis=1) & everyone).sum())
+        return int((relevant.all(axis=1) & everyone).sum()) / union if union else None
     values = []
     for i, j in itertools.combinations(range(len(labels.names)), 2):
         both = labels.judged[:, i] & labels.judged[:, j]

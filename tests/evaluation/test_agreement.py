@@ -138,6 +138,70 @@ def test_overlap_is_intersection_over_union_of_relevant_sets_averaged_over_pairs
     assert agreement.overlap(items) == pytest.approx(2 / 4)
 
 
+def test_fleiss_kappa_per_item_proportions_average_each_items_shares():
+    items = [{"a": 1, "b": 1}, {"a": 0, "b": 0, "c": 0}, {"a": 1, "b": 0, "c": 1}, {"a": 0}]
+    # shares per graded item: (0, 1), (1, 0), (1/3, 2/3), (1, 0) -> p = (7/12, 5/12); P_e = 74/144
+    chance = (7 / 12) ** 2 + (5 / 12) ** 2
+    assert agreement.fleiss_kappa(items, proportions="per_item") == pytest.approx((7 / 9 - chance) / (1 - chance))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_both_fleiss_forms_are_fleiss_formula_with_a_constant_number_of_assessors(seed):
+    items = items_from_matrix(generated_items(seed, missing=0.0, assessors=4))
+    pooled = agreement.fleiss_kappa(items, categories=range(4))
+    assert agreement.fleiss_kappa(items, categories=range(4), proportions="per_item") == pytest.approx(
+        pooled, abs=1e-12
+    )
+
+
+def test_overlap_of_all_assessors_is_the_intersection_over_the_union_of_every_relevant_set():
+    items = [
+        {"a": 1, "b": 1, "c": 1},
+        {"a": 1, "b": 1, "c": 0},
+        {"a": 0, "b": 0, "c": 1},
+        {"a": 0, "b": 0, "c": 0},
+        {"a": 1, "b": 1},  # not judged by everyone: left out of the all-assessor overlap
+    ]
+    assert agreement.overlap(items, definition="all") == pytest.approx(1 / 3)
+    # pairwise: a-b 3/3, a-c 1/3, b-c 1/3
+    assert agreement.overlap(items) == pytest.approx((1 + 1 / 3 + 1 / 3) / 3)
+    two = [{"a": 1, "b": 1}, {"a": 1, "b": 0}, {"a": 0, "b": 1}]
+    assert agreement.overlap(two, definition="all") == agreement.overlap(two)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_labels_of_any_hashable_kind_match_the_reference_libraries(seed):
+    """Strings exported from another annotation tool; `categories` gives their order for weighted statistics."""
+    names = ["bad", "fair", "good", "perfect"]
+    matrix = generated_items(seed, missing=0.0, assessors=2)
+    items = [{a: names[g] for a, g in item.items()} for item in items_from_matrix(matrix)]
+    first = [item[0] for item in items]
+    second = [item[1] for item in items]
+    assert agreement.cohen_kappa(items, categories=names) == pytest.approx(
+        cohen_kappa_score(first, second, labels=names), abs=1e-12
+    )
+    assert agreement.cohen_kappa(items, "quadratic", categories=names) == pytest.approx(
+        cohen_kappa_score(first, second, labels=names, weights="quadratic"), abs=1e-12
+    )
+    numeric = items_from_matrix(matrix)
+    assert agreement.fleiss_kappa(items, categories=names) == pytest.approx(
+        agreement.fleiss_kappa(numeric, categories=range(4)), abs=1e-12
+    )
+    reliability = [[names.index(v) for v in first], [names.index(v) for v in second]]
+    assert agreement.krippendorff_alpha(items, "ordinal", categories=names) == pytest.approx(
+        krippendorff.alpha(reliability_data=reliability, level_of_measurement="ordinal"), abs=1e-9
+    )
+    assert agreement.krippendorff_alpha(items) == pytest.approx(agreement.krippendorff_alpha(numeric), abs=1e-12)
+
+
+def test_text_labels_refuse_interval_distances_and_unknown_categories():
+    items = [{"a": "rel", "b": "non"}, {"a": "rel", "b": "rel"}]
+    with pytest.raises(ValueError, match="numeric grades"):
+        agreement.krippendorff_alpha(items, "interval")
+    with pytest.raises(ValueError, match="not among the categories"):
+        agreement.cohen_kappa(items, categories=["non"])
+
+
 def test_gwet_ac1_two_raters_binary_hand_worked():
     # 10 items: both 1 on 6, both 0 on 2, disagree on 2 -> p_a = 0.8; pi_1 = (7 + 7) / 20 = 0.7 -> p_e = 0.42
     items = [{"a": 1, "b": 1}] * 6 + [{"a": 0, "b": 0}] * 2 + [{"a": 1, "b": 0}, {"a": 0, "b": 1}]
