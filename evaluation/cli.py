@@ -8,6 +8,8 @@ import math
 import sys
 from dataclasses import dataclass
 
+import numpy as np
+
 from .measures import (
     FAMILIES,
     TREC_EVAL_VERSION,
@@ -22,6 +24,7 @@ from .measures import (
 )
 from .measures.relstring import relstrings
 from .measures.trec_names import NICKNAMES, TREC_ORDER, is_trec_style, printed_name, relstring_length
+from .measures.zscores import read_zscores, zscore_summary, zscore_table
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -45,6 +48,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("-l", type=int, default=1, dest="level", help="relevance level (default 1)")
     parser.add_argument("-M", type=int, default=None, dest="depth", help="evaluate only the top DEPTH documents")
     parser.add_argument("-N", type=int, default=None, dest="collection_size", help="collection size for fall-out etc.")
+    parser.add_argument(
+        "-Z",
+        dest="zscores",
+        metavar="ZSCORE_FILE",
+        help="print z-scores: each topic's value as (value - mean) / stddev from the file's `qid measure mean stddev` "
+        "lines, named with a Z prefix; a topic or measure the file lacks scores -1000000, as in trec_eval",
+    )
     parser.add_argument("--max-grade", type=int, default=None, help="top grade of the scale, for ERR")
     parser.add_argument(
         "--trec-eval",
@@ -75,9 +85,9 @@ def _list_measures() -> None:
         )
 
 
-def _format(value: float, aggregate_kind: str) -> str:
-    """trec_eval's %ld for counts and %6.4f for everything else."""
-    if aggregate_kind == "sum" and not math.isnan(value):
+def _format(value: float, aggregate_kind: str, zscore: bool = False) -> str:
+    """trec_eval's %ld for counts and %6.4f for everything else, counts' z-scores included."""
+    if aggregate_kind == "sum" and not zscore and not math.isnan(value):
         return str(round(value))
     return f"{value:6.4f}"
 
@@ -94,6 +104,7 @@ class _Item:
     key: str
     measure: Measure | None = None
     relstring: int | None = None
+    zscore_name: str = ""  # the printed name a -Z file gives, whatever name --json keys the value by
 
 
 def _items(names: list[str], trec_eval: int, json_output: bool) -> list[_Item]:
@@ -112,7 +123,7 @@ def _items(names: list[str], trec_eval: int, json_output: bool) -> list[_Item]:
             measures = parse_measures(name)
             for m in measures:
                 key = name if json_output and len(measures) == 1 else printed_name(m, trec_eval)
-                items.append(_Item((TREC_ORDER[base], index), key, m))
+                items.append(_Item((TREC_ORDER[base], index), key, m, zscore_name=printed_name(m, trec_eval)))
     unique: dict[tuple, _Item] = {}
     for item in items:
         unique.setdefault((item.key, item.measure, item.relstring), item)
@@ -157,6 +168,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         lengths = {item.relstring for item in items if item.relstring is not None}
         strings = {n: relstrings(qrels, runset, n, depth=args.depth, judged_only=args.judged_only) for n in lengths}
+        if args.zscores:
+            _convert_to_zscores(collection, result, items, read_zscores(args.zscores))
     except (TrecFormatError, MeasureNameError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -168,11 +181,33 @@ def main(argv: list[str] | None = None) -> int:
         _print_json(collection, result, items, column, strings)
         return 0
     for run_index, (tag, run_result) in enumerate(result.runs.items()):
+        prefix = "Z" if args.zscores else ""
         if args.q:
-            _print_topics(collection, run_index, run_result, items, column, strings)
+            _print_topics(collection, run_index, run_result, items, column, strings, prefix)
         if not args.no_summary:
-            _print_summary(tag, run_result, items, column)
+            _print_summary(tag, run_result, items, column, prefix)
     return 0
+
+
+def _convert_to_zscores(collection, result, items, zscores) -> None:
+    """Replaces every run's values and summaries by z-scores, named as the lines they print under."""
+    measures = result.measures
+    printed = {}
+    for item in items:
+        if item.measure is not None:
+            printed.setdefault(item.measure, item.zscore_name or item.key)
+    names = [printed[m] for m in measures]
+    kinds = [m.spec.aggregate for m in measures]
+    trec = [m.spec.trec is not None for m in measures]
+    for run_result in result.runs.values():
+        qids = [collection.topic_name(t) for t in run_result.topics]
+        run_result.values = zscore_table(zscores, qids, names, kinds, run_result.values)
+        everything = run_result.values
+        if run_result.missing_topics is not None and len(run_result.missing_topics):
+            missing_qids = [collection.topic_name(t) for t in run_result.missing_topics]
+            run_result.missing_values = zscore_table(zscores, missing_qids, names, kinds, run_result.missing_values)
+            everything = np.concatenate([everything, run_result.missing_values])
+        run_result.aggregates = zscore_summary(everything, kinds, trec)
 
 
 def _topic_rows(collection, run_result):
@@ -182,7 +217,7 @@ def _topic_rows(collection, run_result):
     return sorted(rows, key=lambda pair: collection.topic_name(pair[0]))
 
 
-def _print_topics(collection, run_index, run_result, items, column, strings) -> None:
+def _print_topics(collection, run_index, run_result, items, column, strings, prefix) -> None:
     out = sys.stdout
     for topic, row in _topic_rows(collection, run_result):
         name = collection.topic_name(topic)
@@ -192,21 +227,20 @@ def _print_topics(collection, run_index, run_result, items, column, strings) -> 
                 out.write(f"{item.key:<22}\t{name}\t'{text}'\n")
             elif item.measure is not None and item.measure.spec.aggregate != "gmean":
                 # like trec_eval, geometric means appear only in the summary
-                out.write(
-                    f"{item.key:<22}\t{name}\t{_format(row[column[item.measure]], item.measure.spec.aggregate)}\n"
-                )
+                value = _format(row[column[item.measure]], item.measure.spec.aggregate, bool(prefix))
+                out.write(f"{prefix}{item.key:<22}\t{name}\t{value}\n")
 
 
-def _print_summary(tag, run_result, items, column) -> None:
+def _print_summary(tag, run_result, items, column, prefix) -> None:
     out = sys.stdout
     for item in items:
         if item.key == "runid":
             out.write(f"{'runid':<22}\tall\t{tag}\n")
         elif item.key == "num_q":
-            out.write(f"{'num_q':<22}\tall\t{run_result.num_topics}\n")
+            out.write(f"{prefix}{'num_q':<22}\tall\t{_format(run_result.num_topics, 'sum', bool(prefix))}\n")
         elif item.measure is not None:
-            value = run_result.aggregates[column[item.measure]]
-            out.write(f"{item.key:<22}\tall\t{_format(value, item.measure.spec.aggregate)}\n")
+            value = _format(run_result.aggregates[column[item.measure]], item.measure.spec.aggregate, bool(prefix))
+            out.write(f"{prefix}{item.key:<22}\tall\t{value}\n")
 
 
 def _print_json(collection, result, items, column, strings) -> None:
