@@ -3,7 +3,7 @@
 from django.contrib import admin
 
 from . import services
-from .models import RunValue, TopicAgreement, TopicState, TopicValue
+from .models import RunAggregates, TopicAgreement, TopicState, TopicValues
 
 
 @admin.register(TopicState)
@@ -18,18 +18,18 @@ class TopicStateAdmin(admin.ModelAdmin):
         services.topics_changed(topic_ids=queryset.values_list("topic_id", flat=True))
 
 
-@admin.register(TopicValue)
-class TopicValueAdmin(admin.ModelAdmin):
-    list_display = ["run", "topic", "measure", "value", "generation", "computed_at"]
-    list_filter = ["measure", "run__collection"]
-    list_select_related = ["run", "topic"]
+@admin.register(TopicValues)
+class TopicValuesAdmin(admin.ModelAdmin):
+    list_display = ["topic", "measure", "generation", "computed_at"]
+    list_filter = ["measure", "topic__collection"]
+    list_select_related = ["topic"]
 
 
-@admin.register(RunValue)
-class RunValueAdmin(admin.ModelAdmin):
-    list_display = ["run", "measure", "value", "topics", "computed_at"]
-    list_filter = ["measure", "run__collection"]
-    list_select_related = ["run"]
+@admin.register(RunAggregates)
+class RunAggregatesAdmin(admin.ModelAdmin):
+    list_display = ["collection", "measure", "qrels_version", "computed_at"]
+    list_filter = ["measure", "collection"]
+    list_select_related = ["collection"]
 
 
 @admin.register(TopicAgreement)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections import defaultdict
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,9 +16,9 @@ import numpy as np
 from judging import selectors as judging_selectors
 from judging.models import Collection, Run, Topic
 
-from . import curves, significance
+from . import curves, selectors, significance
 from .measures import PreparedQrels, PreparedRun, RunSet, evaluate
-from .models import AgreementReport, TopicValue
+from .models import AgreementReport
 from .selectors import consensus_qrels, engine_options
 
 
@@ -60,11 +59,8 @@ class PairRow:
 
 
 def _values_by_run(collection_id: int, measure: str) -> dict[int, dict[int, float | None]]:
-    values: dict[int, dict[int, float | None]] = defaultdict(dict)
-    rows = TopicValue.objects.filter(run__collection_id=collection_id, measure=measure)
-    for run_id, topic_id, value in rows.values_list("run_id", "topic_id", "value"):
-        values[run_id][topic_id] = value
-    return values
+    values = selectors.topic_values(collection_id=collection_id, measures=[measure])[measure]
+    return {run_id: per_topic for run_id, per_topic in values.items() if per_topic}
 
 
 def _numbers(collection_id: int) -> dict[int, str]:
@@ -73,8 +69,9 @@ def _numbers(collection_id: int) -> dict[int, str]:
 
 def run_topic_values(*, run: Run, measure: str) -> list[tuple[str, float | None]]:
     """(topic number, stored value) for every topic the run was evaluated on, in collection order."""
-    rows = TopicValue.objects.filter(run=run, measure=measure).order_by("topic_id")
-    return list(rows.values_list("topic__number", "value"))
+    values = selectors.topic_values(collection_id=run.collection_id, measures=[measure], run_ids=[run.id])
+    numbers = _numbers(run.collection_id)
+    return [(numbers[topic_id], value) for topic_id, value in sorted(values[measure][run.id].items())]
 
 
 def _paired(first: dict[int, float | None], second: dict[int, float | None]) -> tuple[list[int], list, list]:

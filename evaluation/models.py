@@ -1,10 +1,10 @@
-"""Stored evaluation state and results: per-topic staleness, per (run, topic, measure) values, run aggregates."""
+"""Stored evaluation state and results: per-topic staleness, per-topic values and run aggregates by measure."""
 
 from __future__ import annotations
 
 from django.db import models
 
-from judging.models import Collection, Run, Topic
+from judging.models import Collection, Topic
 
 
 class StaleResults(models.Model):
@@ -53,52 +53,51 @@ class CollectionState(StaleResults):
         return f"collection {self.collection_id}: qrels version {self.qrels_version}"
 
 
-class TopicValue(models.Model):
-    """One measure's value for one run on one topic, with the qrels generation and settings that produced it."""
+class TopicValues(models.Model):
+    """One measure's values on one topic for every run, as two aligned lists: one row per (topic, measure), so a
+    judgment's recompute rewrites a dozen rows rather than one per run and measure. Read through the selectors
+    (`topic_values`), which also drop runs deleted since."""
 
-    # No index of their own: the unique (run, topic, measure) and the (topic, measure) index lead with them, and
-    # every index is written again by each of the recompute's updates that cannot stay on the row's page.
-    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="topic_values", db_index=False)
-    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="values", db_index=False)
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="measure_values")
     measure = models.CharField(max_length=100)
-    value = models.FloatField(null=True, help_text="Empty when undefined (a zero denominator).")
+    runs = models.JSONField(default=list, help_text="Run ids, ascending.")
+    values = models.JSONField(default=list, help_text="Each run's value; empty (null) when undefined.")
     generation = models.PositiveBigIntegerField(
-        help_text="The topic generation that last changed this value; the topic's state says how fresh it is."
+        help_text="The topic generation that last changed these values; the topic's state says how fresh they are."
     )
     settings_key = models.CharField(max_length=200, help_text="Threshold, consensus method and scale used.")
     computed_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["run", "topic", "measure"], name="topic_value_unique")]
-        indexes = [models.Index(fields=["topic", "measure"])]
+        constraints = [models.UniqueConstraint(fields=["topic", "measure"], name="topic_values_unique")]
 
     def __str__(self) -> str:
-        return f"{self.run_id}/{self.topic_id} {self.measure}={self.value}"
+        return f"{self.topic_id} {self.measure} ({len(self.runs)} runs)"
 
 
-class RunValue(models.Model):
-    """A run's aggregate over topics (mean, sum or geometric mean as the measure defines), kept with the exact total
-    it comes from so that one topic's change updates it without reading the other topics."""
+class RunAggregates(models.Model):
+    """One measure's aggregate over topics (mean, sum or geometric mean as the measure defines) for every run of a
+    collection, aligned lists kept with the exact totals they come from, so that one topic's change moves them
+    without reading the other topics. One row per (collection, measure)."""
 
-    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="values", db_index=False)  # unique leads
+    collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="run_aggregates")
     measure = models.CharField(max_length=100)
-    value = models.FloatField(null=True)
-    topics = models.PositiveIntegerField(default=0, help_text="Topics evaluated (in both the run and the qrels).")
-    defined = models.PositiveIntegerField(default=0, help_text="Topics whose value is defined (in the mean).")
-    total = models.TextField(default="0", help_text="Exact sum of the defined values (evaluation.measures.totals).")
+    runs = models.JSONField(default=list, help_text="Run ids, ascending: the collection's runs when counted.")
+    values = models.JSONField(default=list, help_text="Each run's aggregate; null when undefined.")
+    topics = models.JSONField(default=list, help_text="Topics evaluated per run (in both the run and the qrels).")
+    defined = models.JSONField(default=list, help_text="Topics whose value is defined (in the mean), per run.")
+    totals = models.JSONField(default=list, help_text="Exact sums of the defined values (evaluation.measures.totals).")
     qrels_version = models.PositiveBigIntegerField(
-        default=0,
-        help_text="The collection's qrels version when the value last changed; a value unchanged by later judgments "
-        "holds for their versions too (whether it is fresh is the topics' state).",
+        default=0, help_text="The collection's qrels version when these aggregates last changed."
     )
     settings_key = models.CharField(max_length=200)
     computed_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["run", "measure"], name="run_value_unique")]
+        constraints = [models.UniqueConstraint(fields=["collection", "measure"], name="run_aggregates_unique")]
 
     def __str__(self) -> str:
-        return f"{self.run_id} {self.measure}={self.value}"
+        return f"{self.collection_id} {self.measure} ({len(self.runs)} runs)"
 
 
 def unique_per_topic_or_collection(fields: list[str], prefix: str) -> list[models.UniqueConstraint]:

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 
 from django.db.models import F, Q
 
-from judging.models import Collection, PoolItem, Run
+from judging.models import Collection, PoolItem, Run, Topic
 
 from .consensus import collection_consensus
 from .estimates import SampledTopic, sampled_estimates
-from .models import RunValue, TopicAgreement, TopicState, TopicValue
+from .models import RunAggregates, TopicAgreement, TopicState, TopicValues
 from .online import store as online_store
 from .online import traffic
 from .online.ab import arm_comparison
@@ -60,6 +61,41 @@ def engine_options(collection: Collection) -> dict:
         "collection_size": collection.collection_size or collection.documents.count,
         "trec_eval": collection.trec_eval_version,
     }
+
+
+def topic_values(
+    *, collection_id: int, measures: Iterable[str], run_ids: Iterable[int] | None = None
+) -> dict[str, dict[int, dict[int, float | None]]]:
+    """{measure: {run: {topic: value}}}: the stored per-topic values of the collection's runs (or of `run_ids`), None
+    where a value is undefined; a topic missing under a run was not evaluated for it (no judgments, or the run
+    retrieved nothing there). The one reader of the per-topic values."""
+    measures = list(dict.fromkeys(measures))
+    current = set(Run.objects.filter(collection_id=collection_id).values_list("id", flat=True))
+    if run_ids is not None:
+        current &= set(run_ids)
+    values = {measure: {run_id: {} for run_id in sorted(current)} for measure in measures}
+    rows = TopicValues.objects.filter(topic__collection_id=collection_id, measure__in=measures).order_by("topic_id")
+    for topic_id, measure, runs, stored in rows.values_list("topic_id", "measure", "runs", "values").iterator(
+        chunk_size=2000
+    ):
+        per_run = values[measure]
+        for run_id, value in zip(runs, stored, strict=True):
+            if run_id in current:  # a run deleted since the topic was computed is left out
+                per_run[run_id][topic_id] = value
+    return values
+
+
+def run_aggregates(*, collection_id: int, measures: Iterable[str]) -> dict[int, dict[str, tuple[float | None, int]]]:
+    """{run: {measure: (aggregate over topics, topics evaluated)}} for the collection's current runs; a measure is
+    missing for a run until it has been counted. The one reader of the runs' aggregates."""
+    current = set(Run.objects.filter(collection_id=collection_id).values_list("id", flat=True))
+    aggregates: dict[int, dict[str, tuple[float | None, int]]] = {run_id: {} for run_id in current}
+    rows = RunAggregates.objects.filter(collection_id=collection_id, measure__in=list(measures))
+    for measure, runs, values, topics in rows.values_list("measure", "runs", "values", "topics"):
+        for run_id, value, count in zip(runs, values, topics, strict=True):
+            if run_id in current:
+                aggregates[run_id][measure] = (value, count)
+    return aggregates
 
 
 def consensus_qrels(*, collection: Collection) -> dict[int, dict[int, int]]:
@@ -140,11 +176,12 @@ def leaderboard(
     runs = list(Run.objects.filter(collection=collection).order_by("tag"))
     values: dict[int, dict[str, float | None]] = defaultdict(dict)
     topics: dict[int, int] = {}
-    for run_id, measure, value, count in RunValue.objects.filter(
-        run__collection=collection, measure__in=[*measures, COVERAGE_MEASURE]
-    ).values_list("run_id", "measure", "value", "topics"):
-        values[run_id][measure] = value
-        topics[run_id] = max(topics.get(run_id, 0), count)
+    for run_id, per_measure in run_aggregates(
+        collection_id=collection.id, measures=[*measures, COVERAGE_MEASURE]
+    ).items():
+        for measure, (value, count) in per_measure.items():
+            values[run_id][measure] = value
+            topics[run_id] = max(topics.get(run_id, 0), count)
     rows = [
         {
             "run": run,
@@ -178,11 +215,10 @@ def collection_agreement_labelled(*, collection_id: int) -> list[tuple[str, str,
 def runs_judged_at_10(*, collection: Collection) -> list[tuple[str, float | None]]:
     """(run tag, the engine's stored Judged@10) for every run, least covered first: the same figure as the
     leaderboard's."""
-    stored = dict(
-        RunValue.objects.filter(run__collection=collection, measure=COVERAGE_MEASURE).values_list("run__tag", "value")
-    )
-    tags = Run.objects.filter(collection=collection).values_list("tag", flat=True)
-    return sorted(((tag, stored.get(tag)) for tag in tags), key=lambda r: (r[1] is not None, r[1] or 0, r[0]))
+    stored = run_aggregates(collection_id=collection.id, measures=[COVERAGE_MEASURE])
+    tags = Run.objects.filter(collection=collection).values_list("id", "tag")
+    rows = ((tag, stored.get(run_id, {}).get(COVERAGE_MEASURE, (None, 0))[0]) for run_id, tag in tags)
+    return sorted(rows, key=lambda r: (r[1] is not None, r[1] or 0, r[0]))
 
 
 def collection_freshness(*, collection_id: int) -> dict:
@@ -313,11 +349,20 @@ def online_offline(*, search_log, measure: str = "AP", online_measure: str = "qu
     for arm, tag in sorted(search_log.arm_runs.items()):
         if tag not in runs:
             continue
+        stored = topic_values(collection_id=search_log.collection_id, measures=[measure], run_ids=[runs[tag].id])
+        titles = dict(Topic.objects.filter(collection_id=search_log.collection_id).values_list("id", "title"))
         offline = {
-            traffic.normalised_query(title): value
-            for title, value in TopicValue.objects.filter(run=runs[tag], measure=measure, value__isnull=False)
-            .values_list("topic__title", "value")
+            traffic.normalised_query(titles[topic_id]): value
+            for topic_id, value in stored[measure][runs[tag].id].items()
+            if value is not None
         }
-        rows.append({"arm": arm, "run": tag, "measure": measure, "online_measure": online_measure,
-                     **traffic.online_offline_correlation(offline, online.get(arm, {}))})
+        rows.append(
+            {
+                "arm": arm,
+                "run": tag,
+                "measure": measure,
+                "online_measure": online_measure,
+                **traffic.online_offline_correlation(offline, online.get(arm, {})),
+            }
+        )
     return rows

@@ -19,11 +19,10 @@ from django.utils import timezone
 from judging import jobs, uploads
 from judging.importers.problems import ImportFailed, Problems
 from judging.importers.trec_lines import parse_run
-from judging.models import Collection, Document, Job, Topic
+from judging.models import Collection, Document, Job, Run, Topic
 
 from .measures import PreparedQrels, PreparedRun, as_measures, evaluate, trec_order
-from .models import RunValue
-from .selectors import consensus_qrels, engine_options
+from .selectors import consensus_qrels, engine_options, run_aggregates
 
 COVERAGE_DEPTH = 10
 LOW_COVERAGE = 0.9  # below this share of judged documents in the top 10, the scores are flagged as lower bounds
@@ -112,10 +111,11 @@ def _read(path: str | Path, name: str) -> tuple[str, dict[str, dict[str, float]]
 
 def _best_pooled(collection: Collection, measures: list[str]) -> list[tuple[str, float] | None]:
     best: dict[str, tuple[str, float]] = {}
-    rows = RunValue.objects.filter(run__collection=collection, measure__in=measures, value__isnull=False)
-    for tag, measure, value in rows.values_list("run__tag", "measure", "value"):
-        if measure not in best or value > best[measure][1]:
-            best[measure] = (tag, value)
+    tags = dict(Run.objects.filter(collection=collection).values_list("id", "tag"))
+    for run_id, per_measure in sorted(run_aggregates(collection_id=collection.id, measures=measures).items()):
+        for measure, (value, _) in per_measure.items():
+            if value is not None and (measure not in best or value > best[measure][1]):
+                best[measure] = (tags[run_id], value)
     return [best.get(m) for m in measures]
 
 

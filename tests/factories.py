@@ -34,3 +34,26 @@ def make_collection(*, max_grade=3, threshold=1, topics=2, documents=6, runs=2, 
 
 def make_user(role="assessor"):
     return services.user_create(username=f"{role}{next(_counter)}", password="pw-for-tests-123", role=role)
+
+
+def stored_values(collection, measures=None) -> dict[tuple[int, int, str], float | None]:
+    """{(run id, topic id, measure): value} as the recompute stored them, read through the one reader."""
+    from evaluation import selectors
+
+    measures = measures or selectors.stored_measures(collection)
+    values = selectors.topic_values(collection_id=collection.id, measures=measures)
+    return {
+        (run_id, topic_id, measure): value
+        for measure, per_run in values.items()
+        for run_id, per_topic in per_run.items()
+        for topic_id, value in per_topic.items()
+    }
+
+
+def stored_aggregates(collection, measures=None) -> dict[tuple[int, str], tuple[float | None, int]]:
+    """{(run id, measure): (aggregate, topics evaluated)} as stored, read through the one reader."""
+    from evaluation import selectors
+
+    measures = measures or selectors.stored_measures(collection)
+    aggregates = selectors.run_aggregates(collection_id=collection.id, measures=measures)
+    return {(run_id, m): pair for run_id, per_measure in aggregates.items() for m, pair in per_measure.items()}

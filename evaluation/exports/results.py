@@ -9,10 +9,10 @@ import json
 import math
 from collections.abc import Iterator
 
-from judging.models import Collection, Run
+from judging.models import Collection, Run, Topic
 
+from .. import selectors
 from ..measures import as_measures
-from ..models import RunValue, TopicValue
 from . import export_name, provenance, spreadsheet_text
 
 FORMATS = {"trec": "txt", "csv": "csv", "json": "json"}
@@ -54,25 +54,20 @@ def _runs(collection: Collection, runs: list[str] | None):
 def result_rows(collection: Collection, runs: list[str] | None = None) -> Iterator[tuple[str, str, str, float | None]]:
     """(run tag, topic number or "all", measure, value) in a stable order: run tag, topic, the collection's
     measure order; each run's per-topic rows stream from the database, then its `all` rows."""
-    order = {name: i for i, name in enumerate(collection.measures)}
-    for run in _runs(collection, runs):
-        per_topic = (
-            TopicValue.objects.filter(run=run, measure__in=list(order))
-            .order_by("topic_id")
-            .values_list("topic__number", "measure", "value")
-        )
-        current, pending = None, []
-        for number, measure, value in per_topic.iterator(chunk_size=5000):
-            if number != current and pending:
-                yield from sorted(pending, key=lambda row: order[row[2]])
-                pending = []
-            current = number
-            pending.append((run.tag, number, measure, value))
-        yield from sorted(pending, key=lambda row: order[row[2]])
-        aggregates = dict(RunValue.objects.filter(run=run, measure__in=list(order)).values_list("measure", "value"))
-        for measure in collection.measures:
-            if measure in aggregates:
-                yield run.tag, "all", measure, aggregates[measure]
+    order = list(collection.measures)
+    chosen = list(_runs(collection, runs))
+    values = selectors.topic_values(collection_id=collection.id, measures=order, run_ids=[run.id for run in chosen])
+    aggregates = selectors.run_aggregates(collection_id=collection.id, measures=order)
+    numbers = dict(Topic.objects.filter(collection=collection).values_list("id", "number"))
+    for run in chosen:
+        topic_ids = sorted({topic_id for measure in order for topic_id in values[measure][run.id]})
+        for topic_id in topic_ids:
+            for measure in order:
+                if topic_id in values[measure][run.id]:
+                    yield run.tag, numbers[topic_id], measure, values[measure][run.id][topic_id]
+        for measure in order:
+            if measure in aggregates.get(run.id, {}):
+                yield run.tag, "all", measure, aggregates[run.id][measure][0]
 
 
 def result_lines(collection: Collection, fmt: str, runs: list[str] | None = None, meta: dict | None = None):

@@ -9,7 +9,7 @@ from django.utils import timezone
 from judging.models import Collection, Run
 
 from ..measures import as_measures, totals
-from ..models import AgreementReport, CollectionState, RunValue, TopicAgreement, TopicState, TopicValue
+from ..models import AgreementReport, CollectionState, RunAggregates, TopicAgreement, TopicState, TopicValues
 from ..selectors import settings_key, stored_measures
 from . import bulk
 from .phases import NO_PHASES, Phases
@@ -58,42 +58,70 @@ def _statistic_rows(collection: Collection, topic_id: int | None, report: dict, 
 def store_topic(
     collection: Collection, topic_id: int, generation: int, values, report: dict, phases: Phases = NO_PHASES
 ) -> None:
-    """Stores one topic's per-run values and agreement, writing only the values that changed, then moves the runs'
-    aggregates by exactly those changes. Call holding the topic's lock (`topic_recompute` does)."""
+    """Stores one topic's per-run values (`values`: (run, measure, value) triples) and agreement, rewriting only the
+    measures whose values changed, then moves the runs' aggregates by exactly those changes. Call holding the
+    topic's lock (`topic_recompute` does)."""
     bulk.commit_without_waiting_for_disk()
     # Not locked here: the caller holds the topic's lock, so no other store of it runs. The state row is written
     # last, so a save of the topic waits on this transaction (for the row) only for the moment before its commit.
     if TopicState.objects.filter(pk=topic_id).values_list("computed_generation", flat=True).get() > generation:
         return  # a newer computation already stored its results
     with phases("store values"):
-        key = settings_key(collection)
-        new = {(run_id, measure): value for run_id, measure, value in values}
+        key, now = settings_key(collection), timezone.now()
+        new = _by_measure(values)
         old = {
-            (run_id, measure): (value, stored_key)
-            for run_id, measure, value, stored_key in TopicValue.objects.filter(topic_id=topic_id).values_list(
-                "run_id", "measure", "value", "settings_key"
+            measure: (dict(zip(runs, stored, strict=True)), stored_key)
+            for measure, runs, stored, stored_key in TopicValues.objects.filter(topic_id=topic_id).values_list(
+                "measure", "runs", "values", "settings_key"
             )
         }
-        changed = [pair for pair, value in new.items() if old.get(pair) != (value, key)]
-        gone = [pair for pair in old if pair not in new]
+        changed = [measure for measure, by_run in new.items() if old.get(measure) != (by_run, key)]
+        gone = [measure for measure in old if measure not in new]
         if gone:
-            TopicValue.objects.filter(topic_id=topic_id).exclude(run_id__in={run for run, _ in new}).delete()
-            TopicValue.objects.filter(topic_id=topic_id).exclude(measure__in={m for _, m in new}).delete()
-        now = timezone.now()
-        bulk.rows_upsert(
-            TopicValue,
-            ("run_id", "topic_id", "measure", "value", "generation", "settings_key", "computed_at"),
-            [(run, topic_id, measure, new[(run, measure)], generation, key, now) for run, measure in changed],
-            conflict=("run_id", "topic_id", "measure"),
-        )
+            TopicValues.objects.filter(topic_id=topic_id, measure__in=gone).delete()
+        if changed:
+            TopicValues.objects.bulk_create(
+                [
+                    TopicValues(
+                        topic_id=topic_id,
+                        measure=measure,
+                        runs=list(new[measure]),
+                        values=list(new[measure].values()),
+                        generation=generation,
+                        settings_key=key,
+                        computed_at=now,
+                    )
+                    for measure in changed
+                ],
+                update_conflicts=True,
+                unique_fields=["topic", "measure"],
+                update_fields=["runs", "values", "generation", "settings_key", "computed_at"],
+            )
     with phases("store agreement"):
         _store_agreement(collection, topic_id, generation, report, key)
     with phases("store runs' totals"):
-        moves = {p: (old[p][0] if p in old else _ABSENT, new.get(p, _ABSENT)) for p in [*changed, *gone]}
-        _runs_move(collection, {pair: move for pair, move in moves.items() if move[0] != move[1]})
+        moves = {
+            measure: _moves(old.get(measure, ({}, None))[0], new.get(measure, {})) for measure in [*changed, *gone]
+        }
+        _runs_move(collection, {measure: moved for measure, moved in moves.items() if moved})
     TopicState.objects.filter(pk=topic_id).update(
         computed_generation=generation, computed_at=now, recompute_count=F("recompute_count") + 1
     )
+
+
+def _by_measure(values) -> dict[str, dict[int, float | None]]:
+    """(run, measure, value) triples as {measure: {run: value}}, runs ascending (the stored lists' order)."""
+    by_measure: dict[str, dict[int, float | None]] = {}
+    for run_id, measure, value in sorted(values, key=lambda triple: triple[0]):
+        by_measure.setdefault(measure, {})[run_id] = value
+    return by_measure
+
+
+def _moves(before: dict, after: dict) -> dict[int, tuple]:
+    """{run: (old, new)} for the runs whose value changed, appeared or went (_ABSENT on the missing side)."""
+    runs = before.keys() | after.keys()
+    moves = {run: (before.get(run, _ABSENT), after.get(run, _ABSENT)) for run in runs}
+    return {run: move for run, move in moves.items() if move[0] != move[1]}
 
 
 def _store_agreement(collection: Collection, topic_id: int, generation: int, report: dict, key: str) -> None:
@@ -127,80 +155,97 @@ def store_collection_agreement(collection: Collection, generation: int, report: 
 
 _ABSENT = object()  # a (run, measure) with no value stored for the topic, as opposed to an undefined value (None)
 
-RUN_VALUE_COLUMNS = (
-    "run_id", "measure", "value", "topics", "defined", "total", "qrels_version", "settings_key", "computed_at",
-)  # fmt: skip
-
 
 def _qrels_version(collection: Collection) -> int:
     return CollectionState.objects.filter(pk=collection.pk).values_list("qrels_version", flat=True).first() or 0
 
 
-def _run_value_row(run_id, measure, kind, topics, defined, total, qrels_version, key, now) -> tuple:
-    value = totals.finish(kind, total, defined)
-    value = None if value is None or value != value else value
-    return (run_id, measure, value, topics, defined, totals.encode(total), qrels_version, key, now)
-
-
-def _runs_move(collection: Collection, moves: dict) -> None:
-    """Applies one topic's value changes, {(run, measure): (old, new)}, to the runs' stored exact totals. Reads and
-    locks only the totals that move, in id order, so concurrent topics of a collection never lose an update. Falls
-    back to `runs_aggregate` when any run lacks a total for a measure of the set, or one was made under other
-    settings (a new run or measure, changed settings): counted, not read."""
+def _runs_move(collection: Collection, moves: dict[str, dict[int, tuple]]) -> None:
+    """Applies one topic's value changes, {measure: {run: (old, new)}}, to the runs' stored exact totals. Locks the
+    collection's aggregate rows in measure order, so concurrent topics of a collection never lose an update. Falls
+    back to `runs_aggregate` when a measure of the set has no row, or a row was counted under other settings or for
+    other runs (a new or deleted run or measure, changed settings): counted, not read."""
     kinds = {str(m): m.spec.aggregate for m in as_measures(stored_measures(collection))}
-    moves = {pair: move for pair, move in moves.items() if pair[1] in kinds}
-    key, version, now = settings_key(collection), _qrels_version(collection), timezone.now()
-    current = RunValue.objects.filter(run__collection=collection, measure__in=list(kinds), settings_key=key)
-    if current.count() != Run.objects.filter(collection=collection).count() * len(kinds):
+    moves = {measure: moved for measure, moved in moves.items() if measure in kinds}
+    key, runs = (
+        settings_key(collection),
+        list(Run.objects.filter(collection=collection).order_by("id").values_list("id", flat=True)),
+    )
+    rows = RunAggregates.objects.filter(collection=collection, measure__in=list(kinds)).order_by("measure")
+    if moves:
+        rows = rows.select_for_update()
+    rows = {row.measure: row for row in rows}
+    if len(rows) != len(kinds) or any(row.settings_key != key or row.runs != runs for row in rows.values()):
         runs_aggregate(collection=collection)
         return
     if not moves:
         return
-    stored = {
-        (run_id, measure): (topics, defined, total, stored_key)
-        for run_id, measure, topics, defined, total, stored_key in RunValue.objects.select_for_update()
-        .filter(run_id__in={run for run, _ in moves}, measure__in={measure for _, measure in moves})
-        .order_by("id")
-        .values_list("run_id", "measure", "topics", "defined", "total", "settings_key")
-    }
-    if any(stored.get(pair, (None,) * 4)[3] != key for pair in moves):  # changed since counted
-        runs_aggregate(collection=collection)
-        return
-    rows = []
-    for (run_id, measure), (before, after) in moves.items():
-        kind = kinds[measure]
-        topics, defined, total, _ = stored[(run_id, measure)]
-        total = totals.decode(total)
-        if before is not _ABSENT:
-            topics, defined, total = topics - 1, defined - (before is not None), total - totals.term(kind, before)
-        if after is not _ABSENT:
-            topics, defined, total = topics + 1, defined + (after is not None), total + totals.term(kind, after)
-        rows.append(_run_value_row(run_id, measure, kind, topics, defined, total, version, key, now))
-    bulk.rows_upsert(RunValue, RUN_VALUE_COLUMNS, rows, conflict=("run_id", "measure"))
+    version, now = _qrels_version(collection), timezone.now()
+    for measure, moved in moves.items():
+        row, kind = rows[measure], kinds[measure]
+        position = {run: index for index, run in enumerate(row.runs)}
+        for run_id, (before, after) in moved.items():
+            index = position[run_id]
+            topics, defined, total = row.topics[index], row.defined[index], totals.decode(row.totals[index])
+            if before is not _ABSENT:
+                topics, defined, total = topics - 1, defined - (before is not None), total - totals.term(kind, before)
+            if after is not _ABSENT:
+                topics, defined, total = topics + 1, defined + (after is not None), total + totals.term(kind, after)
+            row.topics[index], row.defined[index], row.totals[index] = topics, defined, totals.encode(total)
+            row.values[index] = _finished(kind, total, defined)
+        row.qrels_version, row.computed_at = version, now
+    RunAggregates.objects.bulk_update(
+        [rows[measure] for measure in moves], ["values", "topics", "defined", "totals", "qrels_version", "computed_at"]
+    )
+
+
+def _finished(kind: str, total: int, defined: int) -> float | None:
+    value = totals.finish(kind, total, defined)
+    return None if value is None or value != value else value
 
 
 @transaction.atomic
 def runs_aggregate(*, collection: Collection) -> None:
     """Recomputes every run's aggregates and exact totals from the stored per-topic values, no topic re-evaluated.
 
-    Undefined per-topic values (NULL) stay out of a mean, as in the engine. Used when the totals cannot simply be
-    moved (a run or measure appeared, the settings changed); `_runs_move` handles the everyday single-topic change.
+    Undefined per-topic values (null) stay out of a mean, as in the engine. Used when the totals cannot simply be
+    moved (a run or measure appeared or went, the settings changed); `_runs_move` handles the everyday single-topic
+    change.
     """
-    list(RunValue.objects.select_for_update().filter(run__collection=collection).order_by("id").values_list("id"))
+    list(RunAggregates.objects.select_for_update().filter(collection=collection).order_by("measure").values_list("id"))
     kinds = {str(m): m.spec.aggregate for m in as_measures(stored_measures(collection))}
     key, version, now = settings_key(collection), _qrels_version(collection), timezone.now()
-    sums: dict[tuple[int, str], list[int]] = {}  # (run, measure) -> [topics, defined, total]
-    stored = TopicValue.objects.filter(run__collection=collection, measure__in=list(kinds))
-    for run_id, measure, value in stored.values_list("run_id", "measure", "value").iterator(chunk_size=20000):
-        entry = sums.setdefault((run_id, measure), [0, 0, 0])
-        entry[0] += 1
-        if value is not None:
-            entry[1] += 1
-            entry[2] += totals.term(kinds[measure], value)
-    rows = [
-        _run_value_row(run_id, measure, kind, *sums.get((run_id, measure), (0, 0, 0)), version, key, now)
-        for run_id in Run.objects.filter(collection=collection).values_list("id", flat=True)
-        for measure, kind in kinds.items()
-    ]
-    RunValue.objects.filter(run__collection=collection).exclude(measure__in=list(kinds)).delete()
-    bulk.rows_upsert(RunValue, RUN_VALUE_COLUMNS, rows, conflict=("run_id", "measure"))
+    runs = list(Run.objects.filter(collection=collection).order_by("id").values_list("id", flat=True))
+    sums = {measure: {run: [0, 0, 0] for run in runs} for measure in kinds}  # [topics, defined, total]
+    stored = TopicValues.objects.filter(topic__collection=collection, measure__in=list(kinds))
+    for measure, stored_runs, values in stored.values_list("measure", "runs", "values").iterator(chunk_size=2000):
+        kind, per_run = kinds[measure], sums[measure]
+        for run_id, value in zip(stored_runs, values, strict=True):
+            entry = per_run.get(run_id)
+            if entry is None:
+                continue  # a run deleted since the topic was computed
+            entry[0] += 1
+            if value is not None:
+                entry[1] += 1
+                entry[2] += totals.term(kind, value)
+    RunAggregates.objects.filter(collection=collection).exclude(measure__in=list(kinds)).delete()
+    RunAggregates.objects.bulk_create(
+        [
+            RunAggregates(
+                collection=collection,
+                measure=measure,
+                runs=runs,
+                values=[_finished(kinds[measure], total, defined) for _, defined, total in per_run.values()],
+                topics=[topics for topics, _, _ in per_run.values()],
+                defined=[defined for _, defined, _ in per_run.values()],
+                totals=[totals.encode(total) for _, _, total in per_run.values()],
+                qrels_version=version,
+                settings_key=key,
+                computed_at=now,
+            )
+            for measure, per_run in sums.items()
+        ],
+        update_conflicts=True,
+        unique_fields=["collection", "measure"],
+        update_fields=["runs", "values", "topics", "defined", "totals", "qrels_version", "settings_key", "computed_at"],
+    )

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from evaluation.models import RunValue
-
-from ..factories import make_user
+from ..factories import make_user, stored_aggregates
 from ..judged_collection import make_judged_collection
 from .conftest import log_in
 
@@ -29,7 +27,8 @@ def _run_order(page) -> list[str]:
 def test_a_researcher_sorts_the_leaderboard_compares_two_runs_and_sees_the_plots(page, live_server, screenshot):
     collection, _, _ = make_judged_collection(topics=4, runs=4)
     researcher = make_user("researcher")
-    ap = dict(RunValue.objects.filter(run__collection=collection, measure="AP").values_list("run__tag", "value"))
+    tags = dict(collection.runs.values_list("id", "tag"))
+    ap = {tags[run_id]: value for (run_id, _), (value, _) in stored_aggregates(collection, ["AP"]).items()}
     log_in(page, live_server, researcher.username)
     page.goto(f"{live_server.url}/results/{collection.id}/")
     page.wait_for_selector("#leaderboard")

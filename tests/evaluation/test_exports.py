@@ -12,11 +12,11 @@ import pytrec_eval
 from django.core.management import call_command
 from django.http import StreamingHttpResponse
 
-from evaluation.models import CollectionState, RunValue, TopicValue
+from evaluation.models import CollectionState
 from judging.models import Judgment
 
 from ..api_clients import role_clients
-from ..factories import make_user
+from ..factories import make_user, stored_aggregates, stored_values
 from .conftest import MEASURES
 
 pytestmark = pytest.mark.django_db(transaction=True)  # real commits, so the recompute runs after each judgment
@@ -46,9 +46,11 @@ def test_exported_consensus_qrels_evaluated_by_trec_eval_give_exactly_the_values
         }
         expected = evaluator.evaluate(scores)
         # Every trec_eval measure stored (Judged@10, always stored too, has no trec_eval counterpart).
-        for value in TopicValue.objects.filter(run=run, measure__in=list(MEASURES)).select_related("topic"):
-            assert value.value == expected[value.topic.number][MEASURES[value.measure]], (run.tag, value.measure)
-            compared += 1
+        numbers = dict(collection.topics.values_list("id", "number"))
+        for (run_id, topic_id, measure), value in stored_values(collection, list(MEASURES)).items():
+            if run_id == run.id:
+                assert value == expected[numbers[topic_id]][MEASURES[measure]], (run.tag, measure)
+                compared += 1
     assert compared == 3 * 3 * len(MEASURES)
 
 
@@ -90,9 +92,11 @@ def test_results_export_in_trec_eval_q_format_csv_and_json_match_the_stored_valu
     url = f"/api/collections/{collection.id}/results/export/"
     as_json = json.loads(_body(admin.get(url, {"format": "json"})))
     chosen = collection.measures  # exported; Judged@10 is stored beside them for the pages, not exported unasked
+    tags = dict(collection.runs.values_list("id", "tag"))
+    numbers = dict(collection.topics.values_list("id", "number"))
     stored = {
-        (v.run.tag, v.topic.number, v.measure): v.value
-        for v in TopicValue.objects.filter(measure__in=chosen).select_related("run", "topic")
+        (tags[run_id], numbers[topic_id], measure): value
+        for (run_id, topic_id, measure), value in stored_values(collection, chosen).items()
     }
     exported = {
         (run, topic, measure): value
@@ -101,9 +105,7 @@ def test_results_export_in_trec_eval_q_format_csv_and_json_match_the_stored_valu
         for measure, value in values.items()
     }
     assert exported == stored
-    aggregates = {
-        (v.run.tag, v.measure): v.value for v in RunValue.objects.filter(measure__in=chosen).select_related("run")
-    }
+    aggregates = {(tags[run_id], m): value for (run_id, m), (value, _) in stored_aggregates(collection, chosen).items()}
     assert {(run, m): v for run, values in as_json["aggregates"].items() for m, v in values.items()} == aggregates
     assert as_json["provenance"]["qrels_version"] == CollectionState.objects.get(collection=collection).qrels_version
     text = _body(admin.get(url, {"format": "trec", "runs": "run1"})).splitlines()

@@ -9,11 +9,10 @@ from django.test.utils import CaptureQueriesContext
 
 from evaluation import ranking_cache
 from evaluation import services as evaluation_services
-from evaluation.models import TopicValue
 from judging import selectors, services
 from judging.services.runs import run_store
 
-from ..factories import make_collection, make_user
+from ..factories import make_collection, make_user, stored_values
 from .test_recompute_pipeline import from_scratch
 
 pytestmark = pytest.mark.django_db
@@ -99,6 +98,6 @@ def test_recomputing_after_a_run_is_replaced_stores_what_a_from_scratch_evaluati
     rng = np.random.default_rng(3)
     replace_run(collection, "run2", {topic.id: {f"d{d}": float(rng.random()) for d in range(10)}})
     expected, _ = from_scratch(collection)
-    values = {(v.run_id, v.topic_id, v.measure): v.value for v in TopicValue.objects.filter(run__collection=collection)}
+    values = stored_values(collection)
     assert values == pytest.approx(expected, abs=1e-12)
     assert evaluation_services.topic_recompute(topic_id=topic.id) is False  # nothing left stale

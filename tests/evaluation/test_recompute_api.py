@@ -8,7 +8,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from evaluation import services as evaluation_services
-from evaluation.models import RunValue
+from evaluation.models import RunAggregates
 from judging import services
 from judging.models import Job, JobState
 from tests.factories import make_collection, make_user
@@ -43,14 +43,14 @@ def test_status_says_which_topics_are_being_recomputed_and_from_which_qrels():
 
 def test_an_admin_starts_a_full_recompute_and_follows_its_job(django_capture_on_commit_callbacks):
     collection = make_collection(topics=3)
-    RunValue.objects.all().delete()
+    RunAggregates.objects.all().delete()
     client, _ = api_as("admin")
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(f"/api/collections/{collection.id}/recompute/")
     assert response.status_code == 202
     job = client.get(response.json()["url"]).json()
     assert (job["state"], job["percent"], job["result"]) == (JobState.DONE, 100, {"topics": 3})
-    assert RunValue.objects.filter(run__collection=collection).exists()
+    assert RunAggregates.objects.filter(collection=collection).exists()
 
 
 @pytest.mark.parametrize("role", ["assessor", "researcher"])

@@ -17,11 +17,11 @@ from hypothesis import strategies as st
 from evaluation import services as evaluation_services
 from evaluation.consensus import consensus
 from evaluation.measures import PreparedQrels, PreparedRun, as_measures, evaluate, totals
-from evaluation.models import AgreementReport, CollectionState, RunValue, TopicState, TopicValue
+from evaluation.models import AgreementReport, CollectionState, RunAggregates, TopicState, TopicValues
 from judging import selectors, services
 from judging.models import Job, JobState
 
-from ..factories import make_collection, make_user
+from ..factories import make_collection, make_user, stored_aggregates, stored_values
 
 pytestmark = pytest.mark.django_db(transaction=True)  # real commits, so on_commit recomputes run
 
@@ -60,11 +60,12 @@ def from_scratch(collection):
 
 
 def stored(collection):
-    return {(v.run_id, v.topic_id, v.measure): v.value for v in TopicValue.objects.filter(run__collection=collection)}
+    return stored_values(collection)
 
 
 def assert_matches_trec_eval(collection, qrels):
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, set(TREC_NAMES.values()), relevance_level=1)
+    ours_stored = stored(collection)
     for run in collection.runs.all():
         run_dict = {}
         for topic_id, docs in selectors.topic_rankings_by_run(run_id=run.id).items():
@@ -72,7 +73,7 @@ def assert_matches_trec_eval(collection, qrels):
         reference = evaluator.evaluate(run_dict)
         for topic, values in reference.items():
             for ours, theirs in TREC_NAMES.items():
-                value = TopicValue.objects.get(run=run, topic_id=int(topic), measure=ours).value
+                value = ours_stored[(run.id, int(topic), ours)]
                 assert value == pytest.approx(values[theirs], abs=1e-12), (run.tag, topic, ours)
 
 
@@ -116,20 +117,22 @@ def test_after_any_sequence_of_changes_stored_values_equal_a_from_scratch_evalua
     if method != "dawid_skene":  # trec_eval reads the same consensus qrels; D-S is checked above against ours
         assert_matches_trec_eval(collection, qrels)
     measures = as_measures(collection.measures)
+    aggregates = stored_aggregates(collection)
     for run in collection.runs.all():
         for measure in measures:
             per_topic = [v for (r, _, m), v in expected.items() if r == run.id and m == str(measure)]
-            run_value = RunValue.objects.get(run=run, measure=str(measure))
+            run_value, topics = aggregates[(run.id, str(measure))]
             if not per_topic:
-                assert run_value.value is None and run_value.topics == 0
+                assert run_value is None and topics == 0
                 continue
             from evaluation.measures import aggregate
 
             want = aggregate(measure, [math.nan if v is None else v for v in per_topic])
-            assert run_value.value == pytest.approx(None if math.isnan(want) else want, abs=1e-12)
+            assert run_value == pytest.approx(None if math.isnan(want) else want, abs=1e-12)
+            assert topics == len(per_topic)
             # The totals moved topic by topic end exactly (bit for bit) where summing the stored values gives.
             mine = [v for (r, _, m), v in values.items() if r == run.id and m == str(measure)]
-            assert run_value.value == totals.aggregate_exactly(measure.spec.aggregate, mine)
+            assert run_value == totals.aggregate_exactly(measure.spec.aggregate, mine)
 
 
 def judge_all(collection, people, grades):
@@ -145,13 +148,13 @@ def judge_all(collection, people, grades):
 def test_changing_the_threshold_recomputes_and_records_the_settings_used():
     collection = make_collection(max_grade=3, threshold=1, topics=1, documents=6, runs=2, depth=4)
     topic = judge_all(collection, [make_user()], [[1], [3], [0], [2]])
-    before = TopicValue.objects.get(run__tag="run0", topic=topic, measure="AP")
+    before = TopicValues.objects.get(topic=topic, measure="AP")
     assert "rel>=1" in before.settings_key
     collection = services.collection_settings_update(collection=collection, relevance_threshold=3)
-    after = TopicValue.objects.get(run__tag="run0", topic=topic, measure="AP")
+    after = TopicValues.objects.get(topic=topic, measure="AP")
     assert "rel>=3" in after.settings_key and after.generation > before.generation
     assert stored(collection) == pytest.approx(from_scratch(collection)[0], abs=1e-12)
-    assert RunValue.objects.filter(run__collection=collection, qrels_version__gt=0).exists()
+    assert RunAggregates.objects.filter(collection=collection, qrels_version__gt=0).exists()
 
 
 def test_switching_to_the_primary_assessor_and_adjudicating_change_the_qrels():
@@ -207,9 +210,12 @@ def test_a_claim_abandoned_by_a_dead_worker_is_swept_and_recomputed():
 def test_deleting_a_run_removes_its_values():
     collection = make_collection(topics=1, runs=2)
     judge_all(collection, [make_user()], [[1], [0], [1]])
-    services.run_delete(run=collection.runs.get(tag="run1"))
-    assert not TopicValue.objects.filter(run__tag="run1", run__collection=collection).exists()
-    assert set(RunValue.objects.filter(run__collection=collection).values_list("run__tag", flat=True)) == {"run0"}
+    run1 = collection.runs.get(tag="run1")
+    services.run_delete(run=run1)
+    assert all(run1.id not in row.runs for row in TopicValues.objects.filter(topic__collection=collection))
+    run0 = collection.runs.get(tag="run0").id
+    assert all(row.runs == [run0] for row in RunAggregates.objects.filter(collection=collection))
+    assert {run for run, _ in stored_aggregates(collection)} == {run0}
 
 
 def test_a_full_recompute_reports_progress_to_its_job(django_capture_on_commit_callbacks):
@@ -251,7 +257,7 @@ def test_saving_a_collection_in_the_admin_recomputes_when_an_evaluation_setting_
     assert response.status_code == 302, response.content.decode()[:2000]
     state = TopicState.objects.get(topic=topic)
     assert state.generation > generation and state.fresh
-    stored = set(TopicValue.objects.filter(topic=topic).values_list("measure", flat=True))
+    stored = set(TopicValues.objects.filter(topic=topic).values_list("measure", flat=True))
     assert stored == {"AP", "P@5", "Judged@10"}  # the chosen measures, and the coverage every page shows
 
 

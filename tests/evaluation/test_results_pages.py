@@ -16,10 +16,9 @@ from statsmodels.stats.multitest import multipletests
 
 from evaluation import analysis, curves
 from evaluation import selectors as evaluation_selectors
-from evaluation.models import RunValue, TopicValue
 from judging.models import Judgment
 
-from ..factories import make_user
+from ..factories import make_user, stored_aggregates, stored_values
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -57,7 +56,8 @@ def test_leaderboard_sorts_by_a_measure_both_ways_and_shows_judged_at_10(client,
     collection, _, _ = judged
     url = f"/results/{collection.id}/"
     client = _client_as(client, "researcher")
-    stored = dict(RunValue.objects.filter(run__collection=collection, measure="AP").values_list("run__tag", "value"))
+    tags = dict(collection.runs.values_list("id", "tag"))
+    stored = {tags[run_id]: value for (run_id, _), (value, _) in stored_aggregates(collection, ["AP"]).items()}
     best_first = sorted(stored, key=lambda tag: -stored[tag])
     page = _page(client, url, sort="AP", order="desc")
     assert [page.index(f'data-run="{tag}"') for tag in best_first] == sorted(
@@ -112,7 +112,11 @@ def test_run_page_lists_each_topics_stored_value_and_its_plots(client, judged):
     collection, _, _ = judged
     run = collection.runs.order_by("tag").first()
     page = _page(_client_as(client, "researcher"), f"/results/{collection.id}/runs/{run.id}/", measure="nDCG")
-    for number, value in TopicValue.objects.filter(run=run, measure="nDCG").values_list("topic__number", "value"):
+    numbers = dict(collection.topics.values_list("id", "number"))
+    for (run_id, topic_id, _), value in stored_values(collection, ["nDCG"]).items():
+        if run_id != run.id:
+            continue
+        number = numbers[topic_id]
         assert f'<td>{number}</td><td class="num">{value:.4f}</td>' in page
     for name in ("topics", "histogram", "precision-recall", "roc"):
         assert f'data-plot="{name}"' in page
@@ -123,9 +127,8 @@ def test_comparison_matches_scipy_and_holm_matches_statsmodels(client, judged):
     runs = list(collection.runs.order_by("tag"))
     a, b = runs[0], runs[1]
     found = analysis.runs_compare(collection=collection, a=a, b=b, measure="AP")
-    values = {
-        run.tag: dict(TopicValue.objects.filter(run=run, measure="AP").values_list("topic_id", "value")) for run in runs
-    }
+    stored = stored_values(collection, ["AP"])
+    values = {run.tag: {t: v for (r, t, _), v in stored.items() if r == run.id} for run in runs}
     shared = sorted(set(values[a.tag]) & set(values[b.tag]))
     first, second = [values[a.tag][t] for t in shared], [values[b.tag][t] for t in shared]
     expected = stats.ttest_rel(first, second)

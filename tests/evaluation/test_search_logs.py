@@ -17,7 +17,7 @@ from django.test import Client
 from django.urls import reverse
 
 from evaluation import selectors
-from evaluation.models import SearchLog, TopicValue
+from evaluation.models import SearchLog, TopicValues
 from evaluation.online import store
 from evaluation.online.measures import OnlineSettings, online_measures
 from evaluation.online.simulate import SimulatedTopic, simulated_log, write_jsonl
@@ -215,11 +215,14 @@ def test_online_offline_correlation_pairs_each_arms_run_with_its_clicks(collecti
     log = search_logs.search_log_create(collection=collection, name="prod", settings={"arm": "application"})
     search_logs.search_log_configure(search_log=log, settings=log.settings, arm_runs={"run0": "run0", "run1": "run1"})
     search_logs.search_log_import(search_log=log, files=_simulated_files(collection, tmp_path))
+    runs = sorted(collection.runs.values_list("id", flat=True))
     for topic in collection.topics.all():  # offline values to correlate with: the stored AP, set for the test
-        for run in collection.runs.all():
-            TopicValue.objects.update_or_create(run=run, topic=topic, measure="AP",
-                                                defaults={"value": int(topic.number) / 10, "generation": 0,
-                                                          "settings_key": "test"})
+        TopicValues.objects.update_or_create(
+            topic=topic,
+            measure="AP",
+            defaults={"runs": runs, "values": [int(topic.number) / 10] * len(runs), "generation": 0,
+                      "settings_key": "test"},
+        )
     rows = selectors.online_offline(search_log=log)
     assert [(r["arm"], r["run"], r["queries"]) for r in rows] == [("run0", "run0", 4), ("run1", "run1", 4)]
     assert all(r["kendall_tau"] is None or -1 <= r["kendall_tau"] <= 1 for r in rows)

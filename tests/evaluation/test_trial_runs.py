@@ -8,7 +8,7 @@ import pytrec_eval
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from evaluation import selectors as evaluation_selectors
-from evaluation.models import TopicValue
+from evaluation.models import TopicValues
 from judging.models import PoolItem, Run
 
 from ..api_clients import role_clients
@@ -58,7 +58,7 @@ def _trial_over_api(collection, lines: list[str]) -> dict:
 def test_a_trial_run_scores_exactly_what_trec_eval_gives_and_stores_nothing(client, judged):
     collection, _, _ = judged
     lines = _mixed_run(collection)
-    runs_before, values_before, pool_before = Run.objects.count(), TopicValue.objects.count(), PoolItem.objects.count()
+    runs_before, values_before, pool_before = Run.objects.count(), TopicValues.objects.count(), PoolItem.objects.count()
     job = _trial_over_api(collection, lines)
     assert job["state"] == "done", job
     body = job["result"]
@@ -73,7 +73,7 @@ def test_a_trial_run_scores_exactly_what_trec_eval_gives_and_stores_nothing(clie
             assert per_measure[ours] == expected[topic][theirs], (topic, ours)
     assert set(body["per_topic"]) == set(expected)
     assert body["ignored_topics"] == ["999"] and body["unknown_documents"] == 1
-    assert (Run.objects.count(), TopicValue.objects.count(), PoolItem.objects.count()) == (
+    assert (Run.objects.count(), TopicValues.objects.count(), PoolItem.objects.count()) == (
         runs_before,
         values_before,
         pool_before,

@@ -20,7 +20,7 @@ from django.db import connection
 
 from config.celery import app
 from evaluation import services as evaluation_services
-from evaluation.models import TopicState, TopicValue
+from evaluation.models import TopicState, TopicValues
 from evaluation.services import recompute
 from judging import services
 
@@ -201,7 +201,7 @@ def test_with_the_broker_down_judgments_save_and_the_sweep_catches_up_when_it_re
         server.wait(timeout=10)
         monkeypatch.undo()
         forget_broker_connections()
-    assert TopicValue.objects.filter(topic=topic).exists()
+    assert TopicValues.objects.filter(topic=topic).exists()
     assert stored(collection) == pytest.approx(from_scratch(collection)[0], abs=1e-12)
 
 

@@ -10,10 +10,10 @@ from django.urls import reverse
 
 from config.celery import app
 from evaluation.measures import PreparedQrels, PreparedRun, evaluate
-from evaluation.models import TopicState, TopicValue
+from evaluation.models import TopicState
 from judging import selectors, services
 
-from ..factories import make_collection, make_user
+from ..factories import make_collection, make_user, stored_values
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -58,6 +58,7 @@ def test_a_judgment_through_the_view_updates_stored_metrics_through_the_worker(c
         ["AP"],
         relevance_level=collection.relevance_threshold,
     )
+    values = stored_values(collection, ["AP"])
     for run in collection.runs.all():
-        stored = TopicValue.objects.get(run=run, topic=topic, measure="AP").value
+        stored = values[(run.id, topic.id, "AP")]
         assert stored == pytest.approx(expected.aggregate(str(run.id), "AP"), abs=1e-12)
