@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.db import connection
 
 
@@ -15,3 +17,20 @@ def commit_without_waiting_for_disk() -> None:
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute("SET LOCAL synchronous_commit TO OFF")
+
+
+def rows_update(objects: Sequence, fields: Sequence[str]) -> None:
+    """Writes `fields` of each object back to its row: one UPDATE statement run for every row at once (psycopg
+    pipelines executemany). Django's bulk_update builds a CASE expression per field per row, which for the dozen
+    wide rows of a topic's store took longer than the database did."""
+    if not objects:
+        return
+    model = type(objects[0])
+    columns = [model._meta.get_field(name) for name in fields]
+    assignments = ", ".join(f"{connection.ops.quote_name(f.column)} = %s" for f in columns)
+    sql = f"UPDATE {connection.ops.quote_name(model._meta.db_table)} SET {assignments} WHERE id = %s"
+    rows = [
+        [f.get_db_prep_save(getattr(obj, f.attname), connection) for f in columns] + [obj.pk] for obj in objects
+    ]
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, rows)

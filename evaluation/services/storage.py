@@ -194,7 +194,7 @@ def _runs_move(collection: Collection, moves: dict[str, dict[int, tuple]]) -> No
             row.topics[index], row.defined[index], row.totals[index] = topics, defined, totals.encode(total)
             row.values[index] = _finished(kind, total, defined)
         row.qrels_version, row.computed_at = version, now
-    RunAggregates.objects.bulk_update(
+    bulk.rows_update(
         [rows[measure] for measure in moves], ["values", "topics", "defined", "totals", "qrels_version", "computed_at"]
     )
 
