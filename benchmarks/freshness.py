@@ -105,7 +105,12 @@ def vacuum() -> None:
     from django.db import connection
 
     with connection.cursor() as cursor:
-        for table in ("evaluation_topicvalues", "evaluation_runaggregates", "judging_judgment", "evaluation_topicstate"):
+        for table in (
+            "evaluation_topicvalues",
+            "evaluation_runaggregates",
+            "judging_judgment",
+            "evaluation_topicstate",
+        ):
             cursor.execute(f"VACUUM ANALYZE {table}")
 
 

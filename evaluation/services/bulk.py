@@ -29,8 +29,6 @@ def rows_update(objects: Sequence, fields: Sequence[str]) -> None:
     columns = [model._meta.get_field(name) for name in fields]
     assignments = ", ".join(f"{connection.ops.quote_name(f.column)} = %s" for f in columns)
     sql = f"UPDATE {connection.ops.quote_name(model._meta.db_table)} SET {assignments} WHERE id = %s"
-    rows = [
-        [f.get_db_prep_save(getattr(obj, f.attname), connection) for f in columns] + [obj.pk] for obj in objects
-    ]
+    rows = [[f.get_db_prep_save(getattr(obj, f.attname), connection) for f in columns] + [obj.pk] for obj in objects]
     with connection.cursor() as cursor:
         cursor.executemany(sql, rows)
