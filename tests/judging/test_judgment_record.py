@@ -106,7 +106,7 @@ def test_a_changed_grade_marks_the_topic_stale_and_recomputes_after_commit(setti
     assert len(callbacks) == 2  # the topic's recompute, and the collection-wide agreement's
     state = TopicState.objects.get(topic=topic)
     assert not state.dirty and state.computed_generation == state.generation
-    assert topic.values.filter(measure="AP").exists()
+    assert topic.measure_values.filter(measure="AP").exists()
     assert CollectionState.objects.get(collection=topic.collection).fresh
 
 
