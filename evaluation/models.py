@@ -6,6 +6,8 @@ from django.db import models
 
 from judging.models import Collection, Topic
 
+from .fields import ListField
+
 
 class StaleResults(models.Model):
     """The staleness protocol shared by a topic's results and a collection's agreement.
@@ -60,8 +62,8 @@ class TopicValues(models.Model):
 
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="measure_values")
     measure = models.CharField(max_length=100)
-    runs = models.JSONField(default=list, help_text="Run ids, ascending.")
-    values = models.JSONField(default=list, help_text="Each run's value; empty (null) when undefined.")
+    runs = ListField(element="bigint", help_text="Run ids, ascending.")
+    values = ListField(help_text="Each run's value; empty (null) when undefined.")
     generation = models.PositiveBigIntegerField(
         help_text="The topic generation that last changed these values; the topic's state says how fresh they are."
     )
@@ -82,11 +84,11 @@ class RunAggregates(models.Model):
 
     collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="run_aggregates")
     measure = models.CharField(max_length=100)
-    runs = models.JSONField(default=list, help_text="Run ids, ascending: the collection's runs when counted.")
-    values = models.JSONField(default=list, help_text="Each run's aggregate; null when undefined.")
-    topics = models.JSONField(default=list, help_text="Topics evaluated per run (in both the run and the qrels).")
-    defined = models.JSONField(default=list, help_text="Topics whose value is defined (in the mean), per run.")
-    totals = models.JSONField(default=list, help_text="Exact sums of the defined values (evaluation.measures.totals).")
+    runs = ListField(element="bigint", help_text="Run ids, ascending: the collection's runs when counted.")
+    values = ListField(help_text="Each run's aggregate; null when undefined.")
+    topics = ListField(element="integer", help_text="Topics evaluated per run (in both the run and the qrels).")
+    defined = ListField(element="integer", help_text="Topics whose value is defined (in the mean), per run.")
+    totals = ListField(element="text", help_text="Exact sums of the defined values (evaluation.measures.totals).")
     qrels_version = models.PositiveBigIntegerField(
         default=0, help_text="The collection's qrels version when these aggregates last changed."
     )

@@ -3,6 +3,8 @@
 import django.db.models.deletion
 from django.db import migrations, models
 
+import evaluation.fields
+
 
 def values_by_topic_and_measure(apps, schema_editor):
     """Copies one row per (run, topic, measure) into one row per (topic, measure), and the runs' totals into one
@@ -91,23 +93,32 @@ class Migration(migrations.Migration):
                 ("measure", models.CharField(max_length=100)),
                 (
                     "runs",
-                    models.JSONField(default=list, help_text="Run ids, ascending: the collection's runs when counted."),
+                    evaluation.fields.ListField(
+                        element="bigint", help_text="Run ids, ascending: the collection's runs when counted."
+                    ),
                 ),
-                ("values", models.JSONField(default=list, help_text="Each run's aggregate; null when undefined.")),
+                (
+                    "values",
+                    evaluation.fields.ListField(
+                        element="double precision", help_text="Each run's aggregate; null when undefined."
+                    ),
+                ),
                 (
                     "topics",
-                    models.JSONField(
-                        default=list, help_text="Topics evaluated per run (in both the run and the qrels)."
+                    evaluation.fields.ListField(
+                        element="integer", help_text="Topics evaluated per run (in both the run and the qrels)."
                     ),
                 ),
                 (
                     "defined",
-                    models.JSONField(default=list, help_text="Topics whose value is defined (in the mean), per run."),
+                    evaluation.fields.ListField(
+                        element="integer", help_text="Topics whose value is defined (in the mean), per run."
+                    ),
                 ),
                 (
                     "totals",
-                    models.JSONField(
-                        default=list, help_text="Exact sums of the defined values (evaluation.measures.totals)."
+                    evaluation.fields.ListField(
+                        element="text", help_text="Exact sums of the defined values (evaluation.measures.totals)."
                     ),
                 ),
                 (
@@ -133,8 +144,13 @@ class Migration(migrations.Migration):
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
                 ("measure", models.CharField(max_length=100)),
-                ("runs", models.JSONField(default=list, help_text="Run ids, ascending.")),
-                ("values", models.JSONField(default=list, help_text="Each run's value; empty (null) when undefined.")),
+                ("runs", evaluation.fields.ListField(element="bigint", help_text="Run ids, ascending.")),
+                (
+                    "values",
+                    evaluation.fields.ListField(
+                        element="double precision", help_text="Each run's value; empty (null) when undefined."
+                    ),
+                ),
                 (
                     "generation",
                     models.PositiveBigIntegerField(

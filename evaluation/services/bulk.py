@@ -27,8 +27,12 @@ def rows_update(objects: Sequence, fields: Sequence[str]) -> None:
         return
     model = type(objects[0])
     columns = [model._meta.get_field(name) for name in fields]
-    assignments = ", ".join(f"{connection.ops.quote_name(f.column)} = %s" for f in columns)
+    assignments = ", ".join(f"{connection.ops.quote_name(f.column)} = {_placeholder(f)}" for f in columns)
     sql = f"UPDATE {connection.ops.quote_name(model._meta.db_table)} SET {assignments} WHERE id = %s"
     rows = [[f.get_db_prep_save(getattr(obj, f.attname), connection) for f in columns] + [obj.pk] for obj in objects]
     with connection.cursor() as cursor:
         cursor.executemany(sql, rows)
+
+
+def _placeholder(field) -> str:
+    return field.get_placeholder(None, None, connection) if hasattr(field, "get_placeholder") else "%s"
