@@ -165,6 +165,12 @@ def main():
     )
     parser.add_argument("--split", type=int, default=100, help="recomputes timed phase by phase after the run")
     parser.add_argument("--split-only", action="store_true", help="skip the load run: only the split and the peer")
+    parser.add_argument(
+        "--judged",
+        type=float,
+        default=0.25,
+        help="share of each topic's pool judged (the same items every time) before the split is timed",
+    )
     args = parser.parse_args()
     shape = (10, 20, 200) if args.quick else (50, 100, 1000)
     seconds = 10.0 if args.quick else args.seconds
@@ -177,6 +183,7 @@ def main():
     if not args.split_only:
         load(collection, args, seconds)
     if args.split:
+        seed_judgments(collection, args.judged)
         split(collection, args.split)
     peer(collection)
 
@@ -326,6 +333,33 @@ def load(collection, args, seconds) -> None:
             broker.stop()
 
 
+def seed_judgments(collection, share: float) -> None:
+    """Resets the qrels to the same state before every split: `share` of each topic's pool judged with the same
+    grades (about one in five relevant), so that splits of different runs and commits time the same work."""
+    from django.contrib.auth import get_user_model
+
+    from evaluation import services as evaluation_services
+    from evaluation.services import staleness
+    from judging import services
+    from judging.models import Judgment, PoolItem
+
+    staleness._enqueue = lambda *args, **kwargs: False  # no workers: this process recomputes
+    assessor = get_user_model().objects.get(username="bench-assessor")
+    Judgment.objects.filter(topic__collection=collection).delete()
+    rng = random.Random(3)
+    items = PoolItem.objects.filter(topic__collection=collection).order_by("id").values_list("topic_id", "document_id")
+    labels = {
+        (assessor, topic_id, document_id): rng.choices((0, 1, 2, 3), weights=(80, 10, 6, 4))[0]
+        for topic_id, document_id in items
+        if rng.random() < share
+    }
+    began = time.perf_counter()
+    services.judgments_record_bulk(labels=labels)
+    evaluation_services.collection_recompute(collection_id=collection.id)
+    vacuum()
+    print(f"qrels reset to {len(labels)} judgments ({share:.0%} of the pools) in {time.perf_counter() - began:.1f} s")
+
+
 PHASES = ("load judgments", "consensus", "load rankings", "measures", "agreement", "store")
 STORE_PHASES = ("store values", "store agreement", "store runs' totals")  # parts of "store"
 
@@ -350,7 +384,8 @@ def split(collection, count: int) -> None:
         for item in PoolItem.objects.filter(topic__collection=collection).select_related("topic", "document")
         if (item.topic_id, item.document_id) not in judged
     ]
-    random.Random(2).shuffle(items)
+    rng = random.Random(2)
+    rng.shuffle(items)
     from evaluation import ranking_cache
     from judging.models import Topic
 
@@ -367,7 +402,7 @@ def split(collection, count: int) -> None:
     totals, per_phase = [], {name: [] for name in (*PHASES, *STORE_PHASES)}
     for item in items[:count]:
         services.judgment_record(
-            assessor=assessor, topic=item.topic, document=item.document, grade=random.randint(0, 3)
+            assessor=assessor, topic=item.topic, document=item.document, grade=rng.randint(0, 3)
         )
         phases = Phases()
         began = time.perf_counter()
