@@ -1,4 +1,9 @@
-"""Write settings for the recompute's derived results."""
+"""Statements for the recompute's derived results: rows written and read without building model instances.
+
+A topic's store runs on every judgment. Through the ORM, each of its dozen statements cost more in Python (model
+instances, query compilation) than in the database; these helpers build one statement from the model's own field
+definitions, so columns, placeholders and conversions stay the model's.
+"""
 
 from __future__ import annotations
 
@@ -19,19 +24,60 @@ def commit_without_waiting_for_disk() -> None:
             cursor.execute("SET LOCAL synchronous_commit TO OFF")
 
 
-def rows_update(objects: Sequence, fields: Sequence[str]) -> None:
-    """Writes `fields` of each object back to its row: one UPDATE statement run for every row at once (psycopg
-    pipelines executemany). Django's bulk_update builds a CASE expression per field per row, which for the dozen
-    wide rows of a topic's store took longer than the database did."""
-    if not objects:
+def rows_select(model, fields: Sequence[str], where: str, params: Sequence, *, lock: bool = False) -> list[tuple]:
+    """`fields` of the rows matching `where` (SQL over the table's columns); fields with a conversion of their own
+    (list columns) converted as the model reads them, others as the driver returns them. With `lock`, the rows are
+    locked for the transaction (where the database locks rows)."""
+    columns = [model._meta.get_field(name) for name in fields]
+    names = ", ".join(connection.ops.quote_name(f.column) for f in columns)
+    sql = f"SELECT {names} FROM {connection.ops.quote_name(model._meta.db_table)} WHERE {where}"
+    if lock and connection.features.has_select_for_update:
+        sql += " FOR UPDATE"
+    converters = [getattr(f, "from_db_value", None) for f in columns]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, list(params))
+        rows = cursor.fetchall()
+    return [
+        tuple(v if load is None else load(v, None, connection) for load, v in zip(converters, row, strict=True))
+        for row in rows
+    ]
+
+
+def rows_upsert(model, fields: Sequence[str], rows: Sequence[Sequence], unique: Sequence[str]) -> None:
+    """Inserts `rows` (values aligned with `fields`), or updates the other fields of a row with the same `unique`
+    fields: one INSERT ... ON CONFLICT statement (PostgreSQL, and SQLite since 3.24)."""
+    if not rows:
         return
-    model = type(objects[0])
+    columns = [model._meta.get_field(name) for name in fields]
+    quote = connection.ops.quote_name
+    row_placeholder = "(" + ", ".join(_placeholder(f) for f in columns) + ")"
+    conflict = ", ".join(quote(model._meta.get_field(name).column) for name in unique)
+    updates = ", ".join(f"{quote(f.column)} = EXCLUDED.{quote(f.column)}" for f in columns if f.name not in unique)
+    sql = (
+        f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(f.column) for f in columns)}) "
+        f"VALUES {', '.join([row_placeholder] * len(rows))} ON CONFLICT ({conflict}) DO UPDATE SET {updates}"
+    )
+    params = [f.get_db_prep_save(value, connection) for row in rows for f, value in zip(columns, row, strict=True)]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+
+
+def rows_update(model, fields: Sequence[str], rows: Sequence[Sequence]) -> None:
+    """Writes `fields` of each row, given as (primary key, *values aligned with fields): one UPDATE statement run
+    for every row at once (psycopg pipelines executemany). Django's bulk_update builds a CASE expression per field
+    per row, which for the dozen wide rows of a topic's store took longer than the database did."""
+    if not rows:
+        return
     columns = [model._meta.get_field(name) for name in fields]
     assignments = ", ".join(f"{connection.ops.quote_name(f.column)} = {_placeholder(f)}" for f in columns)
-    sql = f"UPDATE {connection.ops.quote_name(model._meta.db_table)} SET {assignments} WHERE id = %s"
-    rows = [[f.get_db_prep_save(getattr(obj, f.attname), connection) for f in columns] + [obj.pk] for obj in objects]
+    key = connection.ops.quote_name(model._meta.pk.column)
+    sql = f"UPDATE {connection.ops.quote_name(model._meta.db_table)} SET {assignments} WHERE {key} = %s"
+    params = [
+        [f.get_db_prep_save(value, connection) for f, value in zip(columns, values, strict=True)] + [pk]
+        for pk, *values in rows
+    ]
     with connection.cursor() as cursor:
-        cursor.executemany(sql, rows)
+        cursor.executemany(sql, params)
 
 
 def _placeholder(field) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -54,49 +56,42 @@ def _statistic_rows(collection: Collection, topic_id: int | None, report: dict, 
     ]
 
 
-@transaction.atomic
+class _Superseded(Exception):
+    """A newer computation of the topic stored its results first: this one's writes are rolled back."""
+
+
 def store_topic(
     collection: Collection, topic_id: int, generation: int, values, report: dict, phases: Phases = NO_PHASES
 ) -> None:
     """Stores one topic's per-run values (`values`: (run, measure, value) triples) and agreement, rewriting only the
     measures whose values changed, then moves the runs' aggregates by exactly those changes. Call holding the
-    topic's lock (`topic_recompute` does)."""
+    topic's lock (`topic_recompute` does). Nothing is stored when a newer generation already was."""
+    with contextlib.suppress(_Superseded):
+        _store_topic(collection, topic_id, generation, values, report, phases)
+
+
+@transaction.atomic
+def _store_topic(collection: Collection, topic_id: int, generation: int, values, report: dict, phases: Phases):
     bulk.commit_without_waiting_for_disk()
-    # Not locked here: the caller holds the topic's lock, so no other store of it runs. The state row is written
-    # last, so a save of the topic waits on this transaction (for the row) only for the moment before its commit.
-    if TopicState.objects.filter(pk=topic_id).values_list("computed_generation", flat=True).get() > generation:
-        return  # a newer computation already stored its results
     with phases("store values"):
         key, now = settings_key(collection), timezone.now()
         new = _by_measure(values)
         old = {
             measure: (dict(zip(runs, stored, strict=True)), stored_key)
-            for measure, runs, stored, stored_key in TopicValues.objects.filter(topic_id=topic_id).values_list(
-                "measure", "runs", "values", "settings_key"
+            for measure, runs, stored, stored_key in bulk.rows_select(
+                TopicValues, ["measure", "runs", "values", "settings_key"], "topic_id = %s", [topic_id]
             )
         }
         changed = [measure for measure, by_run in new.items() if old.get(measure) != (by_run, key)]
         gone = [measure for measure in old if measure not in new]
         if gone:
             TopicValues.objects.filter(topic_id=topic_id, measure__in=gone).delete()
-        if changed:
-            TopicValues.objects.bulk_create(
-                [
-                    TopicValues(
-                        topic_id=topic_id,
-                        measure=measure,
-                        runs=list(new[measure]),
-                        values=list(new[measure].values()),
-                        generation=generation,
-                        settings_key=key,
-                        computed_at=now,
-                    )
-                    for measure in changed
-                ],
-                update_conflicts=True,
-                unique_fields=["topic", "measure"],
-                update_fields=["runs", "values", "generation", "settings_key", "computed_at"],
-            )
+        bulk.rows_upsert(
+            TopicValues,
+            ["topic", "measure", "runs", "values", "generation", "settings_key", "computed_at"],
+            [(topic_id, m, list(new[m]), list(new[m].values()), generation, key, now) for m in changed],
+            unique=["topic", "measure"],
+        )
     with phases("store agreement"):
         _store_agreement(collection, topic_id, generation, report, key)
     with phases("store runs' totals"):
@@ -104,9 +99,13 @@ def store_topic(
             measure: _moves(old.get(measure, ({}, None))[0], new.get(measure, {})) for measure in [*changed, *gone]
         }
         _runs_move(collection, {measure: moved for measure, moved in moves.items() if moved})
-    TopicState.objects.filter(pk=topic_id).update(
+    # Written last and not locked before: the topic's lock already excludes other stores, so a save of the topic
+    # waits on this transaction (for the row) only for the moment before its commit.
+    stored = TopicState.objects.filter(pk=topic_id, computed_generation__lte=generation).update(
         computed_generation=generation, computed_at=now, recompute_count=F("recompute_count") + 1
     )
+    if not stored:
+        raise _Superseded
 
 
 def _by_measure(values) -> dict[str, dict[int, float | None]]:
@@ -171,32 +170,43 @@ def _runs_move(collection: Collection, moves: dict[str, dict[int, tuple]]) -> No
         settings_key(collection),
         list(Run.objects.filter(collection=collection).order_by("id").values_list("id", flat=True)),
     )
-    rows = RunAggregates.objects.filter(collection=collection, measure__in=list(kinds)).order_by("measure")
-    if moves:
-        rows = rows.select_for_update()
-    rows = {row.measure: row for row in rows}
-    if len(rows) != len(kinds) or any(row.settings_key != key or row.runs != runs for row in rows.values()):
+    measures = sorted(kinds)
+    rows = bulk.rows_select(
+        RunAggregates,
+        ["id", "measure", "runs", "values", "topics", "defined", "totals", "settings_key"],
+        f"collection_id = %s AND measure IN ({', '.join(['%s'] * len(measures))}) ORDER BY measure",
+        [collection.pk, *measures],
+        lock=bool(moves),
+    )
+    rows = {row[1]: row for row in rows}
+    if len(rows) != len(kinds) or any(row[7] != key or row[2] != runs for row in rows.values()):
         runs_aggregate(collection=collection)
         return
     if not moves:
         return
     version, now = _qrels_version(collection), timezone.now()
+    position = {run: index for index, run in enumerate(runs)}  # every row's runs are the collection's, checked
+    written = []
     for measure, moved in moves.items():
-        row, kind = rows[measure], kinds[measure]
-        position = {run: index for index, run in enumerate(row.runs)}
+        pk, _, _, values, topics, defined, exact, _ = rows[measure]
+        kind = kinds[measure]
         for run_id, (before, after) in moved.items():
             index = position[run_id]
-            topics, defined, total = row.topics[index], row.defined[index], totals.decode(row.totals[index])
+            total = totals.decode(exact[index])
             if before is not _ABSENT:
-                topics, defined, total = topics - 1, defined - (before is not None), total - totals.term(kind, before)
+                topics[index] -= 1
+                if before is not None:
+                    defined[index] -= 1
+                    total -= totals.term(kind, before)
             if after is not _ABSENT:
-                topics, defined, total = topics + 1, defined + (after is not None), total + totals.term(kind, after)
-            row.topics[index], row.defined[index], row.totals[index] = topics, defined, totals.encode(total)
-            row.values[index] = _finished(kind, total, defined)
-        row.qrels_version, row.computed_at = version, now
-    bulk.rows_update(
-        [rows[measure] for measure in moves], ["values", "topics", "defined", "totals", "qrels_version", "computed_at"]
-    )
+                topics[index] += 1
+                if after is not None:
+                    defined[index] += 1
+                    total += totals.term(kind, after)
+            exact[index] = totals.encode(total)
+            values[index] = _finished(kind, total, defined[index])
+        written.append((pk, values, topics, defined, exact, version, now))
+    bulk.rows_update(RunAggregates, ["values", "topics", "defined", "totals", "qrels_version", "computed_at"], written)
 
 
 def _finished(kind: str, total: int, defined: int) -> float | None:
