@@ -57,6 +57,10 @@ def consensus(
         result = dawid_skene(items, categories=categories)
     else:
         for key, grades_by_assessor in items.items():
+            if len(grades_by_assessor) == 1:  # most items: under every vote method, its one grade with certainty
+                (result.labels[key],) = grades_by_assessor.values()
+                result.confidence[key] = 1.0
+                continue
             grades = list(grades_by_assessor.values())
             if not grades:
                 continue

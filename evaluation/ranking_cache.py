@@ -18,7 +18,7 @@ from collections import OrderedDict
 
 import numpy as np
 from django.conf import settings
-from django.db.models import Count, Max
+from django.db import connection
 
 from judging import selectors as judging_selectors
 from judging.models import Ranking
@@ -64,8 +64,10 @@ def held_bytes() -> int:
 
 
 def _rankings_name(topic_id: int) -> tuple[int, int]:
-    found = Ranking.objects.filter(topic_id=topic_id).aggregate(rows=Count("id"), last=Max("id"))
-    return found["rows"], found["last"] or 0
+    with connection.cursor() as cursor:  # SQL of its own: on every recompute's path (see judging's topic_judgments)
+        cursor.execute(f"SELECT COUNT(id), MAX(id) FROM {Ranking._meta.db_table} WHERE topic_id = %s", [topic_id])
+        rows, last = cursor.fetchone()
+    return rows, last or 0
 
 
 def _evict() -> None:

@@ -8,6 +8,7 @@ from collections import Counter, defaultdict
 import numpy as np
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
+from django.db import connection
 from django.db.models import Count, Exists, F, Min, OuterRef, QuerySet, Subquery, Sum
 from django.db.models.functions import Coalesce
 
@@ -39,19 +40,25 @@ def collection_for_topic(*, topic_id: int) -> Collection:
 
 
 def topic_judgments(*, topic_id: int) -> dict[int, dict[int, int]]:
-    """{document id: {assessor id: grade}} for one topic; judgments without a grade (cannot judge) are left out."""
+    """{document id: {assessor id: grade}} for one topic; judgments without a grade (cannot judge) are left out.
+    In SQL of its own: it is on every recompute's path, where building the ORM query cost as much as running it."""
     items: dict[int, dict[int, int]] = defaultdict(dict)
-    rows = Judgment.objects.filter(topic_id=topic_id, grade__isnull=False).values_list(
-        "document_id", "assessor_id", "grade"
-    )
-    for document_id, assessor_id, grade in rows:
+    table = Judgment._meta.db_table
+    sql = f"SELECT document_id, assessor_id, grade FROM {table} WHERE topic_id = %s AND grade IS NOT NULL"
+    for document_id, assessor_id, grade in _fetch(sql, [topic_id]):
         items[document_id][assessor_id] = grade
     return dict(items)
 
 
 def topic_adjudications(*, topic_id: int) -> dict[int, int]:
-    """{document id: adjudicated grade} for one topic."""
-    return dict(Adjudication.objects.filter(topic_id=topic_id).values_list("document_id", "grade"))
+    """{document id: adjudicated grade} for one topic (SQL of its own, as `topic_judgments`)."""
+    return dict(_fetch(f"SELECT document_id, grade FROM {Adjudication._meta.db_table} WHERE topic_id = %s", [topic_id]))
+
+
+def _fetch(sql: str, params: list) -> list[tuple]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
 
 
 def collection_judgments(*, collection_id: int) -> dict[int, dict[int, dict[int, int]]]:

@@ -18,7 +18,7 @@ SCALE = 1074
 
 def _exact(value: float) -> int:
     numerator, denominator = value.as_integer_ratio()  # the denominator is a power of two, at most 2**1074
-    return numerator * ((1 << SCALE) // denominator)
+    return numerator << (SCALE + 1 - denominator.bit_length())  # times 2**1074 / denominator, as a shift
 
 
 def term(kind: str, value: float | None) -> int:

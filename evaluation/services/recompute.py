@@ -25,14 +25,16 @@ from .phases import NO_PHASES, Phases
 
 def _claim(model, pk: int) -> int | None:
     """Takes on a stale row: clears its flag (so changes from now on re-dirty it) and returns the generation to
-    compute, or None when there is nothing to do. Call while holding the row's lock. One statement: the claim is on
-    every recompute's path twice (the second finds nothing, unless a change landed meanwhile)."""
+    compute, or None when there is nothing to do. Call while holding the row's lock. One statement, its own
+    transaction (one round trip): the claim is on every recompute's path twice (the second finds nothing, unless a
+    change landed meanwhile)."""
     table, key = model._meta.db_table, model._meta.pk.column
     claim = (
         f"UPDATE {table} SET dirty = %s, dirty_since = NULL, claimed_at = %s "
         f"WHERE {key} = %s AND (dirty OR computed_generation < generation) RETURNING generation"
     )
-    with transaction.atomic(), connection.cursor() as cursor:
+    with connection.cursor() as cursor:
+        # Sent as one query string, the two statements run as one transaction, to which SET LOCAL applies.
         if connection.vendor == "postgresql":  # a lost claim leaves the row dirty: computed again
             cursor.execute(f"SET LOCAL synchronous_commit TO OFF; {claim}", [False, timezone.now(), pk])
             cursor.nextset()
@@ -43,7 +45,10 @@ def _claim(model, pk: int) -> int | None:
 
 
 def _needs_work(model, pk: int) -> bool:
-    return model.objects.filter(pk=pk, dirty=True).exists()
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT dirty FROM {model._meta.db_table} WHERE {model._meta.pk.column} = %s", [pk])
+        row = cursor.fetchone()
+    return bool(row and row[0])
 
 
 def _exclusively(namespace: int, model, pk: int, compute: Callable[[int], None], *, once: bool = False) -> bool:

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from evaluation.consensus import consensus
+from evaluation.consensus import consensus, majority, median_high, rounded_mean
 
 
 def test_majority_breaks_ties_toward_the_higher_grade():
@@ -56,3 +56,14 @@ def test_dawid_skene_recovers_assessor_accuracies_and_beats_majority_vote():
     majority_correct = np.mean([majority.labels[i] == truth[i] for i in items])
     assert ds_correct > majority_correct
     assert all(0.5 <= c <= 1.0 for c in ds.confidence.values())
+
+
+@pytest.mark.parametrize("method", ["majority", "median", "mean", "primary"])
+def test_an_item_with_one_grade_gets_that_grade_with_certainty_under_every_vote_method(method):
+    items = {"a": {"x": 0}, "b": {"y": 3}, "c": {"x": 2, "y": 1, "z": 1}}
+    result = consensus(items, method, primary="x")
+    assert result.labels["a"] == 0 and result.labels["b"] == 3
+    assert result.confidence["a"] == result.confidence["b"] == 1.0
+    # the general rules agree with the one-grade answer
+    assert majority([3]) == (3, 1.0) and median_high([3]) == 3 and rounded_mean([3]) == 3
+    assert result.labels["c"] == {"majority": 1, "median": 1, "mean": 1, "primary": 2}[method]
