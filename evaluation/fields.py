@@ -15,10 +15,11 @@ def array_literal(values, element: str) -> str:
     form, which PostgreSQL's float8 input reads back to the same bits."""
     if element == "text":
         items = ("NULL" if v is None else '"' + str(v).replace("\\", "\\\\").replace('"', '\\"') + '"' for v in values)
-    else:
-        convert = float if element == "double precision" else int
-        items = ("NULL" if v is None else repr(convert(v)) for v in values)
-    return "{" + ",".join(items) + "}"
+        return "{" + ",".join(items) + "}"
+    convert = float if element == "double precision" else int
+    if any(v is None for v in values):
+        return "{" + ",".join("NULL" if v is None else repr(convert(v)) for v in values) + "}"
+    return "{" + ",".join(map(repr, map(convert, values))) + "}"  # the usual case, at C speed
 
 
 class ListField(models.Field):

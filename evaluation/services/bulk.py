@@ -43,9 +43,12 @@ def rows_select(model, fields: Sequence[str], where: str, params: Sequence, *, l
     ]
 
 
-def rows_upsert(model, fields: Sequence[str], rows: Sequence[Sequence], unique: Sequence[str]) -> None:
+def rows_upsert(
+    model, fields: Sequence[str], rows: Sequence[Sequence], unique: Sequence[str], *, where: str = ""
+) -> None:
     """Inserts `rows` (values aligned with `fields`), or updates the other fields of a row with the same `unique`
-    fields: one INSERT ... ON CONFLICT statement (PostgreSQL, and SQLite since 3.24)."""
+    fields: one INSERT ... ON CONFLICT statement (PostgreSQL, and SQLite since 3.24). `where` names the predicate
+    of a partial unique constraint on those fields."""
     if not rows:
         return
     columns = [model._meta.get_field(name) for name in fields]
@@ -55,7 +58,8 @@ def rows_upsert(model, fields: Sequence[str], rows: Sequence[Sequence], unique: 
     updates = ", ".join(f"{quote(f.column)} = EXCLUDED.{quote(f.column)}" for f in columns if f.name not in unique)
     sql = (
         f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(f.column) for f in columns)}) "
-        f"VALUES {', '.join([row_placeholder] * len(rows))} ON CONFLICT ({conflict}) DO UPDATE SET {updates}"
+        f"VALUES {', '.join([row_placeholder] * len(rows))} "
+        f"ON CONFLICT ({conflict}) {f'WHERE {where} ' if where else ''}DO UPDATE SET {updates}"
     )
     params = [f.get_db_prep_save(value, connection) for row in rows for f, value in zip(columns, row, strict=True)]
     with connection.cursor() as cursor:

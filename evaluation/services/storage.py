@@ -124,16 +124,25 @@ def _moves(before: dict, after: dict) -> dict[int, tuple]:
 
 
 def _store_agreement(collection: Collection, topic_id: int, generation: int, report: dict, key: str) -> None:
-    """The topic's agreement statistics, rewritten only when one changed (with one assessor, or a judgment of an
-    item nobody else judged, none does), and its full report, updated in place."""
-    rows = _statistic_rows(collection, topic_id, report, generation)
-    stored = set(TopicAgreement.objects.filter(topic_id=topic_id).values_list("statistic", "value", "items"))
-    if stored != {(row.statistic, row.value, row.items) for row in rows}:
-        TopicAgreement.objects.filter(collection=collection, topic_id=topic_id).delete()
-        TopicAgreement.objects.bulk_create(rows)
-    fields = {"report": report, "generation": generation, "settings_key": key}
-    if not AgreementReport.objects.filter(collection=collection, topic_id=topic_id).update(**fields):
-        AgreementReport.objects.create(collection=collection, topic_id=topic_id, **fields)
+    """The topic's agreement statistics and its full report, each written by one upsert."""
+    now, items = timezone.now(), report["graded"]["items"]
+    bulk.rows_upsert(
+        TopicAgreement,
+        ["collection", "topic", "statistic", "value", "items", "generation", "computed_at"],
+        [
+            (collection.pk, topic_id, name, report[view].get(statistic), items, generation, now)
+            for name, (view, statistic) in STORED_STATISTICS.items()
+        ],
+        unique=["collection", "topic", "statistic"],
+        where="topic_id IS NOT NULL",
+    )
+    bulk.rows_upsert(
+        AgreementReport,
+        ["collection", "topic", "report", "generation", "settings_key", "computed_at"],
+        [(collection.pk, topic_id, report, generation, key, now)],
+        unique=["collection", "topic"],
+        where="topic_id IS NOT NULL",
+    )
 
 
 @transaction.atomic
@@ -186,27 +195,30 @@ def _runs_move(collection: Collection, moves: dict[str, dict[int, tuple]]) -> No
         return
     version, now = _qrels_version(collection), timezone.now()
     position = {run: index for index, run in enumerate(runs)}  # every row's runs are the collection's, checked
-    written = []
+    written, counts_moved = [], False
     for measure, moved in moves.items():
         pk, _, _, values, topics, defined, exact, _ = rows[measure]
         kind = kinds[measure]
         for run_id, (before, after) in moved.items():
             index = position[run_id]
             total = totals.decode(exact[index])
-            if before is not _ABSENT:
-                topics[index] -= 1
-                if before is not None:
-                    defined[index] -= 1
-                    total -= totals.term(kind, before)
-            if after is not _ABSENT:
-                topics[index] += 1
-                if after is not None:
-                    defined[index] += 1
-                    total += totals.term(kind, after)
+            if before is not _ABSENT and before is not None:
+                total -= totals.term(kind, before)
+            if after is not _ABSENT and after is not None:
+                total += totals.term(kind, after)
+            if (before is _ABSENT, before is None) != (after is _ABSENT, after is None):
+                counts_moved = True
+                topics[index] += (after is not _ABSENT) - (before is not _ABSENT)
+                defined[index] += (after is not _ABSENT and after is not None) - (
+                    before is not _ABSENT and before is not None
+                )
             exact[index] = totals.encode(total)
             values[index] = _finished(kind, total, defined[index])
-        written.append((pk, values, topics, defined, exact, version, now))
-    bulk.rows_update(RunAggregates, ["values", "topics", "defined", "totals", "qrels_version", "computed_at"], written)
+        written.append((pk, values, exact, version, now, topics, defined))
+    fields = ["values", "totals", "qrels_version", "computed_at", "topics", "defined"]
+    if not counts_moved:  # the usual judgment: values move, no run gains or loses a topic or a defined value
+        fields, written = fields[:4], [row[:5] for row in written]
+    bulk.rows_update(RunAggregates, fields, written)
 
 
 def _finished(kind: str, total: int, defined: int) -> float | None:
