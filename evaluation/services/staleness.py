@@ -45,8 +45,9 @@ def _enqueue(task_name: str, key: int, *, countdown: float = 0, sweeping: bool =
     return True
 
 
-def topics_changed(*, topic_ids: Iterable[int], qrels_changed: bool = True) -> None:
-    """Marks topics stale; call inside the transaction that changed their judgments or rankings.
+def topics_changed(*, topic_ids: Iterable[int], qrels_changed: bool = True, collection_id: int | None = None) -> None:
+    """Marks topics stale; call inside the transaction that changed their judgments or rankings. A caller that
+    knows the topics' collection passes `collection_id` (they must all belong to it), which saves looking it up.
 
     Bumps each topic's generation and, when judgments changed (not only rankings), its collection's qrels version.
     Enqueues one recompute per topic, after commit, only for topics whose flag flips from clean to dirty: many
@@ -66,7 +67,11 @@ def topics_changed(*, topic_ids: Iterable[int], qrels_changed: bool = True) -> N
         )
         if flipped:
             transaction.on_commit(lambda t=topic_id: _enqueue("recompute_topic", t))
-    collection_ids = sorted(set(Topic.objects.filter(id__in=topic_ids).values_list("collection_id", flat=True)))
+    collection_ids = (
+        [collection_id]
+        if collection_id is not None
+        else sorted(set(Topic.objects.filter(id__in=topic_ids).values_list("collection_id", flat=True)))
+    )
     for collection_id in collection_ids:
         state, _ = CollectionState.objects.select_for_update().get_or_create(collection_id=collection_id)
         CollectionState.objects.filter(collection_id=collection_id).update(

@@ -120,8 +120,11 @@ def judgment_record(
     its pool; ItemFull (a PermissionDenied) when the item already has its k judgments from other assessors.
     """
     _validate_judgment(topic, document, grade, cannot_judge_reason, note)
+    assignment_state = None  # unknown without the check: the state is then moved as it must
     if require_assignment:
-        if not Assignment.objects.filter(assessor=assessor, topic=topic).exists():
+        assignment_state = Assignment.objects.filter(assessor=assessor, topic=topic).values_list("state", flat=True)
+        assignment_state = assignment_state.first()
+        if assignment_state is None:
             raise PermissionDenied(f"{assessor} is not assigned topic {topic.number}")
         _claim_item_slot(assessor=assessor, topic=topic, document=document, grade=grade)
     seconds_spent = max(float(seconds_spent or 0.0), 0.0)
@@ -168,10 +171,11 @@ def judgment_record(
         action = "cannot_judge" if grade is None else "changed"
     _history(assessor, topic.id, document.id, changed_by or assessor, old_grade, grade, action, note).save()
     if old_grade != grade or action == "created":
-        Assignment.objects.filter(assessor=assessor, topic=topic, state=AssignmentState.ASSIGNED).update(
-            state=AssignmentState.IN_PROGRESS
-        )
-        evaluation_services.topics_changed(topic_ids=[topic.id])
+        if assignment_state in (None, AssignmentState.ASSIGNED):
+            Assignment.objects.filter(assessor=assessor, topic=topic, state=AssignmentState.ASSIGNED).update(
+                state=AssignmentState.IN_PROGRESS
+            )
+        evaluation_services.topics_changed(topic_ids=[topic.id], collection_id=topic.collection_id)
     return judgment
 
 
