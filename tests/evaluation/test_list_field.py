@@ -11,7 +11,7 @@ from tests.factories import make_collection
 
 pytestmark = pytest.mark.django_db
 
-AWKWARD_TEXT = ['plain', 'a "quoted" word', "back\\slash", "", "NULL", "with,comma", "{brace}", " spaced ", None]
+AWKWARD_TEXT = ["plain", 'a "quoted" word', "back\\slash", "", "NULL", "with,comma", "{brace}", " spaced ", None]
 AWKWARD_FLOATS = [0.1, 1 / 3, 5e-324, -0.0, 1e300, math.inf, -math.inf, None, 2.0**-1074, 0.30000000000000004]
 
 

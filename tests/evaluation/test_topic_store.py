@@ -1,0 +1,52 @@
+"""The topic store's contract: results stamped with an older generation never overwrite a newer topic's."""
+
+from __future__ import annotations
+
+import pytest
+
+from evaluation.models import AgreementReport, TopicState
+from evaluation.services import storage
+from judging import services
+
+from ..factories import make_collection, make_user, stored_aggregates, stored_values
+
+pytestmark = pytest.mark.django_db(transaction=True)  # real commits, so on_commit recomputes run
+
+
+def test_results_of_an_older_generation_are_not_stored_over_a_newer_one():
+    collection = make_collection(topics=1, documents=6, runs=2, depth=4)
+    topic, assessor = collection.topics.get(), make_user()
+    services.assignment_create(assessor=assessor, topic=topic)
+    for docno, grade in (("d1", 2), ("d2", 0)):
+        services.judgment_record(
+            assessor=assessor, topic=topic, document=collection.documents.get(docno=docno), grade=grade
+        )
+    state = TopicState.objects.get(pk=topic.pk)
+    assert not state.dirty and state.computed_generation == state.generation  # stored by the embedded recompute
+    values, aggregates = stored_values(collection), stored_aggregates(collection)
+    report = AgreementReport.objects.get(topic=topic).report
+
+    late = [(run_id, measure, 0.5) for run_id, _, measure in values]  # what a slow, older computation found
+    storage.store_topic(collection, topic.pk, state.computed_generation - 1, late, {**report, "late": True})
+
+    assert stored_values(collection) == values
+    assert stored_aggregates(collection) == aggregates
+    assert AgreementReport.objects.get(topic=topic).report == report
+    after = TopicState.objects.get(pk=topic.pk)
+    assert (after.computed_generation, after.recompute_count) == (state.computed_generation, state.recompute_count)
+
+
+def test_rows_rewritten_on_every_recompute_are_kept_uncompressed_on_postgresql():
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("TOAST storage settings exist on PostgreSQL only")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT c.relname, a.attname, a.attstorage, c.reloptions FROM pg_attribute a JOIN pg_class c "
+            "ON c.oid = a.attrelid WHERE c.relname IN ('evaluation_runaggregates', 'evaluation_agreementreport') "
+            "AND a.attname IN ('totals', 'values', 'report')"
+        )
+        rows = cursor.fetchall()
+    assert len(rows) == 3
+    assert all(storage == "e" and "toast_tuple_target=8160" in options for _, _, storage, options in rows)
