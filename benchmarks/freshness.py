@@ -171,6 +171,13 @@ def main():
         default=0.25,
         help="share of each topic's pool judged (the same items every time) before the split is timed",
     )
+    parser.add_argument(
+        "--grades",
+        choices=("campaign", "uniform"),
+        default="campaign",
+        help="the split's new judgments: graded as the seeded ones (about one in five relevant), or 0-3 uniformly "
+        "(three in four relevant: nearly every run's values change, the store's worst case)",
+    )
     args = parser.parse_args()
     shape = (10, 20, 200) if args.quick else (50, 100, 1000)
     seconds = 10.0 if args.quick else args.seconds
@@ -184,7 +191,7 @@ def main():
         load(collection, args, seconds)
     if args.split:
         seed_judgments(collection, args.judged)
-        split(collection, args.split)
+        split(collection, args.split, args.grades)
     peer(collection)
 
 
@@ -218,8 +225,22 @@ def load(collection, args, seconds) -> None:
         for n in range(args.workers)
     ]  # fmt: skip
     server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "config.wsgi", "-w", "2", "-b", "127.0.0.1:8765", "--log-level", "warning",
-         "--access-logfile", str(ACCESS_LOG), "--access-logformat", "%(m)s %(U)s %(s)s %(M)s"],
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "config.wsgi",
+            "-w",
+            "2",
+            "-b",
+            "127.0.0.1:8765",
+            "--log-level",
+            "warning",
+            "--access-logfile",
+            str(ACCESS_LOG),
+            "--access-logformat",
+            "%(m)s %(U)s %(s)s %(M)s",
+        ],
         cwd=ROOT,
         env=env,
         start_new_session=True,
@@ -338,6 +359,9 @@ def load(collection, args, seconds) -> None:
             broker.stop()
 
 
+CAMPAIGN_GRADES = (80, 10, 6, 4)  # weights of grades 0-3 among judged pool documents: about one in five relevant
+
+
 def seed_judgments(collection, share: float) -> None:
     """Resets the qrels to the same state before every split: `share` of each topic's pool judged with the same
     grades (about one in five relevant), so that splits of different runs and commits time the same work."""
@@ -354,7 +378,7 @@ def seed_judgments(collection, share: float) -> None:
     rng = random.Random(3)
     items = PoolItem.objects.filter(topic__collection=collection).order_by("id").values_list("topic_id", "document_id")
     labels = {
-        (assessor, topic_id, document_id): rng.choices((0, 1, 2, 3), weights=(80, 10, 6, 4))[0]
+        (assessor, topic_id, document_id): rng.choices((0, 1, 2, 3), weights=CAMPAIGN_GRADES)[0]
         for topic_id, document_id in items
         if rng.random() < share
     }
@@ -381,7 +405,7 @@ PHASES = ("load judgments", "consensus", "load rankings", "measures", "agreement
 STORE_PHASES = ("store values", "store agreement", "store runs' totals")  # parts of "store"
 
 
-def split(collection, count: int) -> None:
+def split(collection, count: int, grades: str = "campaign") -> None:
     """Times `count` recomputes in this process, each right after one new judgment of a random pooled item: the
     end-to-end figure (lock, claim, load, compute, store) and where it goes, per phase. No workers run meanwhile,
     so the figures are the recompute's own, without the load generator or the web server on the same cores."""
@@ -403,6 +427,10 @@ def split(collection, count: int) -> None:
     ]
     rng = random.Random(2)
     rng.shuffle(items)
+
+    def grade(rng) -> int:
+        return rng.randint(0, 3) if grades == "uniform" else rng.choices((0, 1, 2, 3), weights=CAMPAIGN_GRADES)[0]
+
     from evaluation import ranking_cache
     from judging.models import Topic
 
@@ -418,9 +446,7 @@ def split(collection, count: int) -> None:
     )
     totals, per_phase = [], {name: [] for name in (*PHASES, *STORE_PHASES)}
     for item in items[:count]:
-        services.judgment_record(
-            assessor=assessor, topic=item.topic, document=item.document, grade=rng.randint(0, 3)
-        )
+        services.judgment_record(assessor=assessor, topic=item.topic, document=item.document, grade=grade(rng))
         phases = Phases()
         began = time.perf_counter()
         evaluation_services.topic_recompute(topic_id=item.topic_id, phases=phases)
@@ -428,7 +454,7 @@ def split(collection, count: int) -> None:
         for name in per_phase:
             per_phase[name].append(phases.seconds.get(name, 0.0))
     print(
-        f"recompute of one topic after one judgment, in process, {len(totals)} times "
+        f"recompute of one topic after one judgment ({grades} grades), in process, {len(totals)} times "
         f"(prepared rankings then held: {ranking_cache.held_bytes() / 2**20:.0f} MB):"
     )
     print(quantiles("end to end", totals))

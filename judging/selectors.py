@@ -55,6 +55,12 @@ def topic_adjudications(*, topic_id: int) -> dict[int, int]:
     return dict(_fetch(f"SELECT document_id, grade FROM {Adjudication._meta.db_table} WHERE topic_id = %s", [topic_id]))
 
 
+def collection_run_ids(*, collection_id: int) -> list[int]:
+    """The ids of a collection's runs, ascending (SQL of its own, as `topic_judgments`: every store reads them)."""
+    sql = f"SELECT id FROM {Run._meta.db_table} WHERE collection_id = %s ORDER BY id"
+    return [run_id for (run_id,) in _fetch(sql, [collection_id])]
+
+
 def _fetch(sql: str, params: list) -> list[tuple]:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)

@@ -35,11 +35,13 @@ def tau_ap(reference, candidate) -> float:
         return float("nan")
     order = np.lexsort((-reference, -candidate))
     ref = reference[order]
+    # [i, j] for j above i (j < i): does the reference rank j above i, or tie them
+    higher = np.tril(ref[None, :] > ref[:, None], k=-1).sum(axis=1)
+    tied = np.tril(ref[None, :] == ref[:, None], k=-1).sum(axis=1)
+    terms = (higher[1:] + 0.5 * tied[1:]) / np.arange(1, n)
     total = 0.0
-    for i in range(1, n):
-        above = ref[:i]
-        correct = (above > ref[i]).sum() + 0.5 * (above == ref[i]).sum()
-        total += correct / i
+    for term in terms.tolist():  # added in position order, as the definition's sum
+        total += term
     return 2.0 * total / (n - 1) - 1.0
 
 

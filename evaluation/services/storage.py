@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import contextlib
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from judging.models import Collection, Run
+from judging import selectors as judging_selectors
+from judging.models import Collection
 
 from ..measures import as_measures, totals
 from ..models import AgreementReport, CollectionState, RunAggregates, TopicAgreement, TopicState, TopicValues
@@ -165,7 +166,8 @@ _ABSENT = object()  # a (run, measure) with no value stored for the topic, as op
 
 
 def _qrels_version(collection: Collection) -> int:
-    return CollectionState.objects.filter(pk=collection.pk).values_list("qrels_version", flat=True).first() or 0
+    found = bulk.rows_select(CollectionState, ["qrels_version"], "collection_id = %s", [collection.pk])
+    return found[0][0] if found else 0
 
 
 def _runs_move(collection: Collection, moves: dict[str, dict[int, tuple]]) -> None:
@@ -175,29 +177,30 @@ def _runs_move(collection: Collection, moves: dict[str, dict[int, tuple]]) -> No
     other runs (a new or deleted run or measure, changed settings): counted, not read."""
     kinds = {str(m): m.spec.aggregate for m in as_measures(stored_measures(collection))}
     moves = {measure: moved for measure, moved in moves.items() if measure in kinds}
-    key, runs = (
-        settings_key(collection),
-        list(Run.objects.filter(collection=collection).order_by("id").values_list("id", flat=True)),
-    )
+    key, runs = settings_key(collection), judging_selectors.collection_run_ids(collection_id=collection.pk)
     measures = sorted(kinds)
+    runs_field = RunAggregates._meta.get_field("runs")
+    # Only rows counted under these settings for exactly these runs come back (compared by the database, so the
+    # run lists do not travel); any other row makes the count below fall short, and the totals are recounted.
     rows = bulk.rows_select(
         RunAggregates,
-        ["id", "measure", "runs", "values", "topics", "defined", "totals", "settings_key"],
-        f"collection_id = %s AND measure IN ({', '.join(['%s'] * len(measures))}) ORDER BY measure",
-        [collection.pk, *measures],
+        ["id", "measure", "values", "topics", "defined", "totals"],
+        f"collection_id = %s AND settings_key = %s AND runs = {runs_field.get_placeholder(runs, None, connection)} "
+        f"AND measure IN ({', '.join(['%s'] * len(measures))}) ORDER BY measure",
+        [collection.pk, key, runs_field.get_db_prep_value(runs, connection), *measures],
         lock=bool(moves),
     )
-    rows = {row[1]: row for row in rows}
-    if len(rows) != len(kinds) or any(row[7] != key or row[2] != runs for row in rows.values()):
+    if len(rows) != len(kinds):
         runs_aggregate(collection=collection)
         return
+    rows = {row[1]: row for row in rows}
     if not moves:
         return
     version, now = _qrels_version(collection), timezone.now()
     position = {run: index for index, run in enumerate(runs)}  # every row's runs are the collection's, checked
     written, counts_moved = [], False
     for measure, moved in moves.items():
-        pk, _, _, values, topics, defined, exact, _ = rows[measure]
+        pk, _, values, topics, defined, exact = rows[measure]
         kind = kinds[measure]
         for run_id, (before, after) in moved.items():
             index = position[run_id]
@@ -237,7 +240,7 @@ def runs_aggregate(*, collection: Collection) -> None:
     list(RunAggregates.objects.select_for_update().filter(collection=collection).order_by("measure").values_list("id"))
     kinds = {str(m): m.spec.aggregate for m in as_measures(stored_measures(collection))}
     key, version, now = settings_key(collection), _qrels_version(collection), timezone.now()
-    runs = list(Run.objects.filter(collection=collection).order_by("id").values_list("id", flat=True))
+    runs = judging_selectors.collection_run_ids(collection_id=collection.pk)
     sums = {measure: {run: [0, 0, 0] for run in runs} for measure in kinds}  # [topics, defined, total]
     stored = TopicValues.objects.filter(topic__collection=collection, measure__in=list(kinds))
     for measure, stored_runs, values in stored.values_list("measure", "runs", "values").iterator(chunk_size=2000):
