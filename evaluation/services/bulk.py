@@ -24,6 +24,18 @@ def commit_without_waiting_for_disk() -> None:
             cursor.execute("SET LOCAL synchronous_commit TO OFF")
 
 
+def statement_without_waiting_for_disk(sql: str, params: Sequence) -> list[tuple]:
+    """Runs one statement of the current transaction, whose COMMIT will then not wait for the disk (see
+    `commit_without_waiting_for_disk`), in one round trip; returns the rows it returns."""
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(f"SET LOCAL synchronous_commit TO OFF; {sql}", list(params))
+            cursor.nextset()
+        else:
+            cursor.execute(sql, list(params))
+        return cursor.fetchall()
+
+
 def rows_select(model, fields: Sequence[str], where: str, params: Sequence, *, lock: bool = False) -> list[tuple]:
     """`fields` of the rows matching `where` (SQL over the table's columns); fields with a conversion of their own
     (list columns) converted as the model reads them, others as the driver returns them. With `lock`, the rows are

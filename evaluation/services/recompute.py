@@ -51,8 +51,9 @@ def _needs_work(model, pk: int) -> bool:
     return bool(row and row[0])
 
 
-def _exclusively(namespace: int, model, pk: int, compute: Callable[[int], None], *, once: bool = False) -> bool:
+def _exclusively(namespace: int, model, pk: int, compute: Callable[[int], bool | None], *, once: bool = False) -> bool:
     """Runs `compute(generation)` while the row is stale, holding its lock; returns whether anything was computed.
+    A `compute` that returns False has seen the row clean as it stored its results: no claim follows.
 
     A caller that finds the lock taken returns at once: the holder loops until the row is clean. The holder looks
     once more after letting go, so a change that landed just as it finished is never left to the sweep. With
@@ -64,11 +65,13 @@ def _exclusively(namespace: int, model, pk: int, compute: Callable[[int], None],
         with locks.exclusive(namespace, pk) as mine:
             if not mine:
                 return computed
-            while (generation := _claim(model, pk)) is not None:
-                compute(generation)
+            generation = _claim(model, pk)
+            while generation is not None:
+                more = compute(generation)
                 computed = True
                 if once:
                     return computed
+                generation = None if more is False else _claim(model, pk)
         if not _needs_work(model, pk):
             return computed
 
@@ -80,7 +83,7 @@ def topic_recompute(*, topic_id: int, phases: Phases = NO_PHASES) -> bool:
     return _exclusively(locks.TOPIC, TopicState, topic_id, lambda generation: _topic(topic_id, generation, phases))
 
 
-def _topic(topic_id: int, generation: int, phases: Phases) -> None:
+def _topic(topic_id: int, generation: int, phases: Phases) -> bool:
     with phases("load judgments"):
         collection = judging_selectors.collection_for_topic(topic_id=topic_id)
         judgments = judging_selectors.topic_judgments(topic_id=topic_id)
@@ -123,7 +126,7 @@ def _topic(topic_id: int, generation: int, phases: Phases) -> None:
                 **engine_options(collection),
             )
     with phases("store"):
-        storage.store_topic(collection, topic_id, generation, values, report, phases)
+        return storage.store_topic(collection, topic_id, generation, values, report, phases)
 
 
 def _scores_of(result, measures, measure: str) -> dict[str, float] | None:

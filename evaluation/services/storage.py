@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
-
 from django.db import connection, transaction
-from django.db.models import F
 from django.utils import timezone
 
 from judging import selectors as judging_selectors
@@ -63,17 +60,21 @@ class _Superseded(Exception):
 
 def store_topic(
     collection: Collection, topic_id: int, generation: int, values, report: dict, phases: Phases = NO_PHASES
-) -> None:
+) -> bool:
     """Stores one topic's per-run values (`values`: (run, measure, value) triples) and agreement, rewriting only the
     measures whose values changed, then moves the runs' aggregates by exactly those changes. Call holding the
-    topic's lock (`topic_recompute` does). Nothing is stored when a newer generation already was."""
-    with contextlib.suppress(_Superseded):
-        _store_topic(collection, topic_id, generation, values, report, phases)
+    topic's lock (`topic_recompute` does). Nothing is stored when a newer generation already was.
+
+    Returns whether the topic may be stale again: a change landed while this generation was computed (or this one
+    was superseded), so the caller claims it again; False saves that claim's round trip."""
+    try:
+        return _store_topic(collection, topic_id, generation, values, report, phases)
+    except _Superseded:
+        return True
 
 
 @transaction.atomic
 def _store_topic(collection: Collection, topic_id: int, generation: int, values, report: dict, phases: Phases):
-    bulk.commit_without_waiting_for_disk()
     with phases("store values"):
         key, now = settings_key(collection), timezone.now()
         new = _by_measure(values)
@@ -102,11 +103,14 @@ def _store_topic(collection: Collection, topic_id: int, generation: int, values,
         _runs_move(collection, {measure: moved for measure, moved in moves.items() if moved})
     # Written last and not locked before: the topic's lock already excludes other stores, so a save of the topic
     # waits on this transaction (for the row) only for the moment before its commit.
-    stored = TopicState.objects.filter(pk=topic_id, computed_generation__lte=generation).update(
-        computed_generation=generation, computed_at=now, recompute_count=F("recompute_count") + 1
+    stored = bulk.statement_without_waiting_for_disk(
+        f"UPDATE {TopicState._meta.db_table} SET computed_generation = %s, computed_at = %s, "
+        "recompute_count = recompute_count + 1 WHERE topic_id = %s AND computed_generation <= %s RETURNING dirty",
+        [generation, now, topic_id, generation],
     )
     if not stored:
         raise _Superseded
+    return bool(stored[0][0])
 
 
 def _by_measure(values) -> dict[str, dict[int, float | None]]:

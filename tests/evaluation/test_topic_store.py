@@ -36,6 +36,20 @@ def test_results_of_an_older_generation_are_not_stored_over_a_newer_one():
     assert (after.computed_generation, after.recompute_count) == (state.computed_generation, state.recompute_count)
 
 
+def test_the_store_answers_whether_a_change_landed_while_it_computed():
+    collection = make_collection(topics=1, documents=6, runs=2, depth=4)
+    topic, assessor = collection.topics.get(), make_user()
+    services.assignment_create(assessor=assessor, topic=topic)
+    services.judgment_record(assessor=assessor, topic=topic, document=collection.documents.get(docno="d1"), grade=2)
+    state = TopicState.objects.get(pk=topic.pk)
+    values = [(run_id, measure, value) for (run_id, _, measure), value in stored_values(collection).items()]
+    report = AgreementReport.objects.get(topic=topic).report
+
+    assert storage.store_topic(collection, topic.pk, state.generation, values, report) is False  # no claim follows
+    TopicState.objects.filter(pk=topic.pk).update(dirty=True, generation=state.generation + 1)  # a save meanwhile
+    assert storage.store_topic(collection, topic.pk, state.generation, values, report) is True  # claimed again
+
+
 def test_rows_rewritten_on_every_recompute_are_kept_uncompressed_on_postgresql():
     from django.db import connection
 

@@ -95,9 +95,10 @@ def test_two_workers_never_compute_the_same_topic_at_once(monkeypatch):
             active[0] += 1
             most[0] = max(most[0], active[0])
         time.sleep(0.3)
-        compute(topic_id, generation, phases)
+        more = compute(topic_id, generation, phases)  # whether the store saw the topic re-dirtied meanwhile
         with guard:
             active[0] -= 1
+        return more
 
     monkeypatch.setattr(recompute, "_topic", slow_compute)
 
