@@ -7,9 +7,8 @@ import time
 from collections.abc import Iterable
 from datetime import timedelta
 
-from django.db import transaction
-from django.db.models import F, Q, Value
-from django.db.models.functions import Coalesce
+from django.db import connection, transaction
+from django.db.models import F, Q
 from django.utils import timezone
 
 from judging.models import Topic
@@ -57,35 +56,55 @@ def topics_changed(*, topic_ids: Iterable[int], qrels_changed: bool = True, coll
     """
     now = timezone.now()
     topic_ids = sorted(set(topic_ids))
-    for topic_id in topic_ids:  # sorted, so concurrent writers lock rows in the same order
-        # Locked, so a worker's claim cannot slip between reading the flag and bumping the generation (which would
-        # leave a change behind a clean flag, with no message).
-        state, _ = TopicState.objects.select_for_update().get_or_create(topic_id=topic_id)
-        flipped = not state.dirty
-        TopicState.objects.filter(topic_id=topic_id).update(
-            dirty=True, generation=F("generation") + 1, dirty_since=now if flipped else state.dirty_since
-        )
-        if flipped:
+    for topic_id, was_dirty in _flag_stale(TopicState, topic_ids, now).items():
+        if not was_dirty:
             transaction.on_commit(lambda t=topic_id: _enqueue("recompute_topic", t))
     collection_ids = (
         [collection_id]
         if collection_id is not None
         else sorted(set(Topic.objects.filter(id__in=topic_ids).values_list("collection_id", flat=True)))
     )
-    for collection_id in collection_ids:
-        state, _ = CollectionState.objects.select_for_update().get_or_create(collection_id=collection_id)
-        CollectionState.objects.filter(collection_id=collection_id).update(
-            qrels_version=F("qrels_version") + int(qrels_changed),
-            generation=F("generation") + 1,
-            dirty=True,
-            dirty_since=Coalesce(F("dirty_since"), Value(now)),
-        )
-        if not state.dirty:
+    for collection_id, was_dirty in _flag_stale(CollectionState, collection_ids, now, int(qrels_changed)).items():
+        if not was_dirty:
             transaction.on_commit(
                 lambda c=collection_id: _enqueue(
                     "recompute_collection_agreement", c, countdown=AGREEMENT_DELAY.total_seconds()
                 )
             )
+
+
+def _flag_stale(model, keys: list[int], now, qrels_moved: int = 0) -> dict[int, bool]:
+    """Sets the rows' flags and bumps their generations (and a collection's qrels version by `qrels_moved`);
+    returns {key: whether it was already dirty}. Each row is locked in key order before its flag is read, so a
+    worker's claim cannot slip between reading the flag and bumping the generation (which would leave a change
+    behind a clean flag, with no message). On PostgreSQL one statement does it for rows that exist; rows that do not
+    yet, and other databases, go row by row."""
+    found: dict[int, bool] = {}
+    table, key = model._meta.db_table, model._meta.pk.column
+    qrels = ", qrels_version = s.qrels_version + %s" if model is CollectionState else ""
+    if keys and connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"UPDATE {table} AS s SET dirty = TRUE, generation = s.generation + 1, "
+                f"dirty_since = CASE WHEN old.dirty THEN COALESCE(s.dirty_since, %s) ELSE %s END{qrels} "
+                f"FROM (SELECT {key}, dirty FROM {table} WHERE {key} = ANY(%s) ORDER BY {key} FOR UPDATE) AS old "
+                f"WHERE s.{key} = old.{key} RETURNING s.{key}, old.dirty",
+                [now, now, *([qrels_moved] if qrels else []), keys],
+            )
+            found = dict(cursor.fetchall())
+    for pk in keys:
+        if pk in found:
+            continue
+        state, _ = model.objects.select_for_update().get_or_create(pk=pk)
+        extra = {"qrels_version": F("qrels_version") + qrels_moved} if model is CollectionState else {}
+        model.objects.filter(pk=pk).update(
+            dirty=True,
+            generation=F("generation") + 1,
+            dirty_since=state.dirty_since or now if state.dirty else now,
+            **extra,
+        )
+        found[pk] = state.dirty
+    return found
 
 
 def collection_changed(*, collection_id: int) -> None:

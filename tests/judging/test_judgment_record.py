@@ -125,3 +125,28 @@ def test_deleting_a_judgment_keeps_its_history(setting):
     assert services.judgment_delete(assessor=assessor, topic=topic, document=document)
     assert Judgment.objects.count() == 0
     assert JudgmentHistory.objects.filter(action="deleted", old_grade=2).exists()
+
+
+def test_a_judgment_created_by_another_request_meanwhile_is_updated_not_duplicated(setting, monkeypatch):
+    from judging.services import judgments
+
+    _, assessor, topic, document = setting
+    insert = judgments._insert_if_absent
+
+    def after_another_request(judgment):  # the other request's insert lands between our read and ours
+        Judgment.objects.create(assessor=assessor, topic=topic, document=document, grade=0)
+        return insert(judgment)
+
+    monkeypatch.setattr(judgments, "_insert_if_absent", after_another_request)
+    returned = services.judgment_record(assessor=assessor, topic=topic, document=document, grade=2)
+    assert list(Judgment.objects.values_list("id", "grade")) == [(returned.id, 2)]
+    assert list(JudgmentHistory.objects.values_list("old_grade", "new_grade", "action")) == [(0, 2, "changed")]
+
+
+def test_a_first_judgment_is_returned_with_its_row_id_and_timestamps(setting):
+    _, assessor, topic, document = setting
+    judgment = services.judgment_record(assessor=assessor, topic=topic, document=document, grade=1)
+    stored = Judgment.objects.get()
+    assert (judgment.pk, judgment.grade, judgment.created_at) == (stored.pk, 1, stored.created_at)
+    assert stored.created_at is not None and stored.updated_at is not None
+    assert not judgment._state.adding  # saved again later as an update, not a second insert
