@@ -37,6 +37,19 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+# Measured as deployed: DEBUG off (with it on, Django records every statement of every request and recompute), a
+# key of the run's own, and plain HTTP on loopback where a deployment has its TLS proxy in front of gunicorn.
+os.environ.setdefault("DEBUG", "false")
+os.environ.setdefault("SECRET_KEY", __import__("secrets").token_urlsafe(50))
+os.environ.setdefault("ALLOWED_HOSTS", "127.0.0.1")
+os.environ.setdefault("SECURE_SSL_REDIRECT", "false")
+
+
+class LoopbackCookies(http.cookiejar.DefaultCookiePolicy):
+    """Sends the session's Secure cookies back over loopback HTTP, as a browser does behind the TLS proxy."""
+
+    def return_ok_secure(self, cookie, request) -> bool:
+        return True
 
 
 def build(topics: int, runs: int, depth: int):
@@ -188,6 +201,9 @@ def main():
     collection = collection or build(*shape)
     print(f"built {shape[0]} topics x {shape[1]} runs x depth {shape[2]} in {time.perf_counter() - start:.0f} s")
     if not args.split_only:
+        from django.core.management import call_command
+
+        call_command("collectstatic", interactive=False, verbosity=0)  # pages need the manifest, DEBUG being off
         load(collection, args, seconds)
     if args.split:
         seed_judgments(collection, args.judged)
@@ -247,10 +263,10 @@ def load(collection, args, seconds) -> None:
     )
     try:
         time.sleep(4)
-        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+        jar = http.cookiejar.CookieJar(policy=LoopbackCookies())
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
         base = "http://127.0.0.1:8765"
         opener.open(f"{base}/accounts/login/").read()
-        jar = next(h for h in opener.handlers if isinstance(h, urllib.request.HTTPCookieProcessor)).cookiejar
         token = next(c.value for c in jar if c.name == "csrftoken")
         login = urllib.parse.urlencode(
             {"username": "bench-assessor", "password": "bench-pass-123", "csrfmiddlewaretoken": token}
