@@ -27,6 +27,7 @@ from .measures import PreparedRun, RunSet
 
 _lock = threading.Lock()
 _entries: OrderedDict[int, tuple[tuple[int, int], RunSet]] = OrderedDict()
+_sizes: dict[int, int] = {}  # bytes held per topic, measured when the entry is stored or used
 
 
 def budget_bytes() -> int:
@@ -41,13 +42,15 @@ def topic_runs(*, topic_id: int) -> RunSet:
         entry = _entries.get(topic_id)
         if entry is not None and entry[0] == name:
             _entries.move_to_end(topic_id)
-            _evict()  # the entry grows when the engine first reads its derived arrays
+            _sizes[topic_id] = _nbytes(entry[1])  # the entry grows when the engine first reads its derived arrays
+            _evict()
             return entry[1]
     rankings = judging_selectors.topic_rankings(topic_id=topic_id)
     runs = RunSet([PreparedRun.from_rankings(str(run_id), {topic_id: docs}) for run_id, docs in rankings.items()])
     with _lock:
         _entries[topic_id] = (name, runs)
         _entries.move_to_end(topic_id)
+        _sizes[topic_id] = _nbytes(runs)
         _evict()
     return runs
 
@@ -56,6 +59,7 @@ def forget() -> None:
     """Empties this process's memory (tests; an operator's reset)."""
     with _lock:
         _entries.clear()
+        _sizes.clear()
 
 
 def held_bytes() -> int:
@@ -72,13 +76,13 @@ def _rankings_name(topic_id: int) -> tuple[int, int]:
 
 def _evict() -> None:
     limit = budget_bytes()
-    sizes = {topic: _nbytes(runs) for topic, (_, runs) in _entries.items()}
-    total = sum(sizes.values())
+    total = sum(_sizes.values())
     while total > limit and len(_entries) > 1:
         topic, _ = _entries.popitem(last=False)
-        total -= sizes[topic]
+        total -= _sizes.pop(topic)
     if total > limit and _entries:  # one topic larger than the whole budget is not kept either
         _entries.clear()
+        _sizes.clear()
 
 
 def _nbytes(runs: RunSet) -> int:
