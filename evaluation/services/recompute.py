@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
 from django.db import connection, transaction
 from django.db.models import F, Value
 from django.db.models.functions import Coalesce
@@ -94,7 +95,7 @@ def _topic(topic_id: int, generation: int, phases: Phases) -> bool:
         runs = ranking_cache.topic_runs(topic_id=topic_id)
     with phases("measures"):
         measures = as_measures(stored_measures(collection))
-        values, consensus_scores = [], None
+        values, consensus_scores = {}, None
         if labels and len(runs):
             result = evaluate(
                 PreparedQrels.from_mapping({topic_id: labels}),
@@ -102,11 +103,7 @@ def _topic(topic_id: int, generation: int, phases: Phases) -> bool:
                 measures,
                 **engine_options(collection),
             )
-            names = [str(measure) for measure in measures]
-            for tag, run_result in result.runs.items():
-                run_id = int(tag)
-                for name, value in zip(names, run_result.values[0].tolist(), strict=True):
-                    values.append((run_id, name, None if value != value else value))
+            values = _by_measure(result, measures)
             consensus_scores = _scores_of(result, measures, collection.agreement_measure)
     with phases("agreement"):
         documents = list(judgments)
@@ -127,6 +124,20 @@ def _topic(topic_id: int, generation: int, phases: Phases) -> bool:
             )
     with phases("store"):
         return storage.store_topic(collection, topic_id, generation, values, report, phases)
+
+
+def _by_measure(result, measures) -> dict[str, dict[int, float | None]]:
+    """The one topic's values as {measure: {run id: value}}, runs ascending (the stored lists' order); NaN, an
+    undefined value, as None."""
+    tags = sorted(result.runs, key=int)
+    if not tags:
+        return {}
+    ids = [int(tag) for tag in tags]
+    matrix = np.array([result.runs[tag].values[0] for tag in tags])  # runs x measures
+    return {
+        str(measure): dict(zip(ids, [None if v != v else v for v in column], strict=True))
+        for measure, column in zip(measures, matrix.T.tolist(), strict=True)
+    }
 
 
 def _scores_of(result, measures, measure: str) -> dict[str, float] | None:

@@ -61,9 +61,9 @@ class _Superseded(Exception):
 def store_topic(
     collection: Collection, topic_id: int, generation: int, values, report: dict, phases: Phases = NO_PHASES
 ) -> bool:
-    """Stores one topic's per-run values (`values`: (run, measure, value) triples) and agreement, rewriting only the
-    measures whose values changed, then moves the runs' aggregates by exactly those changes. Call holding the
-    topic's lock (`topic_recompute` does). Nothing is stored when a newer generation already was.
+    """Stores one topic's per-run values (`values`: {measure: {run: value}}, runs ascending) and agreement,
+    rewriting only the measures whose values changed, then moves the runs' aggregates by exactly those changes.
+    Call holding the topic's lock (`topic_recompute` does). Nothing is stored when a newer generation already was.
 
     Returns whether the topic may be stale again: a change landed while this generation was computed (or this one
     was superseded), so the caller claims it again; False saves that claim's round trip."""
@@ -77,7 +77,7 @@ def store_topic(
 def _store_topic(collection: Collection, topic_id: int, generation: int, values, report: dict, phases: Phases):
     with phases("store values"):
         key, now = settings_key(collection), timezone.now()
-        new = _by_measure(values)
+        new = values
         old = {
             measure: (dict(zip(runs, stored, strict=True)), stored_key)
             for measure, runs, stored, stored_key in bulk.rows_select(
@@ -111,14 +111,6 @@ def _store_topic(collection: Collection, topic_id: int, generation: int, values,
     if not stored:
         raise _Superseded
     return bool(stored[0][0])
-
-
-def _by_measure(values) -> dict[str, dict[int, float | None]]:
-    """(run, measure, value) triples as {measure: {run: value}}, runs ascending (the stored lists' order)."""
-    by_measure: dict[str, dict[int, float | None]] = {}
-    for run_id, measure, value in sorted(values, key=lambda triple: triple[0]):
-        by_measure.setdefault(measure, {})[run_id] = value
-    return by_measure
 
 
 def _moves(before: dict, after: dict) -> dict[int, tuple]:

@@ -26,7 +26,7 @@ def test_results_of_an_older_generation_are_not_stored_over_a_newer_one():
     values, aggregates = stored_values(collection), stored_aggregates(collection)
     report = AgreementReport.objects.get(topic=topic).report
 
-    late = [(run_id, measure, 0.5) for run_id, _, measure in values]  # what a slow, older computation found
+    late = {measure: {run_id: 0.5 for run_id, _, m in values if m == measure} for _, _, measure in values}
     storage.store_topic(collection, topic.pk, state.computed_generation - 1, late, {**report, "late": True})
 
     assert stored_values(collection) == values
@@ -42,7 +42,9 @@ def test_the_store_answers_whether_a_change_landed_while_it_computed():
     services.assignment_create(assessor=assessor, topic=topic)
     services.judgment_record(assessor=assessor, topic=topic, document=collection.documents.get(docno="d1"), grade=2)
     state = TopicState.objects.get(pk=topic.pk)
-    values = [(run_id, measure, value) for (run_id, _, measure), value in stored_values(collection).items()]
+    values: dict = {}
+    for (run_id, _, measure), value in sorted(stored_values(collection).items()):
+        values.setdefault(measure, {})[run_id] = value
     report = AgreementReport.objects.get(topic=topic).report
 
     assert storage.store_topic(collection, topic.pk, state.generation, values, report) is False  # no claim follows
