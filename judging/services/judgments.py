@@ -153,21 +153,17 @@ def judgment_record(
     if seconds_total is not None and not 0 <= float(seconds_total) < 1e7:
         raise ValidationError(f"seconds must be between 0 and 10^7, not {seconds_total}")
     lookup = {"assessor": assessor, "topic": topic, "document": document}
-    judgment = Judgment.objects.select_for_update().filter(**lookup).first()
     old_grade, action = None, "created"
-    if judgment is None:
-        judgment = Judgment(
-            **lookup,
-            grade=grade,
-            note=note,
-            seconds_spent=seconds_spent if seconds_total is None else seconds_total,
-            cannot_judge_reason=cannot_judge_reason if grade is None else "",
-        )
-        if not _insert_if_absent(judgment):
-            # Another request created the same judgment between our read and our insert: update that one.
-            judgment = Judgment.objects.select_for_update().get(**lookup)
-            action = None
-    else:
+    judgment = Judgment(
+        **lookup,
+        grade=grade,
+        note=note,
+        seconds_spent=seconds_spent if seconds_total is None else seconds_total,
+        cannot_judge_reason=cannot_judge_reason if grade is None else "",
+    )
+    # Inserted first, read only if it exists: most saves of a campaign are an item's first judgment.
+    if not _insert_if_absent(judgment):
+        judgment = Judgment.objects.select_for_update().get(**lookup)
         action = None
     if action is None:
         old_grade = judgment.grade

@@ -133,7 +133,7 @@ def test_a_judgment_created_by_another_request_meanwhile_is_updated_not_duplicat
     _, assessor, topic, document = setting
     insert = judgments._insert_if_absent
 
-    def after_another_request(judgment):  # the other request's insert lands between our read and ours
+    def after_another_request(judgment):  # the other request's insert lands just before ours
         Judgment.objects.create(assessor=assessor, topic=topic, document=document, grade=0)
         return insert(judgment)
 
