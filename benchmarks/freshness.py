@@ -174,6 +174,13 @@ def main():
     parser.add_argument("--workers", type=int, default=1, help="Celery worker processes (topics run in parallel)")
     parser.add_argument("--outage", type=float, default=0.0, help="stop the broker this many seconds mid-run")
     parser.add_argument(
+        "--warmup",
+        type=float,
+        default=3.0,
+        help="seconds of the same load sent first and left out of the figures (fresh processes' first requests "
+        "open their connections, workers load every topic's rankings once); reported apart",
+    )
+    parser.add_argument(
         "--worker-nice", type=int, default=0, help="run the workers at this nice level (metrics yield to saves)"
     )
     parser.add_argument("--split", type=int, default=100, help="recomputes timed phase by phase after the run")
@@ -304,7 +311,7 @@ def load(collection, args, seconds) -> None:
         posted = 0
         began = time.perf_counter()
         if broker is not None:
-            outage_from = began + seconds / 3
+            outage_from = began + args.warmup + seconds / 3
             outage_to = outage_from + args.outage
 
             def outage():
@@ -327,13 +334,13 @@ def load(collection, args, seconds) -> None:
             latency = time.perf_counter() - sent
             generation = TopicState.objects.get(topic_id=topic_id).generation
             with lock:
-                saves.append((sent, latency))
+                saves.append((sent, latency, request.selector))
                 pending.append((topic_id, generation, sent))
 
         # Several assessors at once: each save is sent when due, whether or not the earlier ones have returned.
         with ThreadPoolExecutor(max_workers=8) as assessors:
             sending = []
-            while time.perf_counter() - began < seconds and posted < len(items):
+            while time.perf_counter() - began < args.warmup + seconds and posted < len(items):
                 topic_id, document_id = items[posted]
                 time.sleep(max(0.0, began + posted / args.rate - time.perf_counter()))
                 sending.append(assessors.submit(post, topic_id, document_id, random.randint(0, 3)))
@@ -358,11 +365,24 @@ def load(collection, args, seconds) -> None:
         def during(sent):
             return outage_from <= sent < outage_to
 
-        print(quantiles("save latency (HTTP round trip)", [lat for sent, lat in saves if not during(sent)]))
-        print(quantiles("save latency (inside the server)", server_latencies()))
-        print(quantiles("freshness (save -> metrics)", [f - sent for sent, f in fresh_at if not during(sent)]))
+        def counted(sent):
+            return sent >= began + args.warmup and not during(sent)
+
+        warm = [lat for sent, lat, _ in saves if not counted(sent) and not during(sent)]
+        slowest_warm = max(warm, default=0) * 1000
+        print(f"  warm-up, first {args.warmup:.0f} s, left out: {len(warm)} saves, slowest {slowest_warm:.0f} ms")
+        print(quantiles("save latency (HTTP round trip)", [lat for sent, lat, _ in saves if counted(sent)]))
+        print(
+            quantiles(
+                "save latency (inside the server)", server_latencies({p for sent, _, p in saves if counted(sent)})
+            )
+        )
+        slowest = sorted(((lat, sent - began) for sent, lat, _ in saves if counted(sent)), reverse=True)
+        when = ", ".join(f"{at:.1f} s ({lat * 1000:.0f} ms)" for lat, at in slowest[: max(1, len(slowest) // 100)])
+        print(f"  the slowest 1% of those saves, sent at: {when}")
+        print(quantiles("freshness (save -> metrics)", [f - sent for sent, f in fresh_at if counted(sent)]))
         if broker is not None:
-            down = [lat for sent, lat in saves if during(sent)]
+            down = [lat for sent, lat, _ in saves if during(sent)]
             print(f"broker down for {args.outage:.0f} s: {len(down)} saves sent meanwhile")
             print(quantiles("save latency, broker down", down))
             late = [f - outage_to for sent, f in fresh_at if during(sent)]
@@ -408,13 +428,14 @@ def seed_judgments(collection, share: float) -> None:
 ACCESS_LOG = Path(f"/tmp/freshness-access-{os.getpid()}.log")
 
 
-def server_latencies() -> list[float]:
-    """Each save's time inside gunicorn (its access log, in ms): the save as the server saw it, without the
-    load generator's own waiting (its sender threads share one interpreter with the watcher)."""
+def server_latencies(paths: set[str]) -> list[float]:
+    """The time inside gunicorn (its access log, in ms) of the saves to these paths (each save has its own): the
+    save as the server saw it, without the load generator's own waiting (its sender threads share one interpreter
+    with the watcher)."""
     if not ACCESS_LOG.exists():
         return []
     lines = [line.split() for line in ACCESS_LOG.read_text().splitlines()]
-    return [float(fields[3]) / 1000 for fields in lines if fields[0] == "POST" and "/judge/" in fields[1]]
+    return [float(fields[3]) / 1000 for fields in lines if fields[0] == "POST" and fields[1] in paths]
 
 
 PHASES = ("load judgments", "consensus", "load rankings", "measures", "agreement", "store")
