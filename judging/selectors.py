@@ -55,6 +55,23 @@ def topic_adjudications(*, topic_id: int) -> dict[int, int]:
     return dict(_fetch(f"SELECT document_id, grade FROM {Adjudication._meta.db_table} WHERE topic_id = %s", [topic_id]))
 
 
+def topic_labels(*, topic_id: int) -> tuple[dict[int, dict[int, int]], dict[int, int]]:
+    """`topic_judgments` and `topic_adjudications` of one topic in one query (a recompute reads both every time)."""
+    items: dict[int, dict[int, int]] = defaultdict(dict)
+    adjudicated: dict[int, int] = {}
+    sql = (
+        f"SELECT document_id, assessor_id, grade FROM {Judgment._meta.db_table} "
+        "WHERE topic_id = %s AND grade IS NOT NULL UNION ALL "
+        f"SELECT document_id, NULL, grade FROM {Adjudication._meta.db_table} WHERE topic_id = %s"
+    )
+    for document_id, assessor_id, grade in _fetch(sql, [topic_id, topic_id]):
+        if assessor_id is None:
+            adjudicated[document_id] = grade
+        else:
+            items[document_id][assessor_id] = grade
+    return dict(items), adjudicated
+
+
 def collection_run_ids(*, collection_id: int) -> list[int]:
     """The ids of a collection's runs, ascending (SQL of its own, as `topic_judgments`: every store reads them)."""
     sql = f"SELECT id FROM {Run._meta.db_table} WHERE collection_id = %s ORDER BY id"

@@ -87,8 +87,7 @@ def topic_recompute(*, topic_id: int, phases: Phases = NO_PHASES) -> bool:
 def _topic(topic_id: int, generation: int, phases: Phases) -> bool:
     with phases("load judgments"):
         collection = judging_selectors.collection_for_topic(topic_id=topic_id)
-        judgments = judging_selectors.topic_judgments(topic_id=topic_id)
-        adjudications = judging_selectors.topic_adjudications(topic_id=topic_id)
+        judgments, adjudications = judging_selectors.topic_labels(topic_id=topic_id)
     with phases("consensus"):
         labels = collection_consensus(collection, judgments, adjudications).labels
     with phases("load rankings"):

@@ -150,3 +150,20 @@ def test_a_first_judgment_is_returned_with_its_row_id_and_timestamps(setting):
     assert (judgment.pk, judgment.grade, judgment.created_at) == (stored.pk, 1, stored.created_at)
     assert stored.created_at is not None and stored.updated_at is not None
     assert not judgment._state.adding  # saved again later as an update, not a second insert
+
+
+def test_a_topics_labels_read_together_equal_its_judgments_and_adjudications_read_apart(setting):
+    from judging import selectors
+
+    collection, assessor, topic, document = setting
+    other = make_user()
+    services.assignment_create(assessor=other, topic=topic)
+    second = collection.documents.get(docno="d2")
+    services.judgment_record(assessor=assessor, topic=topic, document=document, grade=2)
+    services.judgment_record(assessor=other, topic=topic, document=document, grade=0)
+    services.judgment_record(assessor=other, topic=topic, document=second, grade=None, cannot_judge_reason="blank")
+    services.adjudication_record(topic=topic, document=document, grade=1, adjudicator=assessor)
+
+    judgments, adjudications = selectors.topic_labels(topic_id=topic.id)
+    assert judgments == selectors.topic_judgments(topic_id=topic.id) == {document.id: {assessor.id: 2, other.id: 0}}
+    assert adjudications == selectors.topic_adjudications(topic_id=topic.id) == {document.id: 1}
