@@ -58,7 +58,7 @@ def system_ranking_agreement(
         name = _qrels_name(qrels)
         if name not in scored:
             result = evaluate(PreparedQrels.from_mapping(qrels), runset, [parsed], **options)
-            scored[name] = np.array([result.runs[t].aggregates[0] if t in result.runs else 0.0 for t in runset.tags])
+            scored[name] = result.aggregates[:, 0]  # every tag of the run set, in its order
         return scored[name]
 
     if consensus_scores is not None:

@@ -46,7 +46,10 @@ def topic_runs(*, topic_id: int) -> RunSet:
             _evict()
             return entry[1]
     rankings = judging_selectors.topic_rankings(topic_id=topic_id)
-    runs = RunSet([PreparedRun.from_rankings(str(run_id), {topic_id: docs}) for run_id, docs in rankings.items()])
+    runs = RunSet(
+        [PreparedRun.from_rankings(str(run_id), {topic_id: docs}) for run_id, docs in rankings.items()], reused=True
+    )
+    runs.distinct_cells  # noqa: B018 - built here, with the load, not on the first judgment's recompute
     with _lock:
         _entries[topic_id] = (name, runs)
         _entries.move_to_end(topic_id)

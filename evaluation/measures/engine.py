@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -70,9 +71,36 @@ class RunResult:
 
 
 @dataclass
+class _Rows:
+    run_index: np.ndarray
+    topic: np.ndarray
+    start: np.ndarray  # into runset.docs
+    length: np.ndarray
+    reported: np.ndarray  # False for -c's padding rows: in the mean, not in the per-topic output
+
+
 class Evaluation:
-    measures: list[Measure]
-    runs: dict[str, RunResult]
+    """Every evaluated (run, topic) row's values, columns following `measures`. The per-run view (`runs`) and the
+    runs' aggregates are built on first use: a caller that needs only one of them, as a topic's recompute does,
+    does not pay for the other."""
+
+    def __init__(self, measures: list[Measure], tags: list[str], rows: _Rows, values: np.ndarray):
+        self.measures, self.tags = measures, tags
+        self._rows, self._values = rows, values
+
+    @cached_property
+    def aggregates(self) -> np.ndarray:
+        """(runs x measures), rows following `tags`."""
+        return _aggregate_by_run(self.measures, self._rows.run_index, self._values, len(self.tags))
+
+    @cached_property
+    def runs(self) -> dict[str, RunResult]:
+        return _per_run_results(self.tags, self._rows, self._values, self.aggregates)
+
+    def reported_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(run index into `tags`, topic, values) of each row in the per-topic output (not -c's padding rows)."""
+        kept = self._rows.reported
+        return self._rows.run_index[kept], self._rows.topic[kept], self._values[kept]
 
     def value(self, run: str, topic: int, measure: Measure | str) -> float:
         measure = measure if isinstance(measure, Measure) else as_measures([measure])[0]
@@ -85,15 +113,6 @@ class Evaluation:
     def aggregate(self, run: str, measure: Measure | str) -> float:
         measure = measure if isinstance(measure, Measure) else as_measures([measure])[0]
         return float(self.runs[run].aggregates[self.measures.index(measure)])
-
-
-@dataclass
-class _Rows:
-    run_index: np.ndarray
-    topic: np.ndarray
-    start: np.ndarray  # into runset.docs
-    length: np.ndarray
-    reported: np.ndarray  # False for -c's padding rows: in the mean, not in the per-topic output
 
 
 def plan_rows(runset: RunSet, wanted: np.ndarray, complete: bool, depth: int | None) -> _Rows:
@@ -208,7 +227,7 @@ def evaluate(
     for column, measure in enumerate(measures):
         if measure.spec.missing_topic_value is not None:
             values[~rows.reported, column] = measure.spec.missing_topic_value
-    return Evaluation(measures, _per_run_results(runset.tags, rows, values, measures))
+    return Evaluation(measures, runset.tags, rows, values)
 
 
 def _aggregate_by_run(measures: list[Measure], run_index: np.ndarray, values: np.ndarray, runs: int) -> np.ndarray:
@@ -234,8 +253,7 @@ def _aggregate_by_run(measures: list[Measure], run_index: np.ndarray, values: np
     return np.where(kinds == "sum", totals, geometric)
 
 
-def _per_run_results(tags: list[str], rows: _Rows, values: np.ndarray, measures: list[Measure]) -> dict:
-    aggregates = _aggregate_by_run(measures, rows.run_index, values, len(tags))
+def _per_run_results(tags: list[str], rows: _Rows, values: np.ndarray, aggregates: np.ndarray) -> dict:
     counts = np.bincount(rows.run_index, minlength=len(tags))
     reported = np.flatnonzero(rows.reported)
     reported = reported[np.lexsort((rows.topic[reported], rows.run_index[reported]))]

@@ -1,7 +1,9 @@
 """Finding the label of every ranked document of a batch: the label matrix the measures read.
 
-Three ways, by the shape of the work:
+Four ways, by the shape of the work:
 
+- a run set evaluated again and again (a worker's prepared rankings): each cell reads its label from an array of
+  the run set's distinct keys, labelled afresh from the qrels on every evaluation;
 - few cells: each cell's (topic << 32 | doc) key is searched in the qrels;
 - many cells, document ids dense: a table indexed by document id holds each judged document's topic and label, so
   a cell's label is one array read. Files give every (topic, docno) its own id, so there no document is judged for
@@ -34,6 +36,14 @@ class Labeller:
     def __init__(self, qrels: PreparedQrels, runset: RunSet, cells: int):
         self.qrels, self.runset = qrels, runset
         self.all_labels = self.by_doc = None
+        if len(qrels.keys) and runset.reused:
+            distinct, cell_key = runset.distinct_cells
+            found = np.minimum(np.searchsorted(distinct, qrels.keys), max(len(distinct) - 1, 0))
+            hit = distinct[found] == qrels.keys if len(distinct) else np.zeros(len(qrels.keys), bool)
+            label_of_key = np.full(len(distinct) + 1, NONPOOL, dtype=np.int32)  # the last one: padding cells
+            label_of_key[found[hit]] = label_code(qrels.labels[hit])
+            self.all_labels = label_of_key[cell_key]
+            return
         if not len(qrels.keys) or cells <= INDEX_LOOKUP_RATIO * len(qrels.keys):
             return
         low, high = runset.doc_range

@@ -17,7 +17,10 @@ from .data import PreparedRun, cell_index
 class RunSet:
     """Rows are (run, topic) rankings sorted by topic then run; `docs[start[i]:start[i]+length[i]]` is row i."""
 
-    def __init__(self, runs: Sequence[PreparedRun]):
+    def __init__(self, runs: Sequence[PreparedRun], *, reused: bool = False):
+        """`reused`: the run set will be evaluated again and again against changing qrels (a worker's prepared
+        rankings), so it is labelled through `distinct_cells`, an index that costs a sort once."""
+        self.reused = reused
         tags = [run.tag for run in runs]
         if len(set(tags)) != len(tags):
             raise ValueError(f"run tags must be unique, got {tags}")
@@ -61,6 +64,16 @@ class RunSet:
         keys = (self.cell_topic << 32) | self.docs
         order = np.argsort(keys)  # equal keys label alike, so stability is not needed (and costs 3x)
         return keys[order], order
+
+    @cached_property
+    def distinct_cells(self) -> tuple[np.ndarray, np.ndarray]:
+        """(the distinct (topic << 32 | doc) keys of the cells, sorted; each cell's index into them, then the
+        longest ranking's length of padding cells indexed one past the keys). Labelling is then one read per cell
+        from an array as long as the distinct keys, which several runs' rankings of a topic share."""
+        keys = (np.repeat(self.row_topic, self.length) << 32) | self.docs  # cell_topic not kept for this
+        distinct, cell_key = np.unique(keys, return_inverse=True)
+        padding = np.full(self.longest, len(distinct), dtype=np.int32)
+        return distinct, np.concatenate((cell_key.astype(np.int32), padding))
 
     def rows_of_topics(self, topics: np.ndarray) -> np.ndarray:
         """Indexes of the rows whose topic is in `topics` (a sorted array)."""

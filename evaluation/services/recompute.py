@@ -128,14 +128,15 @@ def _topic(topic_id: int, generation: int, phases: Phases) -> bool:
 def _by_measure(result, measures) -> dict[str, dict[int, float | None]]:
     """The one topic's values as {measure: {run id: value}}, runs ascending (the stored lists' order); NaN, an
     undefined value, as None."""
-    tags = sorted(result.runs, key=int)
-    if not tags:
+    run_index, _, values = result.reported_rows()
+    if not len(run_index):
         return {}
-    ids = [int(tag) for tag in tags]
-    matrix = np.array([result.runs[tag].values[0] for tag in tags])  # runs x measures
+    ids = np.array([int(tag) for tag in result.tags])[run_index]
+    order = np.argsort(ids, kind="stable")
+    ids = ids[order].tolist()
     return {
         str(measure): dict(zip(ids, [None if v != v else v for v in column], strict=True))
-        for measure, column in zip(measures, matrix.T.tolist(), strict=True)
+        for measure, column in zip(measures, values[order].T.tolist(), strict=True)
     }
 
 
@@ -145,8 +146,7 @@ def _scores_of(result, measures, measure: str) -> dict[str, float] | None:
     wanted = str(parse_measure(measure))
     if wanted not in names:
         return None
-    column = names.index(wanted)
-    return {tag: float(run_result.aggregates[column]) for tag, run_result in result.runs.items()}
+    return dict(zip(result.tags, result.aggregates[:, names.index(wanted)].tolist(), strict=True))
 
 
 def collection_agreement_recompute(*, collection_id: int) -> bool:

@@ -67,13 +67,23 @@ def _one_id_per_docno(collection, prepared_qrels, prepared_runs):
     return qrels, [PreparedRun(run.tag, run.topics, run.offsets, shared[run.docs]) for run in prepared_runs]
 
 
-def _compare(qrels, runs, level, measures=MEASURES, trec_names=TREC_MEASURES, *, shared_ids=False, judged_only=False):
+def _compare(
+    qrels,
+    runs,
+    level,
+    measures=MEASURES,
+    trec_names=TREC_MEASURES,
+    *,
+    shared_ids=False,
+    judged_only=False,
+    reused=False,
+):
     collection = TrecReader()
     prepared_qrels = collection.qrels(qrels)
     prepared_runs = [collection.run(tag, run) for tag, run in runs.items()]
     if shared_ids:
         prepared_qrels, prepared_runs = _one_id_per_docno(collection, prepared_qrels, prepared_runs)
-    prepared = RunSet(prepared_runs)
+    prepared = RunSet(prepared_runs, reused=reused)
     ours = evaluate(  # pytrec_eval is 9.0.x
         prepared_qrels, prepared, measures, relevance_level=level, trec_eval=9, judged_only=judged_only
     )
@@ -111,9 +121,13 @@ def _compare(qrels, runs, level, measures=MEASURES, trec_names=TREC_MEASURES, *,
     return compared
 
 
-@pytest.fixture(params=["search-cells-in-qrels", "document-table", "place-qrels-in-run-index"])
+REUSED = "distinct-keys-of-a-reused-run-set"
+
+
+@pytest.fixture(params=["search-cells-in-qrels", "document-table", "place-qrels-in-run-index", REUSED])
 def label_lookup(request, monkeypatch):
-    """Every way the engine finds labels: large evaluations take the table, or the index when ids are sparse."""
+    """Every way the engine finds labels: large evaluations take the table, or the index when ids are sparse; a
+    worker's prepared rankings (a run set evaluated again and again) take their distinct keys."""
     from evaluation.measures import labelling
 
     monkeypatch.setattr(labelling, "INDEX_LOOKUP_RATIO", 10**9 if request.param == "search-cells-in-qrels" else 0)
@@ -125,14 +139,14 @@ def label_lookup(request, monkeypatch):
 @pytest.mark.parametrize("level", [1, 2])
 def test_every_trec_eval_measure_matches_trec_eval_on_generated_collections(seed, level, label_lookup):
     qrels, runs = generated_collection(seed, runs=6)
-    assert _compare(qrels, runs, level) > 100
+    assert _compare(qrels, runs, level, reused=label_lookup == REUSED) > 100
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_documents_judged_for_several_topics_are_labelled_per_topic(seed, label_lookup):
     """Database ids name a document once for every topic, so one document carries a label per topic."""
     qrels, runs = generated_collection(seed, runs=6)
-    assert _compare(qrels, runs, 1, shared_ids=True) > 100
+    assert _compare(qrels, runs, 1, shared_ids=True, reused=label_lookup == REUSED) > 100
 
 
 @pytest.mark.parametrize("seed", range(4))
