@@ -18,10 +18,8 @@ from collections import OrderedDict
 
 import numpy as np
 from django.conf import settings
-from django.db import connection
 
 from judging import selectors as judging_selectors
-from judging.models import Ranking
 
 from .measures import PreparedRun, RunSet
 
@@ -34,10 +32,11 @@ def budget_bytes() -> int:
     return int(float(getattr(settings, "WORKBENCH_RANKING_CACHE_MB", 256)) * 2**20)
 
 
-def topic_runs(*, topic_id: int) -> RunSet:
+def topic_runs(*, topic_id: int, name: tuple[int, int] | None = None) -> RunSet:
     """Every run's ranking of the topic as a RunSet keyed by run id (as text), from memory when the topic's
-    rankings have not changed since they were loaded."""
-    name = _rankings_name(topic_id)
+    rankings have not changed since they were loaded. `name`: the rankings' name (`topic_rankings_name`) when the
+    caller has just read it."""
+    name = name or judging_selectors.topic_rankings_name(topic_id=topic_id)
     with _lock:
         entry = _entries.get(topic_id)
         if entry is not None and entry[0] == name:
@@ -68,13 +67,6 @@ def forget() -> None:
 def held_bytes() -> int:
     with _lock:
         return sum(_nbytes(runs) for _, runs in _entries.values())
-
-
-def _rankings_name(topic_id: int) -> tuple[int, int]:
-    with connection.cursor() as cursor:  # SQL of its own: on every recompute's path (see judging's topic_judgments)
-        cursor.execute(f"SELECT COUNT(id), MAX(id) FROM {Ranking._meta.db_table} WHERE topic_id = %s", [topic_id])
-        rows, last = cursor.fetchone()
-    return rows, last or 0
 
 
 def _evict() -> None:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 
 import numpy as np
 from django.contrib.auth import get_user_model
@@ -35,10 +37,6 @@ def collection_by_name_or_id(name_or_id: str) -> Collection | None:
     return found or Collection.objects.filter(name=name_or_id).first()
 
 
-def collection_for_topic(*, topic_id: int) -> Collection:
-    return Collection.objects.get(topics__id=topic_id)
-
-
 def topic_judgments(*, topic_id: int) -> dict[int, dict[int, int]]:
     """{document id: {assessor id: grade}} for one topic; judgments without a grade (cannot judge) are left out.
     In SQL of its own: it is on every recompute's path, where building the ORM query cost as much as running it."""
@@ -57,19 +55,77 @@ def topic_adjudications(*, topic_id: int) -> dict[int, int]:
 
 def topic_labels(*, topic_id: int) -> tuple[dict[int, dict[int, int]], dict[int, int]]:
     """`topic_judgments` and `topic_adjudications` of one topic in one query (a recompute reads both every time)."""
-    items: dict[int, dict[int, int]] = defaultdict(dict)
-    adjudicated: dict[int, int] = {}
+    return _labels(_fetch(*_labels_query(topic_id)))
+
+
+def _labels_query(topic_id: int) -> tuple[str, list]:
     sql = (
         f"SELECT document_id, assessor_id, grade FROM {Judgment._meta.db_table} "
         "WHERE topic_id = %s AND grade IS NOT NULL UNION ALL "
         f"SELECT document_id, NULL, grade FROM {Adjudication._meta.db_table} WHERE topic_id = %s"
     )
-    for document_id, assessor_id, grade in _fetch(sql, [topic_id, topic_id]):
+    return sql, [topic_id, topic_id]
+
+
+def _labels(rows) -> tuple[dict[int, dict[int, int]], dict[int, int]]:
+    items: dict[int, dict[int, int]] = defaultdict(dict)
+    adjudicated: dict[int, int] = {}
+    for document_id, assessor_id, grade in rows:
         if assessor_id is None:
             adjudicated[document_id] = grade
         else:
             items[document_id][assessor_id] = grade
     return dict(items), adjudicated
+
+
+def topic_rankings_name(*, topic_id: int) -> tuple[int, int]:
+    """A name for the topic's current rankings: (how many, the largest row id). Runs are immutable once imported
+    (replacing one deletes its rankings and inserts new rows), so any import, replacement or deletion changes it."""
+    return _rankings_name(_fetch(*_rankings_name_query(topic_id)))
+
+
+def _rankings_name_query(topic_id: int) -> tuple[str, list]:
+    return f"SELECT COUNT(id), MAX(id) FROM {Ranking._meta.db_table} WHERE topic_id = %s", [topic_id]
+
+
+def _rankings_name(rows) -> tuple[int, int]:
+    count, last = rows[0]
+    return count, last or 0
+
+
+@dataclass(frozen=True)
+class TopicInputs:
+    """What a topic's recompute reads of the judging world."""
+
+    collection: Collection
+    judgments: dict[int, dict[int, int]]  # {document id: {assessor id: grade}}
+    adjudications: dict[int, int]  # {document id: grade}
+    rankings_name: tuple[int, int]  # see `topic_rankings_name`
+
+
+def topic_recompute_inputs(*, topic_id: int) -> TopicInputs:
+    """The topic's collection, judgments, adjudications and rankings' name: on PostgreSQL in one round trip, as
+    three statements of one query string (a recompute runs on every judgment; each round trip costs more than
+    these reads take in the database)."""
+    compiler, collection_sql, converters, field_names = _collection_of_topic_query()
+    statements = [(collection_sql, [topic_id]), _labels_query(topic_id), _rankings_name_query(topic_id)]
+    collections, labels, name = _fetch_each(statements)
+    if not collections:
+        raise Collection.DoesNotExist(f"no collection has topic {topic_id}")
+    row = next(iter(compiler.apply_converters(collections[:1], converters))) if converters else collections[0]
+    collection = Collection.from_db(connection.alias, field_names, row)
+    return TopicInputs(collection, *_labels(labels), _rankings_name(name))
+
+
+@functools.cache
+def _collection_of_topic_query():
+    """The ORM's own SQL for the topic's collection, compiled once (the topic id is its one parameter), with the
+    ORM's conversions of its columns (JSON, booleans and dates as the database returns them)."""
+    compiler = Collection.objects.filter(topics__id=0).query.get_compiler(connection.alias)
+    sql, params = compiler.as_sql()
+    assert list(params) == [0], params
+    columns = [column for column, _, _ in compiler.select]
+    return compiler, sql, compiler.get_converters(columns), [column.target.attname for column in columns]
 
 
 def collection_run_ids(*, collection_id: int) -> list[int]:
@@ -82,6 +138,20 @@ def _fetch(sql: str, params: list) -> list[tuple]:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()
+
+
+def _fetch_each(statements: list[tuple[str, list]]) -> list[list[tuple]]:
+    """Each statement's rows; on PostgreSQL sent as one query string (one round trip), elsewhere one by one."""
+    if connection.vendor != "postgresql":
+        return [_fetch(sql, params) for sql, params in statements]
+    results = []
+    with connection.cursor() as cursor:
+        cursor.execute("; ".join(sql for sql, _ in statements), [p for _, params in statements for p in params])
+        for index in range(len(statements)):
+            if index:
+                cursor.nextset()
+            results.append(cursor.fetchall())
+    return results
 
 
 def collection_judgments(*, collection_id: int) -> dict[int, dict[int, dict[int, int]]]:

@@ -19,25 +19,41 @@ _local_guard = threading.Lock()
 _local_locks: dict[tuple[int, int], threading.Lock] = {}
 
 
+# A statement's part that takes the lock without waiting (PostgreSQL), for callers that send it with more in one
+# round trip; its parameters are (namespace, key).
+TRY_LOCK_SQL = "pg_try_advisory_lock(%s, %s)"
+UNLOCK_SQL = "SELECT pg_advisory_unlock(%s, %s)"
+
+
+def acquire(namespace: int, key: int) -> bool:
+    """Takes the lock for (namespace, key) if no other holder has it; never waits."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT {TRY_LOCK_SQL}", [namespace, key])
+            return bool(cursor.fetchone()[0])
+    with _local_guard:
+        lock = _local_locks.setdefault((namespace, key), threading.Lock())
+    return lock.acquire(blocking=False)
+
+
+def release(namespace: int, key: int) -> None:
+    """Lets go of a lock this process holds; quietly, when the connection that held it is gone (and freed it)."""
+    if connection.vendor == "postgresql":
+        with contextlib.suppress(Exception), connection.cursor() as cursor:
+            cursor.execute(UNLOCK_SQL, [namespace, key])
+        return
+    with _local_guard:
+        lock = _local_locks.get((namespace, key))
+    if lock is not None and lock.locked():
+        lock.release()
+
+
 @contextlib.contextmanager
 def exclusive(namespace: int, key: int) -> Iterator[bool]:
     """Yields True while this process holds the lock for (namespace, key), or False at once if another does."""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", [namespace, key])
-            acquired = cursor.fetchone()[0]
-        try:
-            yield acquired
-        finally:
-            if acquired:
-                with contextlib.suppress(Exception), connection.cursor() as cursor:  # a dead connection freed it
-                    cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [namespace, key])
-        return
-    with _local_guard:
-        lock = _local_locks.setdefault((namespace, key), threading.Lock())
-    acquired = lock.acquire(blocking=False)
+    acquired = acquire(namespace, key)
     try:
         yield acquired
     finally:
         if acquired:
-            lock.release()
+            release(namespace, key)

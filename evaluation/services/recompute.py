@@ -24,30 +24,74 @@ from . import locks, storage
 from .phases import NO_PHASES, Phases
 
 
-def _claim(model, pk: int) -> int | None:
-    """Takes on a stale row: clears its flag (so changes from now on re-dirty it) and returns the generation to
-    compute, or None when there is nothing to do. Call while holding the row's lock. One statement, its own
-    transaction (one round trip): the claim is on every recompute's path twice (the second finds nothing, unless a
-    change landed meanwhile)."""
+def _claim_sql(model) -> str:
     table, key = model._meta.db_table, model._meta.pk.column
-    claim = (
+    return (
         f"UPDATE {table} SET dirty = %s, dirty_since = NULL, claimed_at = %s "
         f"WHERE {key} = %s AND (dirty OR computed_generation < generation) RETURNING generation"
     )
+
+
+def _claim(model, pk: int) -> int | None:
+    """Takes on a stale row: clears its flag (so changes from now on re-dirty it) and returns the generation to
+    compute, or None when there is nothing to do. Call while holding the row's lock. One statement, its own
+    transaction (one round trip)."""
     with connection.cursor() as cursor:
         # Sent as one query string, the two statements run as one transaction, to which SET LOCAL applies.
         if connection.vendor == "postgresql":  # a lost claim leaves the row dirty: computed again
-            cursor.execute(f"SET LOCAL synchronous_commit TO OFF; {claim}", [False, timezone.now(), pk])
+            cursor.execute(f"SET LOCAL synchronous_commit TO OFF; {_claim_sql(model)}", [False, timezone.now(), pk])
             cursor.nextset()
         else:
-            cursor.execute(claim, [False, timezone.now(), pk])
+            cursor.execute(_claim_sql(model), [False, timezone.now(), pk])
         row = cursor.fetchone()
     return None if row is None else row[0]
 
 
-def _needs_work(model, pk: int) -> bool:
+def _lock_and_claim(namespace: int, model, pk: int) -> tuple[bool, int | None]:
+    """Takes the row's lock without waiting and, when it is ours, claims the row (see `_claim`): (whether the lock
+    is ours, the generation to compute). On PostgreSQL one round trip: the claim is part of the statement that
+    takes the lock, and runs only if it did."""
+    if connection.vendor != "postgresql":
+        if not locks.acquire(namespace, pk):
+            return False, None
+        try:
+            return True, _claim(model, pk)
+        except BaseException:
+            locks.release(namespace, pk)
+            raise
+    table, key = model._meta.db_table, model._meta.pk.column
+    sql = (
+        f"SET LOCAL synchronous_commit TO OFF; WITH lock AS (SELECT {locks.TRY_LOCK_SQL} AS mine), "
+        f"claimed AS (UPDATE {table} SET dirty = FALSE, dirty_since = NULL, claimed_at = %s FROM lock "
+        f"WHERE lock.mine AND {table}.{key} = %s AND (dirty OR computed_generation < generation) "
+        f"RETURNING {table}.generation) "
+        "SELECT mine, (SELECT generation FROM claimed) FROM lock"
+    )
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT dirty FROM {model._meta.db_table} WHERE {model._meta.pk.column} = %s", [pk])
+        try:
+            cursor.execute(sql, [namespace, pk, timezone.now(), pk])
+        except BaseException:
+            locks.release(namespace, pk)  # the lock may have been taken before the claim failed
+            raise
+        cursor.nextset()
+        mine, generation = cursor.fetchone()
+    return bool(mine), generation
+
+
+def _release_and_check(namespace: int, model, pk: int) -> bool:
+    """Lets go of the row's lock, then reads whether the row is stale again; on PostgreSQL in one round trip (two
+    statements: the read's snapshot is taken after the lock is gone, so a change whose worker found the lock still
+    held is seen here)."""
+    check = f"SELECT dirty FROM {model._meta.db_table} WHERE {model._meta.pk.column} = %s"
+    if connection.vendor != "postgresql":
+        locks.release(namespace, pk)
+        with connection.cursor() as cursor:
+            cursor.execute(check, [pk])
+            row = cursor.fetchone()
+        return bool(row and row[0])
+    with connection.cursor() as cursor:
+        cursor.execute(f"{locks.UNLOCK_SQL}; {check}", [namespace, pk, pk])
+        cursor.nextset()
         row = cursor.fetchone()
     return bool(row and row[0])
 
@@ -63,17 +107,20 @@ def _exclusively(namespace: int, model, pk: int, compute: Callable[[int], bool |
     a worker for as long as judgments keep coming)."""
     computed = False
     while True:
-        with locks.exclusive(namespace, pk) as mine:
-            if not mine:
-                return computed
-            generation = _claim(model, pk)
+        mine, generation = _lock_and_claim(namespace, model, pk)
+        if not mine:
+            return computed
+        try:
             while generation is not None:
                 more = compute(generation)
                 computed = True
                 if once:
-                    return computed
+                    break
                 generation = None if more is False else _claim(model, pk)
-        if not _needs_work(model, pk):
+        except BaseException:
+            locks.release(namespace, pk)
+            raise
+        if not _release_and_check(namespace, model, pk) or once:
             return computed
 
 
@@ -86,12 +133,12 @@ def topic_recompute(*, topic_id: int, phases: Phases = NO_PHASES) -> bool:
 
 def _topic(topic_id: int, generation: int, phases: Phases) -> bool:
     with phases("load judgments"):
-        collection = judging_selectors.collection_for_topic(topic_id=topic_id)
-        judgments, adjudications = judging_selectors.topic_labels(topic_id=topic_id)
+        inputs = judging_selectors.topic_recompute_inputs(topic_id=topic_id)
+        collection, judgments = inputs.collection, inputs.judgments
     with phases("consensus"):
-        labels = collection_consensus(collection, judgments, adjudications).labels
+        labels = collection_consensus(collection, judgments, inputs.adjudications).labels
     with phases("load rankings"):
-        runs = ranking_cache.topic_runs(topic_id=topic_id)
+        runs = ranking_cache.topic_runs(topic_id=topic_id, name=inputs.rankings_name)
     with phases("measures"):
         measures = as_measures(stored_measures(collection))
         values, consensus_scores = {}, None

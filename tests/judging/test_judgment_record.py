@@ -167,3 +167,22 @@ def test_a_topics_labels_read_together_equal_its_judgments_and_adjudications_rea
     judgments, adjudications = selectors.topic_labels(topic_id=topic.id)
     assert judgments == selectors.topic_judgments(topic_id=topic.id) == {document.id: {assessor.id: 2, other.id: 0}}
     assert adjudications == selectors.topic_adjudications(topic_id=topic.id) == {document.id: 1}
+
+
+def test_a_recomputes_inputs_read_in_one_trip_equal_the_collection_labels_and_rankings_read_apart(setting):
+    from judging import selectors
+
+    collection, assessor, topic, document = setting
+    services.judgment_record(assessor=assessor, topic=topic, document=document, grade=2)
+    services.adjudication_record(topic=topic, document=document, grade=1, adjudicator=assessor)
+
+    inputs = selectors.topic_recompute_inputs(topic_id=topic.id)
+    stored = type(collection).objects.get(pk=collection.pk)
+    fields = [field.attname for field in type(collection)._meta.concrete_fields]
+    # Every column converted as the ORM converts it: JSON lists, booleans and dates as Python values.
+    assert {f: getattr(inputs.collection, f) for f in fields} == {f: getattr(stored, f) for f in fields}
+    assert isinstance(inputs.collection.measures, list) and inputs.collection.measures
+    assert (inputs.judgments, inputs.adjudications) == selectors.topic_labels(topic_id=topic.id)
+    assert inputs.rankings_name == selectors.topic_rankings_name(topic_id=topic.id)
+    with pytest.raises(type(collection).DoesNotExist):
+        selectors.topic_recompute_inputs(topic_id=topic.id + 10_000)
