@@ -439,7 +439,7 @@ def server_latencies(paths: set[str]) -> list[float]:
 
 
 PHASES = ("load judgments", "consensus", "load rankings", "measures", "agreement", "store")
-STORE_PHASES = ("store values", "store agreement", "store runs' totals")  # parts of "store"
+STORE_PHASES = ("store: read", "store: totals", "store: write")  # parts of "store"
 
 
 def split(collection, count: int, grades: str = "campaign") -> None:

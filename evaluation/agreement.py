@@ -34,13 +34,13 @@ class Labels:
         if isinstance(items, Labels):
             return items
         items = list(items.values()) if isinstance(items, Mapping) else list(items)
-        names = sorted({a for item in items for a in item}, key=str)
+        names = sorted(set(itertools.chain.from_iterable(items)), key=str)
         column = {a: i for i, a in enumerate(names)}
         grades = np.zeros((len(items), len(names)), dtype=np.int64)
         judged = np.zeros((len(items), len(names)), dtype=bool)
-        rows = [r for r, item in enumerate(items) for _ in range(len(item))]
-        cols = [column[a] for item in items for a in item]
-        grades[rows, cols] = [g for item in items for g in item.values()]
+        rows = np.repeat(np.arange(len(items)), [len(item) for item in items])
+        cols = [column[a] for a in itertools.chain.from_iterable(items)]
+        grades[rows, cols] = list(itertools.chain.from_iterable(item.values() for item in items))
         judged[rows, cols] = True
         return cls(names, grades, judged)
 

@@ -60,7 +60,8 @@ class TopicValues(models.Model):
     judgment's recompute rewrites a dozen rows rather than one per run and measure. Read through the selectors
     (`topic_values`), which also drop runs deleted since."""
 
-    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="measure_values")
+    # No index of its own: the unique (topic, measure) index serves every lookup by topic (see RunAggregates).
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="measure_values", db_index=False)
     measure = models.CharField(max_length=100)
     runs = ListField(element="bigint", help_text="Run ids, ascending.")
     values = ListField(help_text="Each run's value; empty (null) when undefined.")
@@ -82,7 +83,10 @@ class RunAggregates(models.Model):
     collection, aligned lists kept with the exact totals they come from, so that one topic's change moves them
     without reading the other topics. One row per (collection, measure)."""
 
-    collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="run_aggregates")
+    # No index of its own: the unique (collection, measure) index serves every lookup by collection. With a second
+    # index the planner read these rows by a bitmap scan of it, which never marks the versions each store leaves
+    # dead as such (the unique index's insertions do): until a vacuum, every read visited all of them.
+    collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="run_aggregates", db_index=False)
     measure = models.CharField(max_length=100)
     runs = ListField(element="bigint", help_text="Run ids, ascending: the collection's runs when counted.")
     values = ListField(help_text="Each run's aggregate; null when undefined.")

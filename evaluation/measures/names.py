@@ -6,6 +6,7 @@ trec_eval names may expand to several measures (`P` is P at 5, 10, 15, 20, 30, 1
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -152,12 +153,16 @@ def _ir_style(name: str) -> Measure:
 
 def parse_measures(name: str) -> list[Measure]:
     """Parses one name into the measures it denotes (several for trec_eval families given without a cutoff)."""
+    return list(_parsed(name.strip()))
+
+
+@functools.lru_cache(maxsize=4096)  # every recompute parses its collection's measures; measures are immutable
+def _parsed(name: str) -> tuple[Measure, ...]:
     from .trec_names import is_trec_style, trec_style  # trec_names builds on Measure
 
-    name = name.strip()
     if is_trec_style(name):
-        return trec_style(name)
-    return [_ir_style(name)]
+        return tuple(trec_style(name))
+    return (_ir_style(name),)
 
 
 def parse_measure(name: str) -> Measure:

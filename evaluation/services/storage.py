@@ -6,7 +6,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from judging import selectors as judging_selectors
-from judging.models import Collection
+from judging.models import Collection, Run
 
 from ..measures import as_measures, totals
 from ..models import AgreementReport, CollectionState, RunAggregates, TopicAgreement, TopicState, TopicValues
@@ -75,42 +75,102 @@ def store_topic(
 
 @transaction.atomic
 def _store_topic(collection: Collection, topic_id: int, generation: int, values, report: dict, phases: Phases):
-    with phases("store values"):
-        key, now = settings_key(collection), timezone.now()
-        new = values
-        old = {
-            measure: (dict(zip(runs, stored, strict=True)), stored_key)
-            for measure, runs, stored, stored_key in bulk.rows_select(
-                TopicValues, ["measure", "runs", "values", "settings_key"], "topic_id = %s", [topic_id]
+    # Two round trips (one when no value changed) and the commit: what is stored (with the state's generation and
+    # whether the runs' totals are current), the totals of the measures that changed (locked), then every write in
+    # one query string. The topic's lock excludes other stores of the topic, so what the first read finds stays true
+    # (its check of the generation included); the state row is written last and not locked before, so a save of the
+    # topic waits on this transaction (for the row) only for the moment before its commit.
+    kinds = {str(m): m.spec.aggregate for m in as_measures(stored_measures(collection))}
+    key, now = settings_key(collection), timezone.now()
+    current = _current_totals(collection, key, sorted(kinds))
+    with phases("store: read"):
+        stored_generation, current_totals, old = _stored(topic_id, current)
+        if stored_generation > generation:
+            raise _Superseded
+        changed = [measure for measure, by_run in values.items() if old.get(measure) != (by_run, key)]
+        gone = [measure for measure in old if measure not in values]
+    with phases("store: totals"):
+        recount = current_totals != len(kinds)
+        moves = {m: _moves(old.get(m, ({}, None))[0], values.get(m, {})) for m in changed + gone if m in kinds}
+        totals_written = [] if recount or not moves else _runs_move(collection, kinds, moves, key)
+        recount = recount or totals_written is None
+    with phases("store: write"):
+        statements = [
+            (
+                f"DELETE FROM {TopicValues._meta.db_table} WHERE topic_id = %s "
+                f"AND measure IN ({', '.join(['%s'] * len(gone))})",
+                [topic_id, *gone],
             )
-        }
-        changed = [measure for measure, by_run in new.items() if old.get(measure) != (by_run, key)]
-        gone = [measure for measure in old if measure not in new]
-        if gone:
-            TopicValues.objects.filter(topic_id=topic_id, measure__in=gone).delete()
-        bulk.rows_upsert(
-            TopicValues,
-            ["topic", "measure", "runs", "values", "generation", "settings_key", "computed_at"],
-            [(topic_id, m, list(new[m]), list(new[m].values()), generation, key, now) for m in changed],
-            unique=["topic", "measure"],
-        )
-    with phases("store agreement"):
-        _store_agreement(collection, topic_id, generation, report, key)
-    with phases("store runs' totals"):
-        moves = {
-            measure: _moves(old.get(measure, ({}, None))[0], new.get(measure, {})) for measure in [*changed, *gone]
-        }
-        _runs_move(collection, {measure: moved for measure, moved in moves.items() if moved})
-    # Written last and not locked before: the topic's lock already excludes other stores, so a save of the topic
-    # waits on this transaction (for the row) only for the moment before its commit.
-    stored = bulk.statement_without_waiting_for_disk(
-        f"UPDATE {TopicState._meta.db_table} SET computed_generation = %s, computed_at = %s, "
-        "recompute_count = recompute_count + 1 WHERE topic_id = %s AND computed_generation <= %s RETURNING dirty",
-        [generation, now, topic_id, generation],
-    )
+            if gone
+            else None,
+            bulk.upsert(
+                TopicValues,
+                ["topic", "measure", "runs", "values", "generation", "settings_key", "computed_at"],
+                [(topic_id, m, list(values[m]), list(values[m].values()), generation, key, now) for m in changed],
+                unique=["topic", "measure"],
+            ),
+            *_agreement_statements(collection, topic_id, generation, report, key, now),
+            *(totals_written or []),
+            bulk.without_waiting_for_disk(),
+            (
+                f"UPDATE {TopicState._meta.db_table} SET computed_generation = %s, computed_at = %s, "
+                "recompute_count = recompute_count + 1 WHERE topic_id = %s AND computed_generation <= %s "
+                "RETURNING dirty",
+                [generation, now, topic_id, generation],
+            ),
+        ]
+        stored = bulk.run_together(statements)
+        if recount:  # from the stored values, this topic's new ones included
+            runs_aggregate(collection=collection)
     if not stored:
         raise _Superseded
     return bool(stored[0][0])
+
+
+def _current_totals(collection: Collection, key: str, measures: list[str]) -> bulk.Statement:
+    """The condition on RunAggregates rows that are current: counted under these settings for exactly the
+    collection's runs (compared by the database, so no run list travels but the rows' own), for `measures`."""
+    if connection.vendor == "postgresql":
+        runs, runs_params = (
+            f"ARRAY(SELECT id FROM {Run._meta.db_table} WHERE collection_id = %s ORDER BY id)",
+            [collection.pk],
+        )
+    else:
+        field = RunAggregates._meta.get_field("runs")
+        run_ids = judging_selectors.collection_run_ids(collection_id=collection.pk)
+        runs, runs_params = (
+            field.get_placeholder(run_ids, None, connection),
+            [field.get_db_prep_value(run_ids, connection)],
+        )
+    condition = (
+        f"collection_id = %s AND settings_key = %s AND runs = {runs} "
+        f"AND measure IN ({', '.join(['%s'] * len(measures)) or 'NULL'})"
+    )
+    return condition, [collection.pk, key, *runs_params, *measures]
+
+
+def _stored(topic_id: int, current: bulk.Statement) -> tuple[int, int, dict]:
+    """(the generation stored for the topic, how many of the runs' totals rows are `current`, the topic's stored
+    values as {measure: ({run: value}, settings key)}), in one query."""
+    condition, params = current
+    state = (f"(SELECT computed_generation FROM {TopicState._meta.db_table} WHERE topic_id = %s)", [topic_id])
+    totals_rows = (f"(SELECT COUNT(*) FROM {RunAggregates._meta.db_table} WHERE {condition})", params)
+    rows = bulk.rows_select(
+        TopicValues,
+        ["measure", "runs", "values", "settings_key"],
+        "topic_id = %s",
+        [topic_id],
+        extra=[state, totals_rows],
+    )
+    if not rows:  # the topic's first store: nothing stored yet to carry the two counts
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT {state[0]}, {totals_rows[0]}", [*state[1], *totals_rows[1]])
+            generation, current_rows = cursor.fetchone()
+        return generation or 0, current_rows, {}
+    old = {
+        measure: (dict(zip(runs, stored, strict=True)), stored_key) for measure, runs, stored, stored_key, *_ in rows
+    }
+    return rows[0][4] or 0, rows[0][5], old
 
 
 def _moves(before: dict, after: dict) -> dict[int, tuple]:
@@ -120,26 +180,28 @@ def _moves(before: dict, after: dict) -> dict[int, tuple]:
     return {run: move for run, move in moves.items() if move[0] != move[1]}
 
 
-def _store_agreement(collection: Collection, topic_id: int, generation: int, report: dict, key: str) -> None:
-    """The topic's agreement statistics and its full report, each written by one upsert."""
-    now, items = timezone.now(), report["graded"]["items"]
-    bulk.rows_upsert(
-        TopicAgreement,
-        ["collection", "topic", "statistic", "value", "items", "generation", "computed_at"],
-        [
-            (collection.pk, topic_id, name, report[view].get(statistic), items, generation, now)
-            for name, (view, statistic) in STORED_STATISTICS.items()
-        ],
-        unique=["collection", "topic", "statistic"],
-        where="topic_id IS NOT NULL",
-    )
-    bulk.rows_upsert(
-        AgreementReport,
-        ["collection", "topic", "report", "generation", "settings_key", "computed_at"],
-        [(collection.pk, topic_id, report, generation, key, now)],
-        unique=["collection", "topic"],
-        where="topic_id IS NOT NULL",
-    )
+def _agreement_statements(collection: Collection, topic_id: int, generation: int, report: dict, key: str, now):
+    """The topic's agreement statistics and its full report, an upsert each."""
+    items = report["graded"]["items"]
+    return [
+        bulk.upsert(
+            TopicAgreement,
+            ["collection", "topic", "statistic", "value", "items", "generation", "computed_at"],
+            [
+                (collection.pk, topic_id, name, report[view].get(statistic), items, generation, now)
+                for name, (view, statistic) in STORED_STATISTICS.items()
+            ],
+            unique=["collection", "topic", "statistic"],
+            where="topic_id IS NOT NULL",
+        ),
+        bulk.upsert(
+            AgreementReport,
+            ["collection", "topic", "report", "generation", "settings_key", "computed_at"],
+            [(collection.pk, topic_id, report, generation, key, now)],
+            unique=["collection", "topic"],
+            where="topic_id IS NOT NULL",
+        ),
+    ]
 
 
 @transaction.atomic
@@ -166,40 +228,37 @@ def _qrels_version(collection: Collection) -> int:
     return found[0][0] if found else 0
 
 
-def _runs_move(collection: Collection, moves: dict[str, dict[int, tuple]]) -> None:
-    """Applies one topic's value changes, {measure: {run: (old, new)}}, to the runs' stored exact totals. Locks the
-    collection's aggregate rows in measure order, so concurrent topics of a collection never lose an update. Falls
-    back to `runs_aggregate` when a measure of the set has no row, or a row was counted under other settings or for
-    other runs (a new or deleted run or measure, changed settings): counted, not read."""
-    kinds = {str(m): m.spec.aggregate for m in as_measures(stored_measures(collection))}
-    moves = {measure: moved for measure, moved in moves.items() if measure in kinds}
-    key, runs = settings_key(collection), judging_selectors.collection_run_ids(collection_id=collection.pk)
-    measures = sorted(kinds)
-    runs_field = RunAggregates._meta.get_field("runs")
-    # Only rows counted under these settings for exactly these runs come back (compared by the database, so the
-    # run lists do not travel); any other row makes the count below fall short, and the totals are recounted.
+def _runs_move(
+    collection: Collection, kinds: dict[str, str], moves: dict[str, dict[int, tuple]], key: str
+) -> list[bulk.Statement] | None:
+    """The statements that apply one topic's changes, {measure: {run: (old, new)}}, to the runs' stored exact
+    totals. Locks those measures' aggregate rows in measure order, so concurrent topics of a collection never lose
+    an update. None when a row is missing or not current (a run or measure appeared or went, the settings
+    changed meanwhile): the caller recounts."""
+    measures = sorted(moves)
+    condition, params = _current_totals(collection, key, measures)
+    # Read through the unique index, which, unlike a bitmap scan, marks the versions every store leaves dead as such.
     rows = bulk.rows_select(
         RunAggregates,
-        ["id", "measure", "values", "topics", "defined", "totals"],
-        f"collection_id = %s AND settings_key = %s AND runs = {runs_field.get_placeholder(runs, None, connection)} "
-        f"AND measure IN ({', '.join(['%s'] * len(measures))}) ORDER BY measure",
-        [collection.pk, key, runs_field.get_db_prep_value(runs, connection), *measures],
-        lock=bool(moves),
+        ["id", "measure", "runs", "values", "topics", "defined", "totals"],
+        f"{condition} ORDER BY measure",
+        params,
+        lock=True,
+        extra=[
+            (f"(SELECT qrels_version FROM {CollectionState._meta.db_table} WHERE collection_id = %s)", [collection.pk])
+        ],
     )
-    if len(rows) != len(kinds):
-        runs_aggregate(collection=collection)
-        return
-    rows = {row[1]: row for row in rows}
-    if not moves:
-        return
-    version, now = _qrels_version(collection), timezone.now()
-    position = {run: index for index, run in enumerate(runs)}  # every row's runs are the collection's, checked
+    if len(rows) != len(measures):
+        return None
+    now, version = timezone.now(), rows[0][-1] or 0
+    position = {run: index for index, run in enumerate(rows[0][2])}  # every row's runs are the collection's
     written, counts_moved = [], False
-    for measure, moved in moves.items():
-        pk, _, values, topics, defined, exact = rows[measure]
+    for pk, measure, _, values, topics, defined, exact, _ in rows:
         kind = kinds[measure]
-        for run_id, (before, after) in moved.items():
-            index = position[run_id]
+        for run_id, (before, after) in moves[measure].items():
+            index = position.get(run_id)
+            if index is None:
+                continue  # a run deleted since the topic's values were stored: no longer counted
             total = totals.decode(exact[index])
             if before is not _ABSENT and before is not None:
                 total -= totals.term(kind, before)
@@ -217,7 +276,7 @@ def _runs_move(collection: Collection, moves: dict[str, dict[int, tuple]]) -> No
     fields = ["values", "totals", "qrels_version", "computed_at", "topics", "defined"]
     if not counts_moved:  # the usual judgment: values move, no run gains or loses a topic or a defined value
         fields, written = fields[:4], [row[:5] for row in written]
-    bulk.rows_update(RunAggregates, fields, written)
+    return bulk.updates(RunAggregates, fields, written)
 
 
 def _finished(kind: str, total: int, defined: int) -> float | None:
