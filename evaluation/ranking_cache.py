@@ -57,6 +57,15 @@ def topic_runs(*, topic_id: int, name: tuple[int, int] | None = None) -> RunSet:
     return runs
 
 
+def collection_runs(*, topic_ids: list[int]) -> RunSet:
+    """Every run's rankings of these topics as one RunSet (runs in ascending id order), made from the topics'
+    prepared rankings: those in memory are not read again."""
+    names = judging_selectors.topics_rankings_names(topic_ids=topic_ids)
+    parts = [topic_runs(topic_id=topic_id, name=names[topic_id]) for topic_id in topic_ids]
+    tags = sorted({tag for part in parts for tag in part.tags}, key=int)
+    return RunSet.combined(parts, tags)
+
+
 def forget() -> None:
     """Empties this process's memory (tests; an operator's reset)."""
     with _lock:

@@ -84,6 +84,18 @@ def topic_rankings_name(*, topic_id: int) -> tuple[int, int]:
     return _rankings_name(_fetch(*_rankings_name_query(topic_id)))
 
 
+def topics_rankings_names(*, topic_ids: list[int]) -> dict[int, tuple[int, int]]:
+    """`topic_rankings_name` of several topics, in one query."""
+    if not topic_ids:
+        return {}
+    sql = (
+        f"SELECT topic_id, COUNT(id), MAX(id) FROM {Ranking._meta.db_table} "
+        f"WHERE topic_id IN ({', '.join(['%s'] * len(topic_ids))}) GROUP BY topic_id"
+    )
+    found = {topic_id: (count, last or 0) for topic_id, count, last in _fetch(sql, list(topic_ids))}
+    return {topic_id: found.get(topic_id, (0, 0)) for topic_id in topic_ids}
+
+
 def _rankings_name_query(topic_id: int) -> tuple[str, list]:
     return f"SELECT COUNT(id), MAX(id) FROM {Ranking._meta.db_table} WHERE topic_id = %s", [topic_id]
 

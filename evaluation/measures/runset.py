@@ -26,16 +26,45 @@ class RunSet:
             raise ValueError(f"run tags must be unique, got {tags}")
         self.tags = tags
         bases = np.concatenate(([0], np.cumsum([len(run.docs) for run in runs]))).astype(np.int64)
-        row_run = np.concatenate([np.full(len(run.topics), i, np.int64) for i, run in enumerate(runs)] or [[]])
-        row_topic = np.concatenate([run.topics for run in runs] or [[]]).astype(np.int64)
-        source_start = np.concatenate([run.offsets[:-1] + bases[i] for i, run in enumerate(runs)] or [[]])
-        length = np.concatenate([np.diff(run.offsets) for run in runs] or [[]]).astype(np.int64)
+        self._lay_out(
+            np.concatenate([np.full(len(run.topics), i, np.int64) for i, run in enumerate(runs)] or [[]]),
+            np.concatenate([run.topics for run in runs] or [[]]),
+            np.concatenate([run.offsets[:-1] + bases[i] for i, run in enumerate(runs)] or [[]]),
+            np.concatenate([np.diff(run.offsets) for run in runs] or [[]]),
+            np.concatenate([run.docs for run in runs] or [[]]),
+        )
+
+    @classmethod
+    def combined(cls, parts: Sequence[RunSet], tags: Sequence[str]) -> RunSet:
+        """The run set that the rankings of `parts` make together, its runs in the order of `tags` (which name every
+        part's runs). The parts' topics must not overlap: a worker's prepared rankings, one run set per topic, make
+        a collection's run set without reading a ranking again."""
+        topics = np.concatenate([part.topics for part in parts] or [[]])
+        if len(np.unique(topics)) != len(topics):
+            raise ValueError("the run sets to combine share topics")
+        combined = cls.__new__(cls)
+        combined.reused, combined.tags = False, list(tags)
+        index = {tag: i for i, tag in enumerate(combined.tags)}
+        bases = np.concatenate(([0], np.cumsum([len(part.docs) for part in parts]))).astype(np.int64)
+        combined._lay_out(
+            np.concatenate(
+                [np.array([index[tag] for tag in part.tags], np.int64)[part.row_run] for part in parts] or [[]]
+            ),
+            np.concatenate([part.row_topic for part in parts] or [[]]),
+            np.concatenate([part.start + bases[i] for i, part in enumerate(parts)] or [[]]),
+            np.concatenate([part.length for part in parts] or [[]]),
+            np.concatenate([part.docs for part in parts] or [[]]),
+        )
+        return combined
+
+    def _lay_out(self, row_run, row_topic, source_start, length, all_docs) -> None:
+        """Rows sorted by topic then run, each row's documents gathered in that order from `all_docs`."""
+        row_run, row_topic = row_run.astype(np.int64), row_topic.astype(np.int64)
         order = np.lexsort((row_run, row_topic))
         self.row_run, self.row_topic = row_run[order], row_topic[order]
-        self.length = length[order]
+        self.length = length.astype(np.int64)[order]
         self.start = np.concatenate(([0], np.cumsum(self.length)[:-1])).astype(np.int64)
-        all_docs = np.concatenate([run.docs for run in runs] or [[]]).astype(np.int64)
-        self.docs = all_docs[cell_index(source_start[order].astype(np.int64), self.length)]
+        self.docs = all_docs.astype(np.int64)[cell_index(source_start[order].astype(np.int64), self.length)]
         self.topics, self.topic_first_row = np.unique(self.row_topic, return_index=True)
 
     @cached_property

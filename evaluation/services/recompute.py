@@ -16,7 +16,7 @@ from judging.models import Collection, Topic
 
 from .. import agreement, ranking_cache
 from ..consensus import collection_consensus
-from ..measures import PreparedQrels, PreparedRun, RunSet, as_measures, evaluate, parse_measure
+from ..measures import PreparedQrels, as_measures, evaluate, parse_measure
 from ..models import CollectionState, TopicState
 from ..ranking_agreement import system_ranking_agreement
 from ..selectors import engine_options, stored_measures
@@ -219,16 +219,18 @@ def _collection_agreement(collection_id: int, generation: int) -> None:
         threshold=collection.relevance_threshold,
         reference=[consensus_labels[t].get(d) for t, d in keys],
     )
-    rankings = judging_selectors.collection_rankings(collection_id=collection_id)  # {run: {topic: docs}}
-    if rankings and judgments:
-        runs = RunSet([PreparedRun.from_rankings(str(run_id), per_topic) for run_id, per_topic in rankings.items()])
-        report["system_ranking"] = system_ranking_agreement(
-            judgments,
-            consensus_labels,
-            runs,
-            measure=collection.agreement_measure,
-            **engine_options(collection),
-        )
+    if judgments:
+        topic_ids = list(Topic.objects.filter(collection_id=collection_id).order_by("id").values_list("id", flat=True))
+        # From the worker's prepared rankings: reading every ranking of the collection again took most of the time.
+        runs = ranking_cache.collection_runs(topic_ids=topic_ids)
+        if len(runs.tags):
+            report["system_ranking"] = system_ranking_agreement(
+                judgments,
+                consensus_labels,
+                runs,
+                measure=collection.agreement_measure,
+                **engine_options(collection),
+            )
     storage.store_collection_agreement(collection, generation, report)
 
 

@@ -101,3 +101,37 @@ def test_recomputing_after_a_run_is_replaced_stores_what_a_from_scratch_evaluati
     values = stored_values(collection)
     assert values == pytest.approx(expected, abs=1e-12)
     assert evaluation_services.topic_recompute(topic_id=topic.id) is False  # nothing left stale
+
+
+def rankings_by_run_and_topic(runs) -> dict[tuple[str, int], list[int]]:
+    return {
+        (runs.tags[run], int(topic)): runs.docs[start : start + length].tolist()
+        for run, topic, start, length in zip(runs.row_run, runs.row_topic, runs.start, runs.length, strict=True)
+    }
+
+
+def test_a_collections_run_set_made_from_the_topics_in_memory_equals_one_read_from_all_its_rankings():
+    from evaluation.measures import PreparedRun, RunSet
+
+    collection = make_collection(topics=3, runs=3, documents=12, depth=5)
+    services.run_create(collection=collection, tag="partial", scores={"2": {"d3": 2.0, "d1": 1.0}})
+    topic_ids = list(collection.topics.order_by("id").values_list("id", flat=True))
+    ranking_cache.topic_runs(topic_id=topic_ids[0])  # one topic already in memory, the others read now
+
+    combined = ranking_cache.collection_runs(topic_ids=topic_ids)
+
+    rankings = selectors.collection_rankings(collection_id=collection.id)
+    read = RunSet([PreparedRun.from_rankings(str(run), per_topic) for run, per_topic in sorted(rankings.items())])
+    assert combined.tags == read.tags == [str(run) for run in sorted(rankings)]
+    assert rankings_by_run_and_topic(combined) == rankings_by_run_and_topic(read)
+    assert (combined.row_topic.tolist(), combined.row_run.tolist()) == (read.row_topic.tolist(), read.row_run.tolist())
+    assert combined.docs.tolist() == read.docs.tolist()
+
+
+def test_run_sets_that_share_a_topic_are_not_combined():
+    from evaluation.measures import RunSet
+
+    topic = make_collection(topics=1, runs=2).topics.get()
+    part = ranking_cache.topic_runs(topic_id=topic.id)
+    with pytest.raises(ValueError, match="share topics"):
+        RunSet.combined([part, part], part.tags)
