@@ -2,13 +2,15 @@
 
 Runs are immutable once imported: a run is replaced by deleting its rankings and inserting new rows, and deleting a
 run deletes its rows. So a topic's rankings are named by (how many rows, the largest row id), which any replacement
-or deletion changes, read in one indexed query before the rankings themselves (a run imported in between is then
-loaded under the older name and loaded again next time, never kept under the newer one). Nothing is shared between
-workers: each process keeps its own, a restart starts empty, and a worker that never saw a topic loads it.
+or deletion changes, read before the rankings themselves (a recompute reads it with the topic's judgments; a run
+imported in between is then loaded under the older name and loaded again next time, never kept under the newer
+one). Nothing is shared between workers: each process keeps its own, a restart starts empty, and a worker that never
+saw a topic loads it. The collection-wide agreement combines the topics' run sets rather than reading every ranking.
 
 Memory is bounded by WORKBENCH_RANKING_CACHE_MB per worker process (default 256), least recently used first out.
-A topic of 100 runs x depth 1000 holds the document ids twice once evaluated (the rankings and their padded copy
-the labeller reads), 1.5 MB; 50 such topics took 77 MB, measured.
+A topic of 100 runs x depth 1000 holds its document ids and, for labelling, each ranked document's index into the
+topic's distinct documents (`RunSet.distinct_cells`, built with the load): 1.2 MB; 50 such topics took 59 MB,
+measured.
 """
 
 from __future__ import annotations
