@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -166,6 +166,10 @@ class AgreementMatrices:
     categories: list[int]
     kappa: list[list[float | None]]  # assessor x assessor Cohen's kappa (1 on the diagonal)
     confusion: dict[tuple[str, str], list[list[int]]]  # (row assessor, column assessor or "consensus")
+    # Would the leaderboard change? The runs ordered by `ranking_measure` under each assessor's labels against the
+    # consensus: (assessor, Kendall's tau, tau_ap), None where undefined; empty before any run is ranked.
+    ranking_measure: str | None = None
+    ranking: list[tuple[str, float | None, float | None]] = field(default_factory=list)
 
 
 def agreement_matrices(*, collection: Collection, reveal: bool) -> AgreementMatrices | None:
@@ -189,4 +193,12 @@ def agreement_matrices(*, collection: Collection, reveal: bool) -> AgreementMatr
         confusion[(by_id[first], by_id[second])] = cells
     for assessor, against in report.get("against_consensus", {}).items():
         confusion[(by_id[assessor], "consensus")] = against["confusion"]
-    return AgreementMatrices(names, report["parameters"]["categories"], kappa, confusion)
+    system = report.get("system_ranking") or {}
+    ranking = [
+        (by_id[assessor], against["kendall_tau"], against["tau_ap"])
+        for assessor, against in system.get("against_consensus", {}).items()
+        if assessor in by_id
+    ]
+    return AgreementMatrices(
+        names, report["parameters"]["categories"], kappa, confusion, system.get("measure"), sorted(ranking)
+    )

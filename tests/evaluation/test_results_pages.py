@@ -213,6 +213,30 @@ def test_agreement_kappas_match_scikit_learn_and_hide_identities_from_researcher
     assert a.username not in page and "assessor-1" in page
 
 
+def test_the_agreement_page_says_whether_each_assessors_labels_would_reorder_the_leaderboard(client, judged):
+    from evaluation.models import AgreementReport
+
+    collection, a, b = judged
+    stored = AgreementReport.objects.get(collection=collection, topic__isnull=True).report["system_ranking"]
+    against = stored["against_consensus"]
+    assert set(against) == {str(a.id), str(b.id)}
+    found = analysis.agreement_matrices(collection=collection, reveal=True)
+    assert found.ranking_measure == stored["measure"] == "AP"
+    assert found.ranking == sorted(
+        (user.username, against[str(user.id)]["kendall_tau"], against[str(user.id)]["tau_ap"]) for user in (a, b)
+    )
+    # Each assessor's tau as scipy computes it from the stored scores of the runs under their labels.
+    consensus = stored["scores"]["consensus"]
+    for user in (a, b):
+        mine = stored["scores"][str(user.id)]
+        expected = stats.kendalltau([consensus[t] for t in consensus], [mine[t] for t in consensus]).statistic
+        assert against[str(user.id)]["kendall_tau"] == pytest.approx(expected, abs=1e-12, nan_ok=True) or (
+            against[str(user.id)]["kendall_tau"] is None and math.isnan(expected)
+        )
+    page = _page(_client_as(client, "researcher"), f"/results/{collection.id}/agreement/")
+    assert 'id="ranking-agreement"' in page and 'data-assessor="assessor-1"' in page and a.username not in page
+
+
 @pytest.mark.parametrize(
     ("name", "params"),
     [
