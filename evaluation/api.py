@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 
 from judging.api.jobs import JobSerializer, job_accepted
 from judging.models import Collection, Run
-from judging.permissions import IsResearcherOrAdmin
+from judging.permissions import IsResearcherOrAdmin, sees_assessors
 
 from . import analysis, downloads, selectors, services
 from .api_serializers import (
@@ -136,8 +136,16 @@ class AgreementView(_ResearchersRead):
     @extend_schema(responses=AgreementSerializer)
     def get(self, request: Request, collection_id: int) -> Response:
         collection = self.collection(collection_id)
+        matrices = analysis.agreement_matrices(collection=collection, reveal=sees_assessors(request.user, collection))
+        ranking = matrices.ranking if matrices else []
         return Response(
-            AgreementSerializer({"statistics": selectors.collection_agreement(collection_id=collection.id)}).data
+            AgreementSerializer(
+                {
+                    "statistics": selectors.collection_agreement(collection_id=collection.id),
+                    "ranking_measure": matrices.ranking_measure if matrices else None,
+                    "ranking": [{"assessor": a, "kendall_tau": t, "tau_ap": ap} for a, t, ap in ranking],
+                }
+            ).data
         )
 
 

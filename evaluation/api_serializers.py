@@ -41,9 +41,21 @@ class ResultsSerializer(serializers.Serializer):
     stale_topics = serializers.IntegerField()
 
 
+class RankingAgreementSerializer(serializers.Serializer):
+    assessor = serializers.CharField(help_text="a pseudonym unless the collection shows assessors to researchers")
+    kendall_tau = serializers.FloatField(allow_null=True)
+    tau_ap = serializers.FloatField(allow_null=True)
+
+
 class AgreementSerializer(serializers.Serializer):
     statistics = serializers.DictField(
         child=serializers.FloatField(allow_null=True), help_text="statistic -> mean over the topics where defined"
+    )
+    ranking_measure = serializers.CharField(allow_null=True, help_text="the measure `ranking` orders the runs by")
+    ranking = RankingAgreementSerializer(
+        many=True,
+        help_text="would the leaderboard change? For each assessor, Kendall's tau and tau_AP between the runs' order "
+        "under their labels and under the consensus, over all topics",
     )
 
 

@@ -233,8 +233,14 @@ def test_the_agreement_page_says_whether_each_assessors_labels_would_reorder_the
         assert against[str(user.id)]["kendall_tau"] == pytest.approx(expected, abs=1e-12, nan_ok=True) or (
             against[str(user.id)]["kendall_tau"] is None and math.isnan(expected)
         )
-    page = _page(_client_as(client, "researcher"), f"/results/{collection.id}/agreement/")
+    researcher = _client_as(client, "researcher")
+    page = _page(researcher, f"/results/{collection.id}/agreement/")
     assert 'id="ranking-agreement"' in page and 'data-assessor="assessor-1"' in page and a.username not in page
+    api = researcher.get(f"/api/collections/{collection.id}/agreement/").json()
+    hidden = analysis.agreement_matrices(collection=collection, reveal=False)
+    assert api["ranking_measure"] == "AP"
+    assert [(r["assessor"], r["kendall_tau"], r["tau_ap"]) for r in api["ranking"]] == hidden.ranking
+    assert {r["assessor"] for r in api["ranking"]} == {"assessor-1", "assessor-2"}
 
 
 @pytest.mark.parametrize(
