@@ -60,10 +60,20 @@ def topic_runs(*, topic_id: int, name: tuple[int, int] | None = None) -> RunSet:
 
 
 def collection_runs(*, topic_ids: list[int]) -> RunSet:
-    """Every run's rankings of these topics as one RunSet (runs in ascending id order), made from the topics'
-    prepared rankings: those in memory are not read again."""
+    """Every run's rankings of these topics as one RunSet (runs in ascending id order): the topics held in memory
+    are not read again; the others are read for this use only, not kept (a collection larger than the budget would
+    otherwise push out the topics the recomputes use)."""
     names = judging_selectors.topics_rankings_names(topic_ids=topic_ids)
-    parts = [topic_runs(topic_id=topic_id, name=names[topic_id]) for topic_id in topic_ids]
+    parts, missing = [], []
+    with _lock:
+        for topic_id in topic_ids:
+            entry = _entries.get(topic_id)
+            if entry is not None and entry[0] == names[topic_id]:
+                parts.append(entry[1])
+            else:
+                missing.append(topic_id)
+    for topic_id, per_run in judging_selectors.topics_rankings(topic_ids=missing).items() if missing else ():
+        parts.append(RunSet([PreparedRun.from_rankings(str(run), {topic_id: docs}) for run, docs in per_run.items()]))
     tags = sorted({tag for part in parts for tag in part.tags}, key=int)
     return RunSet.combined(parts, tags)
 

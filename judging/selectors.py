@@ -202,6 +202,15 @@ def topic_rankings_by_run(*, run_id: int) -> dict[int, np.ndarray]:
     return {topic_id: np.frombuffer(bytes(blob), dtype="<i8") for topic_id, blob in rows}
 
 
+def topics_rankings(*, topic_ids: list[int]) -> dict[int, dict[int, np.ndarray]]:
+    """{topic id: {run id: document ids in trec_eval order}} for these topics: one query."""
+    result: dict[int, dict[int, np.ndarray]] = defaultdict(dict)
+    rows = Ranking.objects.filter(topic_id__in=topic_ids).values_list("topic_id", "run_id", "document_ids")
+    for topic_id, run_id, blob in rows.iterator(chunk_size=500):
+        result[topic_id][run_id] = np.frombuffer(bytes(blob), dtype="<i8")
+    return dict(result)
+
+
 def topic_rankings(*, topic_id: int) -> dict[int, np.ndarray]:
     """{run id: document ids in trec_eval order} for every run that retrieved for the topic: one query."""
     rows = Ranking.objects.filter(topic_id=topic_id).values_list("run_id", "document_ids")

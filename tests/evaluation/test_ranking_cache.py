@@ -116,7 +116,7 @@ def test_a_collections_run_set_made_from_the_topics_in_memory_equals_one_read_fr
     collection = make_collection(topics=3, runs=3, documents=12, depth=5)
     services.run_create(collection=collection, tag="partial", scores={"2": {"d3": 2.0, "d1": 1.0}})
     topic_ids = list(collection.topics.order_by("id").values_list("id", flat=True))
-    ranking_cache.topic_runs(topic_id=topic_ids[0])  # one topic already in memory, the others read now
+    ranking_cache.topic_runs(topic_id=topic_ids[1])  # one topic already in memory, the others read now
 
     combined = ranking_cache.collection_runs(topic_ids=topic_ids)
 
@@ -126,6 +126,7 @@ def test_a_collections_run_set_made_from_the_topics_in_memory_equals_one_read_fr
     assert rankings_by_run_and_topic(combined) == rankings_by_run_and_topic(read)
     assert (combined.row_topic.tolist(), combined.row_run.tolist()) == (read.row_topic.tolist(), read.row_run.tolist())
     assert combined.docs.tolist() == read.docs.tolist()
+    assert list(ranking_cache._entries) == [topic_ids[1]]  # the topics read for it were not kept
 
 
 def test_run_sets_that_share_a_topic_are_not_combined():
