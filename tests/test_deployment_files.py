@@ -156,3 +156,21 @@ def test_the_embedded_mode_names_its_in_memory_broker_so_kombu_never_warns():
         text=True,
     )
     assert probe.stdout.split() == ["True", "memory", "localhost"], probe.stderr
+
+
+def test_a_web_worker_loads_every_view_as_it_starts_not_on_its_first_request():
+    """Otherwise the first save after a deploy or a restart waited about a second for the imports."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, config.wsgi; "
+        "print(all(m in sys.modules for m in ('config.urls', 'judging.views.assessor', 'evaluation.api')))"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    found = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=env | {"DEBUG": "true"}, capture_output=True, text=True
+    )
+    assert found.returncode == 0, found.stderr[-2000:]
+    assert found.stdout.strip() == "True"
