@@ -289,7 +289,10 @@ def load(collection, args, seconds) -> None:
         lock, done = threading.Lock(), threading.Event()
 
         def watch():
-            while not done.is_set() or pending:
+            # Until told to stop (everything fresh, or the deadline passed), then one last look: what is still
+            # pending is reported as never fresh rather than waited for.
+            while True:
+                finished = done.is_set()
                 with lock:
                     waiting = list(pending)
                 if waiting:
@@ -304,6 +307,8 @@ def load(collection, args, seconds) -> None:
                             if states.get(entry[0], 0) >= entry[1]:
                                 fresh_at.append((entry[2], now))
                                 pending.remove(entry)
+                if finished:
+                    return
                 time.sleep(0.01)
 
         watcher = threading.Thread(target=watch)
