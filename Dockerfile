@@ -5,6 +5,7 @@ COPY pyproject.toml README.md ./
 COPY config ./config
 COPY judging ./judging
 COPY evaluation ./evaluation
+COPY measures ./measures
 COPY templates ./templates
 COPY manage.py ./
 RUN pip install --no-cache-dir . \

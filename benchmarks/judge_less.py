@@ -23,9 +23,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from evaluation.measures import PreparedQrels, PreparedRun
 from judging.ordering import ORDERS
 from judging.simulate import simulate
+from measures import PreparedQrels, PreparedRun
 
 
 def generated_campaign(kind: str, seed: int, *, topics: int, runs: int, depth: int):

@@ -23,8 +23,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from evaluation.measures import TREC_DEFAULT, RunSet, TrecReader, evaluate, read_qrels, read_run
-from evaluation.measures.trec_files import run_table
+from measures import TREC_DEFAULT, RunSet, TrecReader, evaluate, read_qrels, read_run
+from measures.trec_files import run_table
 
 OURS = ["P@5", "P@10", "P@20", "R@100", "R@1000", "AP", "nDCG@10", "nDCG", "RR", "Rprec", "Bpref"]
 TREC = {"P.5,10,20", "recall.100,1000", "map", "ndcg_cut.10", "ndcg", "recip_rank", "Rprec", "bpref"}

@@ -1,5 +1,5 @@
 """Everything derived from judgments: the pure measures and agreement engines, and the stored results.
 
-`evaluation.measures` and `evaluation.agreement` import no Django; `python -m evaluation` is a trec_eval-compatible
+`measures` and `evaluation.agreement` import no Django; `python -m evaluation` is a trec_eval-compatible
 command line over them.
 """

@@ -12,9 +12,10 @@ import json
 import sys
 from collections import defaultdict
 
+from measures import TrecFormatError
+
 from .agreement import agreement_report
 from .consensus import METHODS, consensus
-from .measures import TrecFormatError
 
 COLUMNS = ("topic", "docno", "assessor", "grade")
 

@@ -15,9 +15,9 @@ import numpy as np
 
 from judging import selectors as judging_selectors
 from judging.models import Collection, Run, Topic
+from measures import PreparedQrels, PreparedRun, RunSet, evaluate
 
 from . import curves, selectors, significance
-from .measures import PreparedQrels, PreparedRun, RunSet, evaluate
 from .models import AgreementReport
 from .selectors import consensus_qrels, engine_options
 

@@ -123,7 +123,7 @@ class ResultsView(_ResearchersRead):
             }
             for row in rows
         ]
-        keys = ("qrels_version", "settings", "fresh", "stale_topics")
+        keys = ("qrels_version", "settings", "fresh", "stale_topics", "missing_measures")
         return Response(
             ResultsSerializer({"measures": measures, "runs": runs} | {key: status_[key] for key in keys}).data
         )

@@ -16,8 +16,13 @@ class StatusSerializer(serializers.Serializer):
     collection = serializers.CharField()
     qrels_version = serializers.IntegerField()
     settings = serializers.CharField()
-    fresh = serializers.BooleanField(help_text="every topic and the collection-wide agreement up to date")
+    fresh = serializers.BooleanField(
+        help_text="every topic and the collection-wide agreement up to date, and every measure asked for stored"
+    )
     stale_topics = serializers.IntegerField()
+    missing_measures = serializers.ListField(
+        child=serializers.CharField(), help_text="measures asked for with no stored value (never so when fresh)"
+    )
     agreement_fresh = serializers.BooleanField()
     topics_count = serializers.IntegerField()
     page = serializers.IntegerField()
@@ -39,6 +44,7 @@ class ResultsSerializer(serializers.Serializer):
     settings = serializers.CharField()
     fresh = serializers.BooleanField()
     stale_topics = serializers.IntegerField()
+    missing_measures = serializers.ListField(child=serializers.CharField())
 
 
 class RankingAgreementSerializer(serializers.Serializer):

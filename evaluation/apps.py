@@ -1,4 +1,4 @@
-"""App configuration for evaluation."""
+"""App configuration for evaluation: connects its staleness services to what judging announces."""
 
 from django.apps import AppConfig
 
@@ -6,3 +6,12 @@ from django.apps import AppConfig
 class EvaluationConfig(AppConfig):
     name = "evaluation"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from judging import signals
+
+        from . import receivers, tasks  # noqa: F401  (tasks: every process knows them by name, to send them)
+
+        # dispatch_uid: connected once, however often ready() runs (tests may call it again).
+        for name in ("labels_changed", "rankings_changed", "collection_changed", "collection_deleting"):
+            getattr(signals, name).connect(getattr(receivers, name), dispatch_uid=f"evaluation.{name}")

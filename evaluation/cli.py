@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .measures import (
+from measures import (
     FAMILIES,
     TREC_EVAL_VERSION,
     TREC_EVAL_VERSIONS,
@@ -22,9 +22,9 @@ from .measures import (
     evaluate,
     parse_measures,
 )
-from .measures.relstring import relstrings
-from .measures.trec_names import NICKNAMES, TREC_ORDER, is_trec_style, printed_name, relstring_length
-from .measures.zscores import read_zscores, zscore_summary, zscore_table
+from measures.relstring import relstrings
+from measures.trec_names import NICKNAMES, TREC_ORDER, is_trec_style, printed_name, relstring_length
+from measures.zscores import read_zscores, zscore_summary, zscore_table
 
 
 def _parser() -> argparse.ArgumentParser:

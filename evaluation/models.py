@@ -92,7 +92,7 @@ class RunAggregates(models.Model):
     values = ListField(help_text="Each run's aggregate; null when undefined.")
     topics = ListField(element="integer", help_text="Topics evaluated per run (in both the run and the qrels).")
     defined = ListField(element="integer", help_text="Topics whose value is defined (in the mean), per run.")
-    totals = ListField(element="text", help_text="Exact sums of the defined values (evaluation.measures.totals).")
+    totals = ListField(element="text", help_text="Exact sums of the defined values (measures.totals).")
     qrels_version = models.PositiveBigIntegerField(
         default=0, help_text="The collection's qrels version when these aggregates last changed."
     )

@@ -13,8 +13,8 @@ from collections.abc import Hashable, Mapping, Sequence
 
 import numpy as np
 
-from .measures import PreparedQrels, PreparedRun, RunSet, evaluate, parse_measure
-from .measures.correlation import kendall_tau, tau_ap
+from measures import PreparedQrels, PreparedRun, RunSet, evaluate, parse_measure
+from measures.correlation import kendall_tau, tau_ap
 
 Judgments = Mapping[int, Mapping[int, Mapping[Hashable, int]]]  # topic -> document -> assessor -> grade
 

@@ -22,8 +22,7 @@ import numpy as np
 from django.conf import settings
 
 from judging import selectors as judging_selectors
-
-from .measures import PreparedRun, RunSet
+from measures import PreparedRun, RunSet
 
 _lock = threading.Lock()
 _entries: OrderedDict[int, tuple[tuple[int, int], RunSet]] = OrderedDict()

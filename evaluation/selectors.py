@@ -22,6 +22,18 @@ LEADERBOARD_KEYS = ("tag", "topics", "judged")
 
 COVERAGE_MEASURE = "Judged@10"
 
+# How each stored statistic is named on the pages.
+STATISTIC_LABELS = {
+    "percent_agreement": "Percent agreement (graded)",
+    "fleiss_kappa": "Fleiss' κ (graded)",
+    "krippendorff_alpha_ordinal": "Krippendorff's α (ordinal)",
+    "krippendorff_alpha_nominal": "Krippendorff's α (nominal)",
+    "gwet_ac1": "Gwet's AC1 (graded)",
+    "cohen_kappa_quadratic": "Cohen's κ, quadratic weights (two assessors)",
+    "binary_fleiss_kappa": "Fleiss' κ (relevant or not)",
+    "overlap": "Overlap of relevant sets (Jaccard)",
+}
+
 
 def stored_measures(collection: Collection) -> list[str]:
     """The measures computed and stored for a collection: its chosen ones, and always Judged@10, the coverage figure
@@ -206,8 +218,6 @@ def leaderboard(
 
 def collection_agreement_labelled(*, collection_id: int) -> list[tuple[str, str, float | None]]:
     """(statistic, its name for people, mean over topics) in a fixed order, for the pages."""
-    from .services.storage import STATISTIC_LABELS
-
     means = collection_agreement(collection_id=collection_id)
     return [(key, label, means[key]) for key, label in STATISTIC_LABELS.items() if key in means]
 
@@ -221,10 +231,29 @@ def runs_judged_at_10(*, collection: Collection) -> list[tuple[str, float | None
     return sorted(rows, key=lambda r: (r[1] is not None, r[1] or 0, r[0]))
 
 
-def collection_freshness(*, collection_id: int) -> dict:
-    states = TopicState.objects.filter(topic__collection_id=collection_id)
-    stale = states.filter(dirty=True).count()
-    return {"stale_topics": stale, "fresh": stale == 0}
+def _stale_states(collection_id: int):
+    """Topics whose stored values are not those of their current judgments and rankings: dirty, or claimed by a
+    recompute that has not stored its results yet."""
+    return TopicState.objects.filter(topic__collection_id=collection_id).filter(
+        Q(dirty=True) | Q(computed_generation__lt=F("generation"))
+    )
+
+
+def _missing_measures(collection: Collection) -> list[str]:
+    """Measures the collection asks for that have no stored aggregate although its runs have been evaluated: a
+    value that would be shown as "–" beside a fresh badge, so the collection is not fresh while any is missing."""
+    if not Run.objects.filter(collection=collection).exists():
+        return []
+    stored = set(RunAggregates.objects.filter(collection=collection).values_list("measure", flat=True))
+    return [measure for measure in stored_measures(collection) if measure not in stored]
+
+
+def collection_freshness(*, collection: Collection) -> dict:
+    """The one definition of a collection's freshness, for every page and the API: no topic stale and every
+    measure asked for stored. Returns {"fresh", "stale_topics", "missing_measures"}."""
+    stale = _stale_states(collection.id).count()
+    missing = _missing_measures(collection)
+    return {"fresh": stale == 0 and not missing, "stale_topics": stale, "missing_measures": missing}
 
 
 def collection_agreement_fresh(*, collection_id: int) -> bool:
@@ -260,10 +289,8 @@ def collection_status(*, collection_id: int, page: int = 1, stale_only: bool = F
 
     collection = Collection.objects.get(pk=collection_id)
     state = CollectionState.objects.filter(collection_id=collection_id).first()
-    stale_states = TopicState.objects.filter(topic__collection_id=collection_id).filter(
-        Q(dirty=True) | Q(computed_generation__lt=F("generation"))
-    )
-    stale = stale_states.count()
+    stale_states = _stale_states(collection_id)
+    freshness = collection_freshness(collection=collection)
     topics = Topic.objects.filter(collection_id=collection_id).order_by("id")
     if stale_only:
         topics = topics.filter(evaluation_state__in=stale_states)
@@ -291,8 +318,9 @@ def collection_status(*, collection_id: int, page: int = 1, stale_only: bool = F
         "collection": collection.name,
         "qrels_version": state.qrels_version if state else 0,
         "settings": settings_key(collection),
-        "fresh": stale == 0 and agreement_fresh,
-        "stale_topics": stale,
+        "fresh": freshness["fresh"] and agreement_fresh,
+        "stale_topics": freshness["stale_topics"],
+        "missing_measures": freshness["missing_measures"],
         "agreement_fresh": agreement_fresh,
         "topics_count": total,
         "page": max(page, 1),

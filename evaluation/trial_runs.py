@@ -20,8 +20,8 @@ from judging import jobs, uploads
 from judging.importers.problems import ImportFailed, Problems
 from judging.importers.trec_lines import parse_run
 from judging.models import Collection, Document, Job, Run, Topic
+from measures import PreparedQrels, PreparedRun, as_measures, evaluate, trec_order
 
-from .measures import PreparedQrels, PreparedRun, as_measures, evaluate, trec_order
 from .selectors import consensus_qrels, engine_options, run_aggregates
 
 COVERAGE_DEPTH = 10

@@ -1,7 +1,22 @@
-"""Django admin for the judging models: list displays, filters and search for campaign staff."""
+"""Django admin for the judging models: lists, filters and search for operators; every write through a service.
+
+The admin is an operator's view of the data, not a second write path. `ServiceAdmin` lets an admin class add,
+change or delete only by naming the service that does it (so derived results follow: staleness, history, the
+search logs' stores); whatever it names no service for is refused. `tests/judging/test_admin_writes.py` walks
+the registry and fails on a model admin that writes around its service.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
 
 from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import GroupAdmin, UserAdmin
+from django.contrib.auth.models import Group
 from django.db import transaction
+from rest_framework.authtoken.admin import TokenAdmin
+from rest_framework.authtoken.models import TokenProxy
 
 from . import services
 from .models import (
@@ -20,28 +35,80 @@ from .models import (
 )
 
 
-class GradeInline(admin.TabularInline):
-    model = Grade
-    extra = 0
+class ServiceAdmin(admin.ModelAdmin):
+    """A model admin whose writes are its services': `create_through(request, form)` returns the new object,
+    `change_through(request, obj, form)` saves a change, `delete_through(request, obj)` deletes. Each left as None
+    is refused (the button is not shown and the view answers 403). Inlines are read-only."""
 
+    create_through: Callable | None = None
+    change_through: Callable | None = None
+    delete_through: Callable | None = None
 
-class DeletesThroughService:
-    """Admin deletions go through the write service, so that derived results follow (staleness, history)."""
+    def has_add_permission(self, request, *args) -> bool:
+        return self.create_through is not None and super().has_add_permission(request, *args)
 
-    @staticmethod
-    def delete_through(request, obj):
-        raise NotImplementedError
+    def has_change_permission(self, request, obj=None) -> bool:
+        return self.change_through is not None and super().has_change_permission(request, obj)
 
-    def delete_model(self, request, obj):
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return self.delete_through is not None and super().has_delete_permission(request, obj)
+
+    def save_model(self, request, obj, form, change) -> None:
+        if change:
+            self.change_through(request, obj, form)
+            return
+        created = self.create_through(request, form)
+        # The admin goes on with `obj` (messages, redirects): make it the row the service created.
+        obj.pk, obj._state.adding, obj._state.db = created.pk, False, created._state.db
+
+    def save_related(self, request, form, formsets, change) -> None:
+        """Inlines are read-only and many-to-many fields the services' own: nothing related is written here
+        (`commit=False` only lists what a formset holds, for the admin's change message)."""
+        for formset in formsets:
+            formset.save(commit=False)
+
+    def get_deleted_objects(self, objs, request):
+        """What the service deletes with the object is the service's business (a document takes its judgments'
+        history with it), so rows that are never deleted on their own do not block the confirmation."""
+        deleted, counts, _, protected = super().get_deleted_objects(objs, request)
+        return deleted, counts, set(), protected
+
+    def delete_model(self, request, obj) -> None:
         self.delete_through(request, obj)
 
-    def delete_queryset(self, request, queryset):
+    @transaction.atomic
+    def delete_queryset(self, request, queryset) -> None:
         for obj in queryset:
             self.delete_through(request, obj)
 
 
+class ReadOnlyAdmin(ServiceAdmin):
+    """Rows derived from others, append-only history, or rows only a page's own flow writes: shown, never
+    written here."""
+
+
+class ReadOnlyInline(admin.TabularInline):
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class GradeInline(ReadOnlyInline):
+    model = Grade
+    fields = ["value", "label", "description"]
+
+
+def _changed(obj, form) -> dict:
+    return {name: getattr(obj, name) for name in form.changed_data}
+
+
 @admin.register(Collection)
-class CollectionAdmin(admin.ModelAdmin):
+class CollectionAdmin(ServiceAdmin):
     list_display = [
         "name",
         "max_grade",
@@ -55,143 +122,156 @@ class CollectionAdmin(admin.ModelAdmin):
     ]
     list_filter = ["blind", "consensus_method", "max_grade"]
     search_fields = ["name", "description"]
-    actions = ["recompute"]
 
     def get_inlines(self, request, obj):
         return [GradeInline] if obj is not None else []  # a new collection gets its scale from the service
 
-    def save_model(self, request, obj, form, change):
-        if not change:
-            # Through the service, so that the collection never exists without its relevance scale.
-            fields = {name: form.cleaned_data[name] for name in form.changed_data if name in form.cleaned_data}
-            fields.setdefault("max_grade", obj.max_grade)
-            fields.setdefault("relevance_threshold", obj.relevance_threshold)
-            created = services.collection_create(name=obj.name, **{k: v for k, v in fields.items() if k != "name"})
-            obj.pk, obj._state.adding, obj._state.db = created.pk, False, created._state.db
-            return None
-        # Through the service, so that a changed threshold, scale, consensus or measure set triggers a recompute.
+    @staticmethod
+    def create_through(request, form):
+        fields = {name: form.cleaned_data[name] for name in form.changed_data if name in form.cleaned_data}
+        return services.collection_create(**{"name": form.cleaned_data["name"], **fields})
+
+    @staticmethod
+    def change_through(request, obj, form):
         original = Collection.objects.get(pk=obj.pk)
-        changes = {name: getattr(obj, name) for name in form.changed_data if name in services.EVALUATION_SETTINGS}
-        other = {name: getattr(obj, name) for name in form.changed_data if name not in changes}
-        services.collection_settings_update(collection=original, **changes, **other)
+        services.collection_settings_update(collection=original, **_changed(obj, form))
 
-    @admin.action(description="Recompute all metrics and agreement (background job)")
-    def recompute(self, request, queryset):
-        from evaluation.services import collection_recompute_start
-
-        with transaction.atomic():  # each job is enqueued when this commits, never before
-            for collection in queryset:
-                collection_recompute_start(collection=collection, created_by=request.user)
-        self.message_user(request, "Recompute started; follow it under Jobs.")
+    @staticmethod
+    def delete_through(request, obj):
+        services.collection_delete(collection=obj)
 
 
 @admin.register(Topic)
-class TopicAdmin(DeletesThroughService, admin.ModelAdmin):
-    @staticmethod
-    def delete_through(request, obj):
-        services.topic_delete(topic=obj)
-
+class TopicAdmin(ServiceAdmin):
     list_display = ["number", "title", "collection"]
     list_filter = ["collection"]
     search_fields = ["number", "title", "description"]
 
-
-@admin.register(Document)
-class DocumentAdmin(DeletesThroughService, admin.ModelAdmin):
     @staticmethod
     def delete_through(request, obj):
-        services.document_delete(document=obj)
+        services.topic_delete(topic=obj)
 
+
+@admin.register(Document)
+class DocumentAdmin(ServiceAdmin):
     list_display = ["docno", "title", "collection"]
     list_filter = ["collection"]
     search_fields = ["docno", "title"]
     show_full_result_count = False
 
-
-@admin.register(Run)
-class RunAdmin(DeletesThroughService, admin.ModelAdmin):
     @staticmethod
     def delete_through(request, obj):
-        services.run_delete(run=obj)
+        services.document_delete(document=obj)
 
+
+@admin.register(Run)
+class RunAdmin(ServiceAdmin):
     list_display = ["tag", "collection", "owner", "precedence", "uploaded_at"]
     list_filter = ["collection"]
     search_fields = ["tag", "description"]
 
+    @staticmethod
+    def delete_through(request, obj):
+        services.run_delete(run=obj)
+
 
 @admin.register(Ranking)
-class RankingAdmin(admin.ModelAdmin):
+class RankingAdmin(ServiceAdmin):
     list_display = ["run", "topic", "depth"]
     list_filter = ["run__collection"]
     list_select_related = ["run", "topic"]
     exclude = ["document_ids", "scores"]
-    readonly_fields = ["run", "topic", "depth"]
+
+    @staticmethod
+    def delete_through(request, obj):
+        services.ranking_delete(ranking=obj)
 
 
 @admin.register(PoolItem)
-class PoolItemAdmin(DeletesThroughService, admin.ModelAdmin):
-    @staticmethod
-    def delete_through(request, obj):
-        services.pool_items_delete(items=[obj])
-
+class PoolItemAdmin(ServiceAdmin):
     list_display = ["topic", "document", "best_rank", "priority", "strategy"]
     list_filter = ["topic__collection", "strategy"]
     list_select_related = ["topic", "document"]
     search_fields = ["document__docno", "topic__number"]
-    raw_id_fields = ["topic", "document"]
+
+    @staticmethod
+    def delete_through(request, obj):
+        services.pool_items_delete(items=[obj])
 
 
 @admin.register(Assignment)
-class AssignmentAdmin(admin.ModelAdmin):
+class AssignmentAdmin(ServiceAdmin):
     list_display = ["assessor", "topic", "state", "updated_at"]
     list_filter = ["state", "topic__collection"]
     list_select_related = ["assessor", "topic"]
     search_fields = ["assessor__username", "topic__number"]
+    fields = ["assessor", "topic"]
+    raw_id_fields = ["assessor", "topic"]
+
+    @staticmethod
+    def create_through(request, form):
+        return services.assignment_create(assessor=form.cleaned_data["assessor"], topic=form.cleaned_data["topic"])
+
+    @staticmethod
+    def delete_through(request, obj):
+        services.assignment_delete(assignment=obj)
 
 
 @admin.register(Judgment)
-class JudgmentAdmin(DeletesThroughService, admin.ModelAdmin):
-    @staticmethod
-    def delete_through(request, obj):
-        services.judgment_delete(assessor=obj.assessor, topic=obj.topic, document=obj.document, changed_by=request.user)
-
-    """Read-only here: judgments change only through services.judgment_record, which keeps history and metrics."""
+class JudgmentAdmin(ServiceAdmin):
+    """Judgments change only through `judgment_record` (the judging page, the API, imports); a delete here is
+    `judgment_delete`, which keeps the history and marks the topic stale."""
 
     list_display = ["topic", "document", "assessor", "grade", "cannot_judge_reason", "seconds_spent", "updated_at"]
     list_filter = ["topic__collection", "grade", "assessor"]
     list_select_related = ["topic", "document", "assessor"]
     search_fields = ["document__docno", "topic__number", "assessor__username"]
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
+    @staticmethod
+    def delete_through(request, obj):
+        services.judgment_delete(assessor=obj.assessor, topic=obj.topic, document=obj.document, changed_by=request.user)
 
 
 @admin.register(JudgmentHistory)
-class JudgmentHistoryAdmin(admin.ModelAdmin):
+class JudgmentHistoryAdmin(ReadOnlyAdmin):
     list_display = ["changed_at", "topic", "document", "assessor", "old_grade", "new_grade", "action", "changed_by"]
     list_filter = ["action", "topic__collection"]
     list_select_related = ["topic", "document", "assessor", "changed_by"]
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
 
 @admin.register(Adjudication)
-class AdjudicationAdmin(admin.ModelAdmin):
+class AdjudicationAdmin(ServiceAdmin):
     list_display = ["topic", "document", "grade", "adjudicator", "decided_at"]
     list_filter = ["topic__collection"]
     list_select_related = ["topic", "document", "adjudicator"]
-    readonly_fields = ["topic", "document", "grade", "adjudicator", "note", "decided_at"]
+
+    @staticmethod
+    def delete_through(request, obj):
+        services.adjudication_delete(adjudication=obj)
 
 
 @admin.register(Job)
-class JobAdmin(admin.ModelAdmin):
+class JobAdmin(ReadOnlyAdmin):
     list_display = ["kind", "collection", "state", "done", "total", "percent", "updated_at"]
     list_filter = ["kind", "state"]
-    readonly_fields = ["kind", "collection", "state", "done", "total", "message", "result", "created_by"]
+
+
+# Accounts are made, given roles and deactivated on the People page (`services/users.py`); the admin shows them.
+admin.site.unregister(get_user_model())
+admin.site.unregister(Group)
+admin.site.unregister(TokenProxy)
+
+
+@admin.register(get_user_model())
+class AccountAdmin(ReadOnlyAdmin, UserAdmin):
+    pass
+
+
+@admin.register(Group)
+class RoleAdmin(ReadOnlyAdmin, GroupAdmin):
+    pass
+
+
+@admin.register(TokenProxy)
+class ApiTokenAdmin(ReadOnlyAdmin, TokenAdmin):
+    """Tokens are made and replaced on the account page (`token_regenerate`)."""

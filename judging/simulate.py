@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from evaluation.measures import PreparedQrels, PreparedRun, RunSet, TrecReader, evaluate, kendall_tau
+from measures import PreparedQrels, PreparedRun, RunSet, TrecReader, evaluate, kendall_tau
 
 from .ordering import ORDERS, judging_order
 from .pool_strategies import depth_pool

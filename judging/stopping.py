@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from evaluation.measures import kendall_tau
+from measures import kendall_tau
 
 from .ordering import is_relevant
 

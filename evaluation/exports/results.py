@@ -10,9 +10,9 @@ import math
 from collections.abc import Iterator
 
 from judging.models import Collection, Run, Topic
+from measures import as_measures, output_name
 
 from .. import selectors
-from ..measures import as_measures
 from . import export_name, provenance, spreadsheet_text
 
 FORMATS = {"trec": "txt", "csv": "csv", "json": "json"}
@@ -34,7 +34,7 @@ def _trec_names(collection: Collection) -> dict[str, str]:
     names = {}
     for name in collection.measures:
         try:
-            names[name] = as_measures([name])[0].trec_output_name
+            names[name] = output_name(as_measures([name])[0])
         except ValueError:
             names[name] = name
     return names

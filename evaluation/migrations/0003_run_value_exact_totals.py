@@ -18,7 +18,7 @@ class Migration(migrations.Migration):
             model_name="runvalue",
             name="total",
             field=models.TextField(
-                default="0", help_text="Exact sum of the defined values (evaluation.measures.totals)."
+                default="0", help_text="Exact sum of the defined values (measures.totals)."
             ),
         ),
         migrations.AlterField(

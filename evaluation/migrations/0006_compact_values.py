@@ -118,7 +118,7 @@ class Migration(migrations.Migration):
                 (
                     "totals",
                     evaluation.fields.ListField(
-                        element="text", help_text="Exact sums of the defined values (evaluation.measures.totals)."
+                        element="text", help_text="Exact sums of the defined values (measures.totals)."
                     ),
                 ),
                 (

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from evaluation.measures.lines import Problems, Progress, numbered_lines
+from measures.lines import Problems, Progress, numbered_lines
 
 MAX_RECORD_BYTES = 1 << 20
 # ISO 8601 as UBI writes it: a date, a time to the second, up to six decimals, and Z or an offset (none means UTC).

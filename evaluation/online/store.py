@@ -22,7 +22,7 @@ from pathlib import Path
 
 import duckdb
 
-from evaluation.measures.lines import Problems
+from measures.lines import Problems
 
 from . import records, sources
 

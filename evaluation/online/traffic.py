@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evaluation.measures.correlation import kendall_tau
+from measures.correlation import kendall_tau
 
 from .click_models import NORMALISED
 

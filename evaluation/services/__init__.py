@@ -15,6 +15,7 @@ from .recompute import (
     collection_recompute_start,
     topic_recompute,
 )
+from .search_logs import search_log_delete
 from .staleness import collection_changed, stale_topics_sweep, topics_changed
 from .storage import runs_aggregate
 
@@ -26,6 +27,7 @@ __all__ = [
     "collection_recompute_job_work",
     "collection_recompute_start",
     "runs_aggregate",
+    "search_log_delete",
     "stale_topics_sweep",
     "topic_recompute",
     "topics_changed",

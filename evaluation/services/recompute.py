@@ -13,10 +13,10 @@ from django.utils import timezone
 from judging import jobs
 from judging import selectors as judging_selectors
 from judging.models import Collection, Topic
+from measures import PreparedQrels, as_measures, evaluate, parse_measure
 
 from .. import agreement, ranking_cache
 from ..consensus import collection_consensus
-from ..measures import PreparedQrels, as_measures, evaluate, parse_measure
 from ..models import CollectionState, TopicState
 from ..ranking_agreement import system_ranking_agreement
 from ..selectors import engine_options, stored_measures

@@ -15,7 +15,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from judging import jobs, uploads
+from judging.importers.services import IMPORTED_NAMESPACE
 from judging.models import Collection, Document, Job, Topic
+from judging.services import imported_assessors, judgments_record_bulk
 
 from ..models import SearchLog
 from ..online import click_models, store, traffic
@@ -66,10 +68,19 @@ def search_log_configure(*, search_log: SearchLog, settings: dict, arm_runs: dic
     return search_log
 
 
+@transaction.atomic
 def search_log_delete(*, search_log: SearchLog) -> None:
+    """Deletes a log's settings and, once that commits, its columnar store (a rolled-back delete keeps both)."""
     path = search_log.store_path
     search_log.delete()
-    store.store_delete(path)
+    transaction.on_commit(lambda: store.store_delete(path))
+
+
+@transaction.atomic
+def search_logs_delete(*, collection_id: int) -> None:
+    """Deletes every log of a collection with its store (the collection is being deleted)."""
+    for search_log in SearchLog.objects.filter(collection_id=collection_id):
+        search_log_delete(search_log=search_log)
 
 
 def search_log_import(
@@ -155,9 +166,6 @@ def implicit_judgments_import(
     collection's "clicks" assessor, for pairs whose query is a topic's title (normalised as the log's queries) and
     whose document is in the collection. Changed topics are recomputed, so agreement with the human assessors
     appears with the other statistics. Returns the counts, and what could not be matched."""
-    from judging.importers.services import imported_assessors
-    from judging.services import judgments_record_bulk
-
     collection = search_log.collection
     with store.connect(search_log.store_path) as con:
         counts = click_models.impression_counts(con, click_actions=online_settings(search_log).click_actions)
@@ -168,7 +176,7 @@ def implicit_judgments_import(
     documents = dict(Document.objects.filter(collection=collection).values_list("docno", "id"))
     matched = [j for j in judged if j.query in topics and j.document in documents]
     with transaction.atomic():
-        assessor = imported_assessors({CLICKS_ASSESSOR}, {})[CLICKS_ASSESSOR]
+        assessor = imported_assessors(names={CLICKS_ASSESSOR}, mapped={}, namespace=IMPORTED_NAMESPACE)[CLICKS_ASSESSOR]
         labels = {(assessor, topics[j.query], documents[j.document]): j.grade for j in matched}
         created, updated, unchanged = judgments_record_bulk(
             labels=labels, changed_by=imported_by, note=f"implicit judgments ({model}) from log {search_log.name}"

@@ -7,6 +7,7 @@ import time
 from collections.abc import Iterable
 from datetime import timedelta
 
+from celery import current_app
 from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
@@ -30,12 +31,11 @@ _broker_down_until = [0.0]
 def _enqueue(task_name: str, key: int, *, countdown: float = 0, sweeping: bool = False) -> bool:
     """Sends a recompute without ever failing, and on a save's path without waiting on a broker known to be down
     (the sweep always tries); returns whether it was sent."""
-    from .. import tasks
-
     if not sweeping and time.monotonic() < _broker_down_until[0]:
         return False
     try:
-        getattr(tasks, task_name).apply_async(args=[key], countdown=countdown or None, retry=False)
+        task = current_app.tasks[f"evaluation.tasks.{task_name}"]  # by name: tasks.py builds on these services
+        task.apply_async(args=[key], countdown=countdown or None, retry=False)
     except Exception:  # broker down: the change is saved and stays dirty; the periodic sweep will retry
         _broker_down_until[0] = time.monotonic() + BROKER_BACKOFF_SECONDS
         logger.warning("could not enqueue %s(%s); the periodic sweep will", task_name, key, exc_info=True)

@@ -7,8 +7,8 @@ from django.utils import timezone
 
 from judging import selectors as judging_selectors
 from judging.models import Collection, Run
+from measures import as_measures, totals
 
-from ..measures import as_measures, totals
 from ..models import AgreementReport, CollectionState, RunAggregates, TopicAgreement, TopicState, TopicValues
 from ..selectors import settings_key, stored_measures
 from . import bulk
@@ -25,17 +25,6 @@ STORED_STATISTICS = {
     "cohen_kappa_quadratic": ("graded", "cohen_kappa_quadratic"),
     "binary_fleiss_kappa": ("binary", "fleiss_kappa"),
     "overlap": ("binary", "overlap"),
-}
-# How each stored statistic is named on the pages.
-STATISTIC_LABELS = {
-    "percent_agreement": "Percent agreement (graded)",
-    "fleiss_kappa": "Fleiss' κ (graded)",
-    "krippendorff_alpha_ordinal": "Krippendorff's α (ordinal)",
-    "krippendorff_alpha_nominal": "Krippendorff's α (nominal)",
-    "gwet_ac1": "Gwet's AC1 (graded)",
-    "cohen_kappa_quadratic": "Cohen's κ, quadratic weights (two assessors)",
-    "binary_fleiss_kappa": "Fleiss' κ (relevant or not)",
-    "overlap": "Overlap of relevant sets (Jaccard)",
 }
 
 

@@ -62,7 +62,7 @@ def leaderboard(request: HttpRequest, collection_id: int) -> HttpResponse:
         "compare_measure": sort if sort in measures else (measures[0] if measures else ""),
         "headers": _headers(measures, sort, descending),
         "rows": rows,
-        "freshness": selectors.collection_freshness(collection_id=collection.id),
+        "freshness": selectors.collection_freshness(collection=collection),
         "agreement": selectors.collection_agreement_labelled(collection_id=collection.id),
         "estimates": selectors.sampled_pool_estimates(collection=collection),
     }

@@ -31,7 +31,7 @@ def run_detail(request: HttpRequest, collection_id: int, run_id: int) -> HttpRes
         "values": values,
         "mean": sum(defined) / len(defined) if defined else None,
         "others": Run.objects.filter(collection=collection).exclude(pk=run.pk).order_by("tag"),
-        "freshness": selectors.collection_freshness(collection_id=collection.id),
+        "freshness": selectors.collection_freshness(collection=collection),
         "query": urlencode({"run": run.id, "measure": measure}),
         "runs_query": urlencode({"runs": run.id}),
     }

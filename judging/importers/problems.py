@@ -1,5 +1,5 @@
 """Problems found in an imported file, each naming the file, the line and the field at fault; the line reading and
-the problem list are the pure ones the TREC readers use (`evaluation.measures.lines`)."""
+the problem list are the pure ones the TREC readers use (`measures.lines`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from evaluation.measures.lines import LISTED_PROBLEMS, Problem, Problems, Progress, numbered_lines
+from measures.lines import LISTED_PROBLEMS, Problem, Problems, Progress, numbered_lines
 
 from .fields import MAX_JSON_DEPTH, json_problem
 

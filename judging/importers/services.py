@@ -11,7 +11,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from ..models import Collection, Document, Topic
@@ -19,6 +18,7 @@ from ..services.documents import documents_upsert
 from ..services.judgments import judgments_record_bulk
 from ..services.runs import run_store
 from ..services.topics import topics_upsert
+from ..services.users import imported_assessors
 from .documents import parse_documents
 from .problems import LISTED_PROBLEMS, ImportFailed, Problem, Problems, Progress
 from .topics import parse_topics
@@ -234,30 +234,15 @@ def qrels_import(
                 grades[key] = (line.grade, line.line)
     _settle(problems, report, skip_invalid)
     with transaction.atomic():
-        users = imported_assessors({key[0] for key in grades}, dict(assessor_map or {}))
+        users = imported_assessors(
+            names={key[0] for key in grades}, mapped=dict(assessor_map or {}), namespace=IMPORTED_NAMESPACE
+        )
         labels = {
             (users[name], topic_id, document_id): grade for (name, topic_id, document_id), (grade, _) in grades.items()
         }
         counts = judgments_record_bulk(labels=labels, changed_by=imported_by, note=f"imported from {file}")
         report.created, report.updated, report.unchanged = counts
     return report
-
-
-def imported_assessors(names: set[str], mapped: dict) -> dict:
-    """The user behind each assessor name of a qrels file: the mapped account, or the name's imported user (made
-    on first use, unable to log in)."""
-    User = get_user_model()
-    imported = {name: IMPORTED_NAMESPACE + name for name in names if name not in mapped}
-    found = {u.username: u for u in User.objects.filter(username__in=imported.values())}
-    users = {name: mapped[name] for name in names if name in mapped}
-    for name, username in sorted(imported.items()):
-        user = found.get(username)
-        if user is None:
-            user = User(username=username, is_active=False)
-            user.set_unusable_password()
-            user.save()
-        users[name] = user
-    return users
 
 
 IMPORT_KINDS = ("topics", "documents", "runs", "qrels")

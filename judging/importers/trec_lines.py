@@ -1,4 +1,4 @@
-"""TREC runs and qrels as the workbench stores them: the lines `evaluation.measures.trec_files` reads (the one TREC
+"""TREC runs and qrels as the workbench stores them: the lines `measures.trec_files` reads (the one TREC
 reader), then the checks the database adds (no NUL, lengths the columns hold, identifiers in Unicode NFC)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from evaluation.measures.trec_files import QrelsLine, RunLine, qrels_lines, run_lines
+from measures.trec_files import QrelsLine, RunLine, qrels_lines, run_lines
 
 from .fields import identifier, text_problem
 from .problems import Problems, Progress, limit

@@ -1,33 +1,36 @@
 """Writes of the judging world, one module per entity: every write goes through one of these functions, whether it
-comes from a page, the API, an import, a command, the demo, the Django admin or a test; each is atomic and tells
-the evaluation app which topics changed.
+comes from a page, the API, an import, a command, the demo, the Django admin or a test; each is atomic and announces
+what changed through `judging.signals`, inside its transaction.
 
-    users          user_create, user_invite, user_role_set, user_active_set, password_link, token_regenerate
-    collections    collection_create, collection_settings_update, collection_scale_update
+    users          user_create, user_invite, user_role_set, user_active_set, password_link, token_regenerate,
+                   imported_assessors (the accounts behind imported labels)
+    collections    collection_create, collection_settings_update, collection_scale_update, collection_delete
     topics         topics_create, topics_upsert (an import), topic_delete
     documents      documents_create, documents_upsert (an import, batch by batch), document_delete
-    runs           run_create, run_store (one run's rankings: pages, imports), run_delete
+    runs           run_create, run_store (one run's rankings: pages, imports), run_delete, ranking_delete
     pools          pool_build, pool_build_start, pool_build_depth, pool_items_delete
     assignments    assignment_create, assignments_balance, assignment_reassign, assignment_delete
     judgments      judgment_record (one, from a page or the API), judgments_record_bulk (an import), judgment_delete
-    adjudications  adjudication_record
+    adjudications  adjudication_record, adjudication_delete
 """
 
-from .adjudications import adjudication_record
+from .adjudications import adjudication_delete, adjudication_record
 from .assignments import assignment_create, assignment_delete, assignment_reassign, assignments_balance
 from .collections import (
-    EVALUATION_SETTINGS,
     collection_create,
+    collection_delete,
     collection_scale_update,
     collection_settings_update,
+    measures_canonical,
     scale_labels,
 )
 from .documents import document_delete, documents_create, documents_upsert
 from .judgments import ItemFull, judgment_delete, judgment_record, judgments_record_bulk
 from .pools import pool_build, pool_build_depth, pool_build_start, pool_items_delete
-from .runs import run_create, run_delete, run_store
+from .runs import ranking_delete, run_create, run_delete, run_store
 from .topics import topic_delete, topics_create, topics_upsert
 from .users import (
+    imported_assessors,
     password_link,
     token_for,
     token_regenerate,
@@ -38,27 +41,31 @@ from .users import (
 )
 
 __all__ = [
-    "EVALUATION_SETTINGS",
     "ItemFull",
+    "adjudication_delete",
     "adjudication_record",
     "assignment_create",
     "assignment_delete",
     "assignment_reassign",
     "assignments_balance",
     "collection_create",
+    "collection_delete",
     "collection_scale_update",
     "collection_settings_update",
     "document_delete",
     "documents_create",
     "documents_upsert",
+    "imported_assessors",
     "judgment_delete",
     "judgment_record",
     "judgments_record_bulk",
+    "measures_canonical",
     "password_link",
     "pool_build",
     "pool_build_depth",
     "pool_build_start",
     "pool_items_delete",
+    "ranking_delete",
     "run_create",
     "run_delete",
     "run_store",

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from evaluation import services as evaluation_services
-
+from .. import signals
 from ..models import (
     Adjudication,
     Document,
@@ -21,5 +20,13 @@ def adjudication_record(*, topic: Topic, document: Document, grade: int, adjudic
     adjudication, _ = Adjudication.objects.update_or_create(
         topic=topic, document=document, defaults={"grade": grade, "adjudicator": adjudicator, "note": note}
     )
-    evaluation_services.topics_changed(topic_ids=[topic.id])
+    signals.labels_changed.send(sender=Adjudication, topic_ids=[topic.id], collection_id=topic.collection_id)
     return adjudication
+
+
+@transaction.atomic
+def adjudication_delete(*, adjudication: Adjudication) -> None:
+    """Withdraws an adjudication: the item's consensus is again the assessors' own, and its topic is recomputed."""
+    topic_id, collection_id = adjudication.topic_id, adjudication.topic.collection_id
+    adjudication.delete()
+    signals.labels_changed.send(sender=Adjudication, topic_ids=[topic_id], collection_id=collection_id)

@@ -8,8 +8,9 @@ from collections.abc import Sequence
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from evaluation import services as evaluation_services
+from measures import canonical_names
 
+from .. import signals
 from ..models import (
     MAX_SCALE,
     Collection,
@@ -49,7 +50,7 @@ def collection_create(
     if not 1 <= relevance_threshold <= max_grade:
         raise ValidationError({"relevance_threshold": f"must be between 1 and {max_grade}"})
     if "measures" in settings:
-        _validate_measures(settings["measures"])
+        settings["measures"] = measures_canonical(settings["measures"])
     labels = list(grades) if grades is not None else scale_labels(max_grade)
     if len(labels) != max_grade + 1:
         raise ValidationError({"grades": f"a 0..{max_grade} scale needs {max_grade + 1} labels, got {len(labels)}"})
@@ -63,18 +64,18 @@ def collection_create(
     return collection
 
 
-def _validate_measures(measures) -> None:
-    """Every name must parse as a measure of the registry (`P@10`, `nDCG@10`, `ndcg_cut.10`...), or nothing could
-    be computed: the refusal names the first unknown one."""
-    from evaluation.measures import as_measures
-
+def measures_canonical(measures) -> list[str]:
+    """The canonical names of the measures a user typed, in any spelling (`P@10`, `P.10`, `ndcg_cut.5,10`, `map`),
+    expanded and without repeats: what a collection stores, so that every reader finds each value under one name.
+    Refuses (ValidationError) an empty list and names the first unknown measure."""
     if not isinstance(measures, list) or not measures or not all(isinstance(m, str) for m in measures):
         raise ValidationError({"measures": "choose at least one measure, by name"})
     for name in measures:
         try:
-            as_measures([name])
+            canonical_names([name])
         except ValueError as error:
             raise ValidationError({"measures": f"{name!r} is not a measure: {error}"}) from error
+    return canonical_names(measures)
 
 
 @transaction.atomic
@@ -89,18 +90,15 @@ def collection_scale_update(*, collection: Collection, grades: Sequence[tuple[st
         )
 
 
-# Settings whose change alters stored metrics or agreement: evaluation's list, the one its settings key follows.
-EVALUATION_SETTINGS = evaluation_services.EVALUATION_SETTINGS
-
-
 @transaction.atomic
 def collection_settings_update(*, collection: Collection, **changes) -> Collection:
-    """Changes a collection's settings; if an evaluation setting changed, every topic is marked stale (and so
-    recomputed) in the same transaction."""
+    """Changes a collection's settings and announces which changed (`signals.collection_changed`, in the same
+    transaction: evaluation marks every topic stale when one of its settings is among them). Measures are stored
+    by their canonical names, whatever the spelling given."""
     locked = Collection.objects.select_for_update().get(pk=collection.pk)
+    if "measures" in changes:
+        changes["measures"] = measures_canonical(changes["measures"])
     changed = {name for name, value in changes.items() if getattr(locked, name) != value}
-    if "measures" in changed:
-        _validate_measures(changes["measures"])
     if "max_grade" in changed:
         if Judgment.objects.filter(topic__collection=locked).exists():
             raise ValidationError({"max_grade": "the scale cannot change once judgments exist; start a new collection"})
@@ -113,6 +111,14 @@ def collection_settings_update(*, collection: Collection, **changes) -> Collecti
         setattr(locked, name, value)
     locked.full_clean()
     locked.save()
-    if changed & set(EVALUATION_SETTINGS):
-        evaluation_services.collection_changed(collection_id=locked.pk)
+    if changed:
+        signals.collection_changed.send(sender=Collection, collection_id=locked.pk, changed=frozenset(changed))
     return locked
+
+
+@transaction.atomic
+def collection_delete(*, collection: Collection) -> None:
+    """Deletes a collection with everything in it: topics, documents, runs, pools, judgments and, through
+    `signals.collection_deleting`, what other apps keep for it (stored results, search logs and their stores)."""
+    signals.collection_deleting.send(sender=Collection, collection_id=collection.pk)
+    collection.delete()

@@ -6,8 +6,7 @@ from collections.abc import Iterable, Mapping
 
 from django.db import transaction
 
-from evaluation import services as evaluation_services
-
+from .. import signals
 from ..models import (
     Adjudication,
     Collection,
@@ -47,4 +46,4 @@ def document_delete(*, document: Document) -> None:
     topic_ids = set(Judgment.objects.filter(document=document).values_list("topic_id", flat=True))
     topic_ids |= set(Adjudication.objects.filter(document=document).values_list("topic_id", flat=True))
     document.delete()
-    evaluation_services.topics_changed(topic_ids=topic_ids)
+    signals.labels_changed.send(sender=Document, topic_ids=sorted(topic_ids), collection_id=document.collection_id)

@@ -8,8 +8,7 @@ from django.db import connection, transaction
 from django.db.models import F, Value
 from django.db.models.functions import Greatest
 
-from evaluation import services as evaluation_services
-
+from .. import signals
 from ..models import (
     MAX_NOTE_CHARS,
     MAX_REASON_CHARS,
@@ -191,7 +190,7 @@ def judgment_record(
             Assignment.objects.filter(assessor=assessor, topic=topic, state=AssignmentState.ASSIGNED).update(
                 state=AssignmentState.IN_PROGRESS
             )
-        evaluation_services.topics_changed(topic_ids=[topic.id], collection_id=topic.collection_id)
+        signals.labels_changed.send(sender=Judgment, topic_ids=[topic.id], collection_id=topic.collection_id)
     return judgment
 
 
@@ -208,7 +207,7 @@ def judgment_delete(
         return False
     _history(assessor, topic.id, document.id, changed_by or assessor, judgment.grade, None, "deleted", "").save()
     judgment.delete()
-    evaluation_services.topics_changed(topic_ids=[topic.id])
+    signals.labels_changed.send(sender=Judgment, topic_ids=[topic.id], collection_id=topic.collection_id)
     return True
 
 
@@ -242,5 +241,5 @@ def judgments_record_bulk(*, labels: dict, changed_by=None, note: str = "") -> t
     Judgment.objects.bulk_create(new, batch_size=2000)
     Judgment.objects.bulk_update(changed, ["grade", "cannot_judge_reason"], batch_size=2000)
     JudgmentHistory.objects.bulk_create(history, batch_size=2000)
-    evaluation_services.topics_changed(topic_ids=sorted({h.topic_id for h in history}))
+    signals.labels_changed.send(sender=Judgment, topic_ids=sorted({h.topic_id for h in history}), collection_id=None)
     return len(new), len(changed), len(labels) - len(new) - len(changed)

@@ -8,9 +8,9 @@ import numpy as np
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from evaluation import services as evaluation_services
-from evaluation.measures import trec_order
+from measures import trec_order
 
+from .. import signals
 from ..models import (
     Collection,
     Document,
@@ -109,13 +109,21 @@ def run_store(
         batch_size=500,
     )
     changed = touched | set(rankings)
-    evaluation_services.topics_changed(topic_ids=sorted(changed), qrels_changed=False)
+    signals.rankings_changed.send(sender=Run, topic_ids=sorted(changed), collection_id=collection.pk)
     return outcome, changed
 
 
 @transaction.atomic
 def run_delete(*, run: Run) -> None:
     """Deletes a run and its rankings; the topics it retrieved for are recomputed without it."""
-    topic_ids = list(run.rankings.values_list("topic_id", flat=True))
+    topic_ids, collection_id = list(run.rankings.values_list("topic_id", flat=True)), run.collection_id
     run.delete()
-    evaluation_services.topics_changed(topic_ids=topic_ids, qrels_changed=False)
+    signals.rankings_changed.send(sender=Run, topic_ids=sorted(topic_ids), collection_id=collection_id)
+
+
+@transaction.atomic
+def ranking_delete(*, ranking: Ranking) -> None:
+    """Removes one topic's ranking from a run (the run then retrieved nothing for it); the topic is recomputed."""
+    topic_id, collection_id = ranking.topic_id, ranking.run.collection_id
+    ranking.delete()
+    signals.rankings_changed.send(sender=Run, topic_ids=[topic_id], collection_id=collection_id)

@@ -6,8 +6,7 @@ from collections.abc import Iterable, Mapping
 
 from django.db import transaction
 
-from evaluation import services as evaluation_services
-
+from .. import signals
 from ..models import (
     Collection,
     Topic,
@@ -38,4 +37,4 @@ def topic_delete(*, topic: Topic) -> None:
     (every topic of the collection is recomputed, since a mean over topics changed)."""
     collection_id = topic.collection_id
     topic.delete()
-    evaluation_services.collection_changed(collection_id=collection_id)
+    signals.collection_changed.send(sender=Topic, collection_id=collection_id, changed=frozenset({"topics"}))

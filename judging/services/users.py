@@ -78,3 +78,20 @@ def token_regenerate(*, user) -> str:
 
 def token_for(*, user) -> str:
     return Token.objects.get_or_create(user=user)[0].key
+
+
+@transaction.atomic
+def imported_assessors(*, names: set[str], mapped: dict, namespace: str) -> dict:
+    """The user behind each assessor name of imported labels: the mapped account, or the name's imported user in
+    `namespace` (made on first use, with no usable password, inactive: it stands for labels, never logs in)."""
+    imported = {name: namespace + name for name in names if name not in mapped}
+    found = {u.username: u for u in User.objects.filter(username__in=imported.values())}
+    users = {name: mapped[name] for name in names if name in mapped}
+    for name, username in sorted(imported.items()):
+        user = found.get(username)
+        if user is None:
+            user = User(username=username, is_active=False)
+            user.set_unusable_password()
+            user.save()
+        users[name] = user
+    return users

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 import pytrec_eval
 
-from evaluation.measures import RunSet, TrecReader, evaluate, parse_measures
-from evaluation.measures.data import PreparedQrels, PreparedRun
-from evaluation.measures.trec_names import printed_name
+from measures import RunSet, TrecReader, evaluate, parse_measures
+from measures.data import PreparedQrels, PreparedRun
+from measures.trec_names import printed_name
 
 from .generated import generated_collection, qrels_lines, run_lines
 
@@ -128,7 +128,7 @@ REUSED = "distinct-keys-of-a-reused-run-set"
 def label_lookup(request, monkeypatch):
     """Every way the engine finds labels: large evaluations take the table, or the index when ids are sparse; a
     worker's prepared rankings (a run set evaluated again and again) take their distinct keys."""
-    from evaluation.measures import labelling
+    from measures import labelling
 
     monkeypatch.setattr(labelling, "INDEX_LOOKUP_RATIO", 10**9 if request.param == "search-cells-in-qrels" else 0)
     monkeypatch.setattr(labelling, "DOC_TABLE_RATIO", 10**9 if request.param == "document-table" else 0)

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from evaluation.measures import (
+from measures import (
     TrecReader,
     evaluate,
     kendall_tau,
@@ -76,7 +76,7 @@ def test_example_c_precision_ap_rprec_bpref_11pt():
 
 
 def test_recall_levels_round_as_lround_in_10_and_add_point_nine_in_9():
-    from evaluation.measures.ranked import relevant_needed
+    from measures.ranked import relevant_needed
 
     counts = np.array([6, 7, 10, 1])
     assert relevant_needed(0.6, counts, 10).tolist() == [4, 4, 6, 1]  # 3.6, 4.2, 6.0, 0.6

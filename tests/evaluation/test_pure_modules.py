@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 PURE = [
-    "evaluation.measures",
+    "measures",
     "evaluation.agreement",
     "evaluation.consensus",
     "evaluation.ranking_agreement",

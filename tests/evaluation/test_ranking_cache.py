@@ -111,7 +111,7 @@ def rankings_by_run_and_topic(runs) -> dict[tuple[str, int], list[int]]:
 
 
 def test_a_collections_run_set_made_from_the_topics_in_memory_equals_one_read_from_all_its_rankings():
-    from evaluation.measures import PreparedRun, RunSet
+    from measures import PreparedRun, RunSet
 
     collection = make_collection(topics=3, runs=3, documents=12, depth=5)
     services.run_create(collection=collection, tag="partial", scores={"2": {"d3": 2.0, "d1": 1.0}})
@@ -130,7 +130,7 @@ def test_a_collections_run_set_made_from_the_topics_in_memory_equals_one_read_fr
 
 
 def test_run_sets_that_share_a_topic_are_not_combined():
-    from evaluation.measures import RunSet
+    from measures import RunSet
 
     topic = make_collection(topics=1, runs=2).topics.get()
     part = ranking_cache.topic_runs(topic_id=topic.id)

@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 
 from evaluation import services as evaluation_services
 from evaluation.consensus import consensus
-from evaluation.measures import PreparedQrels, PreparedRun, as_measures, evaluate, totals
 from evaluation.models import AgreementReport, CollectionState, RunAggregates, TopicState, TopicValues
 from judging import selectors, services
 from judging.models import Job, JobState
+from measures import PreparedQrels, PreparedRun, as_measures, evaluate, totals
 
 from ..factories import make_collection, make_user, stored_aggregates, stored_values
 
@@ -125,7 +125,7 @@ def test_after_any_sequence_of_changes_stored_values_equal_a_from_scratch_evalua
             if not per_topic:
                 assert run_value is None and topics == 0
                 continue
-            from evaluation.measures import aggregate
+            from measures import aggregate
 
             want = aggregate(measure, [math.nan if v is None else v for v in per_topic])
             assert run_value == pytest.approx(None if math.isnan(want) else want, abs=1e-12)
@@ -291,9 +291,9 @@ def test_after_one_failed_publish_saves_do_not_wait_on_the_broker_for_a_while(mo
             raise ConnectionError("broker down")
 
     monkeypatch.setattr(staleness, "_broker_down_until", [0.0])
-    from evaluation import tasks
+    from celery import current_app
 
-    monkeypatch.setattr(tasks, "recompute_topic", Down())
+    monkeypatch.setitem(current_app.tasks, "evaluation.tasks.recompute_topic", Down())
     assert staleness._enqueue("recompute_topic", 1) is False
     assert staleness._enqueue("recompute_topic", 2) is False  # not tried: the broker was just found down
     assert len(calls) == 1 and calls[0]["retry"] is False
@@ -303,9 +303,8 @@ def test_after_one_failed_publish_saves_do_not_wait_on_the_broker_for_a_while(mo
 
 @pytest.mark.django_db
 def test_the_settings_key_names_every_setting_a_stored_value_depends_on():
-    from evaluation.selectors import VALUE_SETTINGS, settings_key
+    from evaluation.selectors import EVALUATION_SETTINGS, VALUE_SETTINGS, settings_key
     from judging.models import Collection
-    from judging.services import EVALUATION_SETTINGS
 
     assert set(VALUE_SETTINGS) <= set(EVALUATION_SETTINGS)
     collection = Collection.objects.create(name="keyed", max_grade=3)

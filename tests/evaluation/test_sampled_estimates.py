@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from evaluation.estimates import SampledTopic, sampled_estimates
-from evaluation.measures import PreparedQrels, PreparedRun, evaluate
 from judging.pool_strategies import depth_pool, sampled_pool
+from measures import PreparedQrels, PreparedRun, evaluate
 
 
 def collection(seed: int, topics: int = 8, runs: int = 4, depth: int = 40):

@@ -7,7 +7,7 @@ import math
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evaluation.measures import totals
+from measures import totals
 
 values = st.lists(st.one_of(st.none(), st.floats(min_value=0, max_value=1e6, allow_nan=False)), max_size=40)
 

@@ -5,8 +5,8 @@ import math
 
 import pytest
 
-from evaluation.measures import MeasureNameError, TrecReader, evaluate, parse_measures
-from evaluation.measures.trec_names import printed_name
+from measures import MeasureNameError, TrecReader, evaluate, output_name, parse_measures
+from measures.trec_names import printed_name
 
 # One topic; the run ranks a (2), x (not in the qrels), b (0), u (pooled, unjudged), c (1), in that order.
 QRELS = {"q": {"a": 2, "b": 0, "c": 1, "u": -1, "d": 3}}
@@ -120,4 +120,4 @@ def test_new_families_are_measures_collections_can_store_by_name():
     for name in ["Unjudged@10", "RprecMult@0.5", "Utility", "nDCGRel", "Rndcg", "G", "binG", "TrecRBP", "TrecRBPResid"]:
         (measure,) = parse_measures(name)
         assert str(measure) == name
-    assert parse_measures("Unjudged@10")[0].trec_output_name == "unj_10"
+    assert output_name(parse_measures("Unjudged@10")[0]) == "unj_10"

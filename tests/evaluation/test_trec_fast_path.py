@@ -12,9 +12,9 @@ import pytrec_eval
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evaluation.measures import TrecReader, evaluate, qrels_lines, read_qrels, read_run, run_lines
-from evaluation.measures.lines import MAX_LINE_BYTES
-from evaluation.measures.trec_files import qrels_table, run_table
+from measures import TrecReader, evaluate, qrels_lines, read_qrels, read_run, run_lines
+from measures.lines import MAX_LINE_BYTES
+from measures.trec_files import qrels_table, run_table
 
 
 def _write_collection(tmp_path, runs=3, topics=6, seed=3):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from evaluation.measures import TrecFormatError, read_qrels, read_run
+from measures import TrecFormatError, read_qrels, read_run
 
 
 def write(tmp_path, name, text, mode="w"):
@@ -84,7 +84,7 @@ def ranked_docnos(collection, run, topic):
     ],
 )
 def test_the_fast_and_careful_run_readers_prepare_the_same_ranking(tmp_path, text):
-    from evaluation.measures import TrecReader
+    from measures import TrecReader
 
     collection = TrecReader()
     run = collection.run_from_file(write(tmp_path, "run.txt", text))
@@ -96,7 +96,7 @@ def test_the_fast_and_careful_run_readers_prepare_the_same_ranking(tmp_path, tex
 def test_misaligned_columns_that_add_up_are_still_reported_by_line(tmp_path):
     # Five columns on one line and seven on the next: the token count of the file is right, the lines are not.
     path = write(tmp_path, "run.txt", "1 Q0 a 1 1.0 t\n1 Q0 b 2 0.5\n1 Q0 c 3 0.2 t t\n")
-    from evaluation.measures import TrecReader
+    from measures import TrecReader
 
     with pytest.raises(TrecFormatError, match="expected 6 columns") as error:
         TrecReader().run_from_file(path)
@@ -104,7 +104,7 @@ def test_misaligned_columns_that_add_up_are_still_reported_by_line(tmp_path):
 
 
 def test_a_repeated_docno_found_after_the_fast_read_is_named_by_line_or_resolved(tmp_path):
-    from evaluation.measures import TrecReader
+    from measures import TrecReader
 
     path = write(tmp_path, "run.txt", "1 Q0 a 1 1.0 t\n1 Q0 b 2 0.7 t\n1 Q0 a 3 0.5 t\n")
     with pytest.raises(TrecFormatError, match="appears twice") as error:
@@ -117,7 +117,7 @@ def test_a_repeated_docno_found_after_the_fast_read_is_named_by_line_or_resolved
 
 
 def test_non_ascii_docnos_are_read_and_ordered_by_utf8_bytes(tmp_path):
-    from evaluation.measures import TrecReader
+    from measures import TrecReader
 
     collection = TrecReader()
     run = collection.run_from_file(write(tmp_path, "run.txt", "1 Q0 é 1 1 t\n1 Q0 z 2 1 t\n1 Q0 Z 3 1 t\n"))
@@ -125,7 +125,7 @@ def test_non_ascii_docnos_are_read_and_ordered_by_utf8_bytes(tmp_path):
 
 
 def test_comment_lines_are_skipped_and_columns_after_the_run_tag_ignored_as_in_trec_eval_10(tmp_path):
-    from evaluation.measures import TrecReader
+    from measures import TrecReader
 
     run = write(
         tmp_path, "run.txt", "# made by system X\n1 Q0 a 1 2.0 t extra words\n  # indented comment\n1 Q0 b 2 1.0 t\n"

@@ -9,9 +9,9 @@ from celery.contrib.testing.worker import start_worker
 from django.urls import reverse
 
 from config.celery import app
-from evaluation.measures import PreparedQrels, PreparedRun, evaluate
 from evaluation.models import TopicState
 from judging import selectors, services
+from measures import PreparedQrels, PreparedRun, evaluate
 
 from ..factories import make_collection, make_user, stored_values
 

@@ -51,7 +51,7 @@ def test_an_admin_creates_a_graded_collection_with_its_labels_and_measures(admin
         (1, "Somewhat"),
         (2, "Highly relevant"),
     ]
-    assert collection.measures == ["AP", "nDCG@10", "P@50", "ndcg_cut.5"]
+    assert collection.measures == ["AP", "nDCG@10", "P@50", "nDCG@5"]  # typed as ndcg_cut.5: stored canonical
     assert (collection.max_grade, collection.assessors_per_item) == (2, 2)
 
 

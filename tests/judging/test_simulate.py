@@ -64,7 +64,7 @@ def test_bad_input_is_an_error_not_a_trace(files, tmp_path):
 
 
 def test_tau_is_null_while_every_run_ties():
-    from evaluation.measures import TrecReader
+    from measures import TrecReader
 
     reader = TrecReader()
     qrels = reader.qrels({"t": {"x": 1}})

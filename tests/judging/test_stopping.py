@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from django.urls import reverse
 
-from evaluation.measures import PreparedQrels, PreparedRun, evaluate
 from judging import services
 from judging.stopping import TopicInput, _Topic, campaign_standing
+from measures import PreparedQrels, PreparedRun, evaluate
 
 from ..factories import make_collection, make_user
 

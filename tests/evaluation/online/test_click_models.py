@@ -5,7 +5,6 @@ from datetime import datetime
 import numpy as np
 import pytest
 
-from evaluation.measures.correlation import kendall_tau
 from evaluation.online import store
 from evaluation.online.click_models import (
     ImpressionCounts,
@@ -16,6 +15,7 @@ from evaluation.online.click_models import (
     pbm,
 )
 from evaluation.online.simulate import SimulatedTopic, attractiveness, simulated_log, write_jsonl
+from measures.correlation import kendall_tau
 
 
 def _counts(rows):

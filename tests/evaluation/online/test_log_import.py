@@ -5,10 +5,10 @@ import json
 
 import pytest
 
-from evaluation.measures.lines import Problems
 from evaluation.online import records, store
 from evaluation.online.simulate import write_jsonl
 from evaluation.online.store import LogImportFailed
+from measures.lines import Problems
 
 from .worked_log import EVENTS, QUERIES
 

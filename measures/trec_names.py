@@ -246,7 +246,7 @@ _FORM_OF_FAMILY = {trec.family: trec.form for trec in TREC_NAMES.values() if tre
 def printed_name(measure: Measure, trec_eval: int) -> str:
     """The name a given trec_eval version prints: 9.0.x prints a measure taking numbers or pairs (set_F.0.5,
     ndcg.1=3) under its bare family name; 10.0 appends the parameters as they were typed."""
-    name = measure.trec_output_name
+    name = measure.trec_name or trec_output_name(measure)
     base = trec_base(measure)
     takes_text = _FORM_OF_FAMILY.get(measure.family) in ("numbers", "pairs")
     if trec_eval == 9 and base and measure.cutoff is None and takes_text:

@@ -16,7 +16,8 @@ import numpy as np
 from .batch import TREC_EVAL_VERSION, TREC_EVAL_VERSIONS, RankedBatch, TopicStats
 from .data import PAD, PreparedQrels, PreparedRun
 from .labelling import Labeller
-from .names import Measure, parse_measures
+from .names import Measure
+from .parsing import parse_measures
 from .ranked import GMAP_FLOOR
 from .runset import RunSet
 
@@ -31,6 +32,13 @@ def as_measures(measures: Iterable[Measure | str]) -> list[Measure]:
             if measure not in parsed:
                 parsed.append(measure)
     return parsed
+
+
+def canonical_names(names: Iterable[str]) -> list[str]:
+    """The one name of each measure that `names` denote, in order and without repeats: every spelling of a measure
+    (ir_measures' `nDCG@5`, trec_eval's `ndcg_cut.5`, a family with several cutoffs) gives the same canonical
+    names, and parsing a canonical name gives back the same measure. Raises MeasureNameError on an unknown name."""
+    return [str(measure) for measure in as_measures(names)]
 
 
 def aggregate(measure: Measure, values: np.ndarray) -> float:

@@ -6,7 +6,6 @@ trec_eval names may expand to several measures (`P` is P at 5, 10, 15, 20, 30, 1
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass, field
 
@@ -42,13 +41,6 @@ class Measure:
         if self.cutoff is not None:
             text += "@" + _format_number(self.cutoff)
         return text
-
-    @property
-    def trec_output_name(self) -> str:
-        """The name trec_eval prints for this measure (`P_5`, `ndcg_cut_10`), or the canonical name if it has none."""
-        from .trec_names import trec_output_name  # trec_names builds on Measure
-
-        return self.trec_name or trec_output_name(self)
 
 
 def _format_number(value) -> str:
@@ -135,7 +127,8 @@ def _split_params(text: str) -> list[str]:
     return [*parts, current]
 
 
-def _ir_style(name: str) -> Measure:
+def ir_style(name: str) -> Measure:
+    """Parses an ir_measures-style name (`nDCG@10`, `P(rel=2)@5`) into its one measure."""
     match = _IR_STYLE.match(name.replace(" ", ""))
     if not match or match["family"] not in FAMILIES:
         raise MeasureNameError(f"unknown measure {name!r}; see `python -m evaluation --list-measures`")
@@ -149,25 +142,3 @@ def _ir_style(name: str) -> Measure:
     params = tuple(sorted((k, v) for k, v in params if v != family.params[k]))
     check_params(family, params, name)
     return Measure(family.name, cutoff, params)
-
-
-def parse_measures(name: str) -> list[Measure]:
-    """Parses one name into the measures it denotes (several for trec_eval families given without a cutoff)."""
-    return list(_parsed(name.strip()))
-
-
-@functools.lru_cache(maxsize=4096)  # every recompute parses its collection's measures; measures are immutable
-def _parsed(name: str) -> tuple[Measure, ...]:
-    from .trec_names import is_trec_style, trec_style  # trec_names builds on Measure
-
-    if is_trec_style(name):
-        return tuple(trec_style(name))
-    return (_ir_style(name),)
-
-
-def parse_measure(name: str) -> Measure:
-    """Parses a name that denotes exactly one measure."""
-    measures = parse_measures(name)
-    if len(measures) != 1:
-        raise MeasureNameError(f"{name!r} denotes {len(measures)} measures; give one cutoff")
-    return measures[0]

@@ -1,0 +1,128 @@
+"""The apps depend one way: evaluation reads judging, judging imports nothing of evaluation (it announces its
+changes through `judging.signals`), and no project module takes part in an import cycle, even through an import
+inside a function (which only hides a cycle from Python, not from a reader)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("config", "judging", "evaluation", "measures")
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def project_modules() -> dict[str, Path]:
+    return {
+        _module_name(path): path
+        for package in PACKAGES
+        for path in (ROOT / package).rglob("*.py")
+        if "migrations" not in path.parts
+    }
+
+
+def imports_of(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """The project modules `name` imports anywhere in its source (module level or inside functions)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found, tree = set(), ast.parse(path.read_text(), str(path))
+    # A `if __name__ == "__main__":` block runs only when the module is the program, under the name __main__: a
+    # module object of its own, so what it imports closes no cycle.
+    tree.body = [node for node in tree.body if not _is_main_block(node)]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package
+            for _ in range(node.level - 1):
+                base = base.rpartition(".")[0]
+            stem = ".".join(p for p in (base if node.level else "", node.module or "") if p)
+            targets = [f"{stem}.{alias.name}" if f"{stem}.{alias.name}" in modules else stem for alias in node.names]
+        else:
+            continue
+        for target in targets:
+            while target and target not in modules:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                found.add(target)
+    return found
+
+
+def _is_main_block(node) -> bool:
+    return isinstance(node, ast.If) and ast.unparse(node.test).replace("'", '"') == '__name__ == "__main__"'
+
+
+def import_graph() -> dict[str, set[str]]:
+    modules = project_modules()
+    return {name: imports_of(name, path, modules) for name, path in modules.items()}
+
+
+def judging_imports_of_evaluation(graph) -> list[str]:
+    return sorted(
+        f"{source} -> {target}"
+        for source, targets in graph.items()
+        if source.split(".")[0] == "judging"
+        for target in targets
+        if target.split(".")[0] == "evaluation"
+    )
+
+
+def cycles(graph) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan's algorithm, iteratively)."""
+    index, low, on_stack, stack, found, counter = {}, {}, set(), [], [], [0]
+
+    def visit(start):
+        work = [(start, iter(sorted(graph.get(start, ()))))]
+        index[start] = low[start] = counter[0]
+        counter[0] += 1
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter[0]
+                    counter[0] += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_judging_imports_nothing_of_evaluation():
+    assert judging_imports_of_evaluation(import_graph()) == []
+
+
+def test_no_project_module_is_part_of_an_import_cycle():
+    assert cycles(import_graph()) == []
+
+
+def test_the_contract_checks_catch_a_violation():
+    graph = import_graph()
+    graph["judging.services.judgments"] = graph["judging.services.judgments"] | {"evaluation.services"}
+    assert judging_imports_of_evaluation(graph) == ["judging.services.judgments -> evaluation.services"]
+    assert any({"judging.services.judgments", "evaluation.services"} <= set(c) for c in cycles(graph))
