@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from django.core.exceptions import DisallowedHost
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
@@ -81,7 +82,11 @@ def api_not_found(request: HttpRequest, path: str = "") -> JsonResponse:
 def _same_site_referer(request: HttpRequest) -> str:
     referer = request.headers.get("Referer", "")
     parts = urlsplit(referer)
-    return referer if parts.netloc == request.get_host() and parts.path != request.path else ""
+    try:
+        host = request.get_host()
+    except DisallowedHost:  # the error being answered may be this very host's refusal: no link back, no second error
+        return ""
+    return referer if parts.netloc == host and parts.path != request.path else ""
 
 
 def error_response(request: HttpRequest, status: int, message: str = "") -> HttpResponse:

@@ -8,6 +8,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from kombu import Queue
 
 
 def env_bool(name: str, default: bool) -> bool:
@@ -178,6 +179,11 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A worker outlives its broker: it retries the connection for as long as the broker is away (Celery's default gives
+# up after 100 tries and exits), and a task running when the connection drops is cancelled and delivered again
+# (every task is idempotent), rather than acknowledged later on a channel that no longer exists.
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 # A publish must not hang a judgment save when Redis is down: no retries on the request path, short timeouts; what
 # is not sent stays marked in the database and the periodic sweeps send it later.
 CELERY_TASK_PUBLISH_RETRY = False
@@ -187,6 +193,19 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "socket_connect_timeout": 0.5,
     # Above the workers' 1 s blocking pop, or they would time out and reconnect between every poll.
     "socket_timeout": 5,
+    # The queues in the order given, not in turn: a waiting judgment's recompute is taken before any bulk work.
+    "queue_order_strategy": "priority",
+}
+# Three queues, consumed in this order by every worker (`celery worker -Q judgments,bulk,sweep`, or no -Q: the
+# worker then takes these three): an assessor's change never waits behind an import's bulk recomputes or a job,
+# and what the sweep sends again waits behind both (evaluation/services/staleness.py).
+CELERY_TASK_QUEUES = [Queue(name) for name in ("judgments", "bulk", "sweep")]
+CELERY_TASK_DEFAULT_QUEUE = "bulk"
+CELERY_TASK_ROUTES = {
+    "evaluation.tasks.recompute_topic": {"queue": "judgments"},
+    "evaluation.tasks.recompute_collection_agreement": {"queue": "judgments"},
+    "evaluation.tasks.sweep_stale_topics": {"queue": "judgments"},
+    "judging.tasks.sweep_jobs": {"queue": "judgments"},
 }
 CELERY_BEAT_SCHEDULE = {
     "sweep-stale-topics": {"task": "evaluation.tasks.sweep_stale_topics", "schedule": timedelta(seconds=5)},

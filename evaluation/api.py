@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 
 from judging.api.jobs import JobSerializer, job_accepted
 from judging.models import Collection, Run
-from judging.permissions import IsResearcherOrAdmin, sees_assessors
+from judging.permissions import IsResearcherOrAdmin, ReadsOwnCollectionStatus, sees_assessors
 
 from . import analysis, downloads, selectors, services
 from .api_serializers import (
@@ -25,10 +25,15 @@ from .api_serializers import (
 )
 from .trial_runs import trial_run_start
 
+MAX_STATUS_PAGE = 1_000_000  # far past any collection's last page, and far inside the database's integers
+
 
 class CollectionStatusView(APIView):
     """Whether the collection's stored metrics are fresh or being recomputed: counts for the whole collection, and
-    one page of 500 topics (`page`, from 1; `stale=1` lists only the stale ones)."""
+    one page of 500 topics (`page`, from 1; `stale=1` lists only the stale ones). Researchers, admins and the
+    collection's own assessors."""
+
+    permission_classes = [ReadsOwnCollectionStatus]
 
     @extend_schema(
         parameters=[OpenApiParameter("page", int), OpenApiParameter("stale", bool)],
@@ -37,8 +42,8 @@ class CollectionStatusView(APIView):
     def get(self, request: Request, collection_id: int) -> Response:
         get_object_or_404(Collection, pk=collection_id)
         page = request.query_params.get("page", "1")
-        if not page.isdigit():
-            raise exceptions.ValidationError({"page": ["a page number, from 1"]})
+        if not (page.isascii() and page.isdigit() and 1 <= int(page) <= MAX_STATUS_PAGE):
+            raise exceptions.ValidationError({"page": [f"a page number, from 1 to {MAX_STATUS_PAGE}"]})
         stale_only = request.query_params.get("stale", "") in ("1", "true")
         return Response(selectors.collection_status(collection_id=collection_id, page=int(page), stale_only=stale_only))
 

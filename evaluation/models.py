@@ -22,6 +22,9 @@ class StaleResults(models.Model):
     computed_generation = models.PositiveBigIntegerField(default=0)
     dirty_since = models.DateTimeField(null=True, blank=True)
     claimed_at = models.DateTimeField(null=True, blank=True, help_text="When a worker last took this on.")
+    resent_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the sweep last sent it again (the first send is at dirty_since)."
+    )
     computed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

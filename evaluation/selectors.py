@@ -15,7 +15,7 @@ from .models import RunAggregates, TopicAgreement, TopicState, TopicValues
 from .online import store as online_store
 from .online import traffic
 from .online.ab import arm_comparison
-from .online.measures import OnlineSettings, online_measures, query_rate
+from .online.measures import OnlineSettings, online_measures, query_rate, rate_unit
 
 LEADERBOARD_KEYS = ("tag", "topics", "judged")
 
@@ -345,13 +345,15 @@ def online_settings(search_log) -> OnlineSettings:
 
 def search_log_figures(*, search_log, by: str = "day", rate: str = "day") -> dict | None:
     """Every online measure of the log (overall, per `by` bucket, per arm), the query rate per `rate` unit with its
-    spikes, and the A/B comparison when an arm field is set; None before the first import."""
+    spikes (per a coarser unit, named in "rate_unit", when the log spans too many), and the A/B comparison when an
+    arm field is set; None before the first import."""
     if not search_log.imports:
         return None
     settings = online_settings(search_log)
     with online_store.prepared_connection(search_log.store_path, settings) as con:
         figures = online_measures(con, settings, by=by, prepared=True)
-        figures["rate"] = query_rate(con, rate, spike_z=settings.spike_z)
+        figures["rate_unit"] = rate_unit(con, rate)
+        figures["rate"] = query_rate(con, figures["rate_unit"], spike_z=settings.spike_z)
         figures["ab"] = arm_comparison(con, control=search_log.settings.get("control")) if settings.arm else None
     return figures
 

@@ -14,6 +14,12 @@ def recompute_topic(topic_id: int) -> bool:
 
 
 @shared_task(acks_late=True, autoretry_for=(Exception,), retry_backoff=True, retry_backoff_max=60, max_retries=8)
+def recompute_topics(topic_ids: list[int]) -> int:
+    # A batch from a bulk change or the sweep; a retry redoes only the topics still dirty (the others are no-ops).
+    return services.topics_recompute(topic_ids=topic_ids)
+
+
+@shared_task(acks_late=True, autoretry_for=(Exception,), retry_backoff=True, retry_backoff_max=60, max_retries=8)
 def recompute_collection_agreement(collection_id: int) -> bool:
     return services.collection_agreement_recompute(collection_id=collection_id)
 

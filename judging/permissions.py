@@ -41,6 +41,22 @@ class IsResearcherOrAdmin(permissions.BasePermission):
         return bool(user_roles(request.user) & {ROLE_ADMIN, ROLE_RESEARCHER})
 
 
+class ReadsOwnCollectionStatus(permissions.BasePermission):
+    """A collection's progress: researchers and admins, and the assessors assigned one of its topics (the view's
+    `collection_id`); nobody else learns its topic numbers or generations."""
+
+    message = "only researchers, admins and the collection's own assessors may read its status"
+
+    def has_permission(self, request, view) -> bool:
+        if user_roles(request.user) & {ROLE_ADMIN, ROLE_RESEARCHER}:
+            return True
+        collection_id = view.kwargs.get("collection_id")
+        return bool(
+            request.user.is_authenticated
+            and request.user.assignments.filter(topic__collection_id=collection_id).exists()
+        )
+
+
 class ReadsForResearchersWritesForAdmins(permissions.BasePermission):
     message = "researchers may read; only admins may change the campaign"
 

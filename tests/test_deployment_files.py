@@ -46,6 +46,16 @@ def test_processes_run_the_right_programs():
     assert services["beat"]["command"][:4] == ["celery", "-A", "config", "beat"]
 
 
+def test_the_worker_consumes_the_judgments_queue_first_and_does_without_broadcast_chatter():
+    from django.conf import settings
+
+    command = compose()["services"]["worker"]["command"]
+    queues = command[command.index("-Q") + 1].split(",")
+    assert queues == ["judgments", "bulk", "sweep"] == [q.name for q in settings.CELERY_TASK_QUEUES]
+    assert settings.CELERY_BROKER_TRANSPORT_OPTIONS["queue_order_strategy"] == "priority"
+    assert {"--without-gossip", "--without-mingle", "--without-heartbeat"} <= set(command)
+
+
 def test_dockerfile_installs_the_project_and_serves_with_gunicorn():
     text = (ROOT / "Dockerfile").read_text()
     assert "pip install --no-cache-dir ." in text and "collectstatic" in text and "gunicorn" in text

@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 
 from . import ab, store
-from .measures import BUCKETS, DEFINITIONS, RATE_UNITS, OnlineSettings, online_measures, query_rate
+from .measures import BUCKETS, DEFINITIONS, RATE_UNITS, OnlineSettings, online_measures, query_rate, rate_unit
 from .store import LogImportFailed
 
 
@@ -72,7 +72,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.arm:
             result["comparison"] = ab.arm_comparison(con, control=args.control)
         if args.rate:
-            result["rate"] = {"unit": args.rate, "series": query_rate(con, args.rate)}
+            unit = rate_unit(con, args.rate)
+            result["rate"] = {"unit": unit, "series": query_rate(con, unit)}
     json.dump(result, sys.stdout, indent=1, default=str)
     sys.stdout.write("\n")
     return 0

@@ -23,7 +23,10 @@ from dataclasses import dataclass, field
 import duckdb
 
 BUCKETS = ("day", "week", "query")  # query: per normalised query string, query-level measures only
-RATE_UNITS = ("minute", "hour", "day", "month")
+RATE_UNITS = ("minute", "hour", "day", "month", "year")
+# A query-rate series never holds more buckets than this: a log's span in minutes can be millions (a request for
+# them once took 14 s and 2.7 GB), so a finer unit than the span allows gives way to the next coarser one.
+MAX_RATE_BUCKETS = 5000
 ARM_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,99}")
 MEASURES = (
     "queries", "sessions", "session_abandonment_rate", "query_ctr", "result_ctr", "ctr_at", "session_success_rate",
@@ -308,12 +311,34 @@ def online_measures(
     return result
 
 
-def query_rate(con: duckdb.DuckDBPyConnection, unit: str, *, spike_z: float = 3.5) -> list[dict]:
-    """Queries per UTC minute, hour, day or month, empty buckets included, each with its robust z-score
-    0.6745·(count − median)/MAD over the series (Iglewicz and Hoaglin) and whether it is a spike (z > spike_z).
-    When the MAD is 0 the z-score is undefined (None) and nothing is a spike. Reads the prepared `qa`."""
+def rate_buckets(con: duckdb.DuckDBPyConnection, unit: str) -> int:
+    """How many `unit` buckets the log's queries span, first to last (0 for an empty log). Reads the prepared `qa`."""
     if unit not in RATE_UNITS:
         raise ValueError(f"unknown unit {unit!r}; expected one of {', '.join(RATE_UNITS)}")
+    first, last = con.execute(f"SELECT date_trunc('{unit}', min(ts)), date_trunc('{unit}', max(ts)) FROM qa").fetchone()
+    if first is None:
+        return 0
+    return con.execute(f"SELECT date_diff('{unit}', ?::TIMESTAMP, ?::TIMESTAMP) + 1", [first, last]).fetchone()[0]
+
+
+def rate_unit(con: duckdb.DuckDBPyConnection, unit: str) -> str:
+    """The unit asked for, or the finest coarser one whose series stays within MAX_RATE_BUCKETS."""
+    if unit not in RATE_UNITS:
+        raise ValueError(f"unknown unit {unit!r}; expected one of {', '.join(RATE_UNITS)}")
+    for candidate in RATE_UNITS[RATE_UNITS.index(unit) :]:
+        if rate_buckets(con, candidate) <= MAX_RATE_BUCKETS:
+            return candidate
+    return RATE_UNITS[-1]
+
+
+def query_rate(con: duckdb.DuckDBPyConnection, unit: str, *, spike_z: float = 3.5) -> list[dict]:
+    """Queries per UTC minute, hour, day, month or year, empty buckets included, each with its robust z-score
+    0.6745·(count − median)/MAD over the series (Iglewicz and Hoaglin) and whether it is a spike (z > spike_z).
+    When the MAD is 0 the z-score is undefined (None) and nothing is a spike. Reads the prepared `qa`. Refuses
+    (ValueError) a series longer than MAX_RATE_BUCKETS: `rate_unit` gives a unit that fits."""
+    buckets = rate_buckets(con, unit)
+    if buckets > MAX_RATE_BUCKETS:
+        raise ValueError(f"the log spans {buckets} {unit}s, more than {MAX_RATE_BUCKETS}; choose a coarser unit")
     rows = con.execute(f"""
         WITH counts AS (SELECT date_trunc('{unit}', ts) AS bucket, count(*) AS n FROM qa GROUP BY 1),
         span AS (SELECT min(bucket) AS first, max(bucket) AS last FROM counts)

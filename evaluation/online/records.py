@@ -16,8 +16,13 @@ from pathlib import Path
 from measures.lines import Problems, Progress, numbered_lines
 
 MAX_RECORD_BYTES = 1 << 20
-# ISO 8601 as UBI writes it: a date, a time to the second, up to six decimals, and Z or an offset (none means UTC).
-TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?(?:Z|[+-]\d{2}:\d{2})?")
+# ISO 8601 as UBI writes it: a date, a time to the second, up to six decimals, and Z or an offset below 24 hours
+# (none means UTC).
+TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)?")
+# A log's moments lie in this span, in UTC: every page and plot can represent them (Python's datetime stops at years
+# 1 and 9999, which an offset can cross), and a bucketed series over them stays bounded.
+EARLIEST, LATEST = datetime(1970, 1, 1), datetime(2999, 12, 31, 23, 59, 59, 999999)
+TIME_SPAN = "between 1970 and 2999 (UTC)"
 AOL_TIME = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}")
 AOL_HEADER = ("AnonID", "Query", "QueryTime", "ItemRank", "ClickURL")
 FORMATS = ("ubi", "aol")
@@ -49,14 +54,15 @@ class Event:
 
 
 def parse_timestamp(text: object) -> datetime | None:
-    """A UTC naive datetime from an ISO 8601 string, or None when it is not one."""
+    """A UTC naive datetime from an ISO 8601 string, or None when it is not one or lies outside EARLIEST..LATEST."""
     if not isinstance(text, str) or not TIMESTAMP.fullmatch(text):
         return None
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
+        moment = moment.astimezone(UTC).replace(tzinfo=None) if moment.tzinfo else moment
+    except (ValueError, OverflowError):  # no such date, or an offset that moves it past year 1 or 9999
         return None
-    return moment.astimezone(UTC).replace(tzinfo=None) if moment.tzinfo else moment
+    return moment if EARLIEST <= moment <= LATEST else None
 
 
 def _json_lines(
@@ -115,8 +121,8 @@ def _text(value: dict, key: str, required: bool, add) -> str | None:
 def _timestamp(value: dict, add) -> datetime | None:
     moment = parse_timestamp(value.get("timestamp"))
     if moment is None:
-        add("timestamp", "missing" if value.get("timestamp") is None else "expected an ISO 8601 date and time, e.g. "
-            "2026-11-01T09:30:00Z")
+        add("timestamp", "missing" if value.get("timestamp") is None else "expected an ISO 8601 date and time "
+            f"{TIME_SPAN}, e.g. 2026-11-01T09:30:00Z")
     return moment
 
 
@@ -232,7 +238,7 @@ def aol_records(path: str | Path, problems: Problems, *, name: str | None = None
         if not anon:
             faults.append(("AnonID", "empty"))
         if not AOL_TIME.fullmatch(time) or parse_timestamp(time) is None:
-            faults.append(("QueryTime", "expected YYYY-MM-DD HH:MM:SS"))
+            faults.append(("QueryTime", f"expected YYYY-MM-DD HH:MM:SS {TIME_SPAN}"))
         if rank and not (rank.isascii() and rank.isdigit() and int(rank) >= 1):
             faults.append(("ItemRank", "expected a whole number from 1"))
         if bool(rank) != bool(url):

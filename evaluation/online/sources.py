@@ -8,7 +8,7 @@ from pathlib import Path
 
 import duckdb
 
-from .records import MAX_RECORD_BYTES
+from .records import EARLIEST, LATEST, MAX_RECORD_BYTES
 
 MEMORY_LIMIT = "1GB"  # DuckDB spills to disk beyond this, so memory stays flat whatever the log's size
 
@@ -17,7 +17,9 @@ QUERY_COLUMNS = "query_id, client_id, session_id, application, user_query, hits,
 EVENT_COLUMNS = "event_id, query_id, session_id, client_id, action_name, object_id, ordinal, dwell_seconds, ts"
 
 _ID_TYPES = "('VARCHAR', 'BIGINT', 'UBIGINT')"
-_TIMESTAMP = r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})?$"
+_TIMESTAMP = r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)?$"
+# The careful reader's span (records.EARLIEST..LATEST), for a moment already read as UTC.
+_IN_SPAN = f"BETWEEN TIMESTAMP '{EARLIEST.isoformat(sep=' ')}' AND TIMESTAMP '{LATEST.isoformat(sep=' ')}'"
 
 
 def connection(*, threads: int | None = None, temp_directory: str | None = None) -> duckdb.DuckDBPyConnection:
@@ -55,7 +57,7 @@ def _text(value: str) -> str:
 def _timestamp_ok(value: str) -> str:
     return (
         f"(json_type({value}) = 'VARCHAR' AND regexp_full_match(json_extract_string({value}, '$'), '{_TIMESTAMP}') "
-        f"AND try_cast(json_extract_string({value}, '$') AS TIMESTAMPTZ) IS NOT NULL)"
+        f"AND try_cast(json_extract_string({value}, '$') AS TIMESTAMPTZ)::TIMESTAMP {_IN_SPAN})"
     )
 
 
@@ -137,7 +139,7 @@ def _aol(path: str | Path) -> str:
         SELECT AnonID AS anon, Query AS query, QueryTime AS time, ItemRank AS rank, ClickURL AS url,
             (AnonID IS NOT NULL AND AnonID <> ''
              AND regexp_full_match(coalesce(QueryTime, ''), '^\\d{{4}}-\\d{{2}}-\\d{{2}} \\d{{2}}:\\d{{2}}:\\d{{2}}$')
-             AND try_cast(QueryTime AS TIMESTAMP) IS NOT NULL
+             AND try_cast(QueryTime AS TIMESTAMP) {_IN_SPAN}
              AND (coalesce(ItemRank, '') = '' OR try_cast(ItemRank AS INTEGER) >= 1 AND
                   regexp_full_match(ItemRank, '^[0-9]+$'))
              AND (coalesce(ItemRank, '') = '') = (coalesce(ClickURL, '') = '')) AS ok

@@ -14,6 +14,7 @@ from .recompute import (
     collection_recompute_job_work,
     collection_recompute_start,
     topic_recompute,
+    topics_recompute,
 )
 from .search_logs import search_log_delete
 from .staleness import collection_changed, stale_topics_sweep, topics_changed
@@ -31,4 +32,5 @@ __all__ = [
     "stale_topics_sweep",
     "topic_recompute",
     "topics_changed",
+    "topics_recompute",
 ]

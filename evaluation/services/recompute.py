@@ -234,6 +234,11 @@ def _collection_agreement(collection_id: int, generation: int) -> None:
     storage.store_collection_agreement(collection, generation, report)
 
 
+def topics_recompute(*, topic_ids: list[int]) -> int:
+    """Recomputes each topic in turn (a batch sent by a bulk change or the sweep); returns how many had work."""
+    return sum(bool(topic_recompute(topic_id=topic_id)) for topic_id in topic_ids)
+
+
 def collection_recompute(*, collection_id: int, progress: Callable[[int, int], None] | None = None) -> int:
     """Marks every topic stale and recomputes them all (and the collection-wide agreement) in this process,
     reporting (done, total) to `progress`. Returns the number of topics."""

@@ -1,4 +1,10 @@
-"""Marking topics and collections stale, and the sweep that re-enqueues whatever stayed stale."""
+"""Marking topics and collections stale, and the sweep that re-enqueues whatever stayed stale.
+
+Three queues, consumed in this order (`config/celery.py`): `judgments` (one topic's recompute after an assessor's
+change, the collection-wide agreement, the sweeps themselves), `bulk` (topics changed many at a time by an import
+or a run, sent in batches of TOPICS_PER_MESSAGE; every job), `sweep` (what the sweep sends again). A judgment's
+recompute so never waits behind bulk work, and the broker holds at most one message per dirty topic plus, after a
+delivery is overdue, one more."""
 
 from __future__ import annotations
 
@@ -20,6 +26,13 @@ logger = logging.getLogger(__name__)
 
 SWEEP_AFTER = timedelta(seconds=5)
 AGREEMENT_DELAY = timedelta(seconds=10)
+# While messages wait in the queues, a dirty topic's message is taken to be on its way for this long after it was
+# sent; only then is it sent again. When every queue is empty, anything still dirty past SWEEP_AFTER was lost (a
+# broker restarted empty, a message dropped) and is sent again at once.
+RESEND_AFTER = timedelta(minutes=5)
+# A change of more topics than this at once (an import, a run, a settings change) is bulk work.
+TOPICS_PER_MESSAGE = 50
+QUEUES = ("judgments", "bulk", "sweep")
 
 
 # After one failed publish, later ones are not tried for this long: a save must not wait on a broker that is down,
@@ -28,14 +41,14 @@ BROKER_BACKOFF_SECONDS = 5.0
 _broker_down_until = [0.0]
 
 
-def _enqueue(task_name: str, key: int, *, countdown: float = 0, sweeping: bool = False) -> bool:
+def _enqueue(task_name: str, key, *, countdown: float = 0, sweeping: bool = False, queue: str | None = None) -> bool:
     """Sends a recompute without ever failing, and on a save's path without waiting on a broker known to be down
     (the sweep always tries); returns whether it was sent."""
     if not sweeping and time.monotonic() < _broker_down_until[0]:
         return False
     try:
         task = current_app.tasks[f"evaluation.tasks.{task_name}"]  # by name: tasks.py builds on these services
-        task.apply_async(args=[key], countdown=countdown or None, retry=False)
+        task.apply_async(args=[key], countdown=countdown or None, retry=False, **({"queue": queue} if queue else {}))
     except Exception:  # broker down: the change is saved and stays dirty; the periodic sweep will retry
         _broker_down_until[0] = time.monotonic() + BROKER_BACKOFF_SECONDS
         logger.warning("could not enqueue %s(%s); the periodic sweep will", task_name, key, exc_info=True)
@@ -44,21 +57,37 @@ def _enqueue(task_name: str, key: int, *, countdown: float = 0, sweeping: bool =
     return True
 
 
+def _enqueue_topics(topic_ids: list[int], *, queue: str, sweeping: bool = False) -> int:
+    """Sends topics' recomputes: one message for a single topic on the judgments queue, batches of
+    TOPICS_PER_MESSAGE otherwise; returns how many topics were sent."""
+    if len(topic_ids) == 1 and queue == "judgments":
+        return int(_enqueue("recompute_topic", topic_ids[0], sweeping=sweeping))
+    sent = 0
+    for start in range(0, len(topic_ids), TOPICS_PER_MESSAGE):
+        batch = topic_ids[start : start + TOPICS_PER_MESSAGE]
+        if not _enqueue("recompute_topics", batch, sweeping=sweeping, queue=queue):
+            break
+        sent += len(batch)
+    return sent
+
+
 def topics_changed(*, topic_ids: Iterable[int], qrels_changed: bool = True, collection_id: int | None = None) -> None:
     """Marks topics stale; call inside the transaction that changed their judgments or rankings. A caller that
     knows the topics' collection passes `collection_id` (they must all belong to it), which saves looking it up.
 
     Bumps each topic's generation and, when judgments changed (not only rankings), its collection's qrels version.
-    Enqueues one recompute per topic, after commit, only for topics whose flag flips from clean to dirty: many
-    changes while a recompute is pending cause no extra messages. The collection-wide agreement is enqueued the
+    Enqueues the recomputes after commit, only for topics whose flag flips from clean to dirty: many changes while
+    a recompute is pending cause no extra messages. One flipped topic is one message on the judgments queue; more
+    are bulk work, sent in batches on the bulk queue. The collection-wide agreement is enqueued the
     same way when its flag flips, but to start `AGREEMENT_DELAY` later, so that its heavier work never delays the
     per-topic metrics that assessors' changes are waiting for (and a burst of changes costs it one run).
     """
     now = timezone.now()
     topic_ids = sorted(set(topic_ids))
-    for topic_id, was_dirty in _flag_stale(TopicState, topic_ids, now).items():
-        if not was_dirty:
-            transaction.on_commit(lambda t=topic_id: _enqueue("recompute_topic", t))
+    flipped = [topic_id for topic_id, was_dirty in _flag_stale(TopicState, topic_ids, now).items() if not was_dirty]
+    if flipped:
+        queue = "judgments" if len(flipped) == 1 else "bulk"
+        transaction.on_commit(lambda: _enqueue_topics(flipped, queue=queue))
     collection_ids = (
         [collection_id]
         if collection_id is not None
@@ -86,7 +115,8 @@ def _flag_stale(model, keys: list[int], now, qrels_moved: int = 0) -> dict[int, 
         with connection.cursor() as cursor:
             cursor.execute(
                 f"UPDATE {table} AS s SET dirty = TRUE, generation = s.generation + 1, "
-                f"dirty_since = CASE WHEN old.dirty THEN COALESCE(s.dirty_since, %s) ELSE %s END{qrels} "
+                f"dirty_since = CASE WHEN old.dirty THEN COALESCE(s.dirty_since, %s) ELSE %s END, "
+                f"resent_at = CASE WHEN old.dirty THEN s.resent_at ELSE NULL END{qrels} "
                 f"FROM (SELECT {key}, dirty FROM {table} WHERE {key} = ANY(%s) ORDER BY {key} FOR UPDATE) AS old "
                 f"WHERE s.{key} = old.{key} RETURNING s.{key}, old.dirty",
                 [now, now, *([qrels_moved] if qrels else []), keys],
@@ -101,6 +131,7 @@ def _flag_stale(model, keys: list[int], now, qrels_moved: int = 0) -> dict[int, 
             dirty=True,
             generation=F("generation") + 1,
             dirty_since=state.dirty_since or now if state.dirty else now,
+            resent_at=state.resent_at if state.dirty else None,
             **extra,
         )
         found[pk] = state.dirty
@@ -112,20 +143,45 @@ def collection_changed(*, collection_id: int) -> None:
     topics_changed(topic_ids=Topic.objects.filter(collection_id=collection_id).values_list("id", flat=True))
 
 
-def _left_stale(model, cutoff):
-    """Rows dirty for longer than the cutoff, or claimed by a worker that never stored its results."""
+def _left_stale(model, cutoff, overdue=None):
+    """Rows dirty for longer than the cutoff, or claimed by a worker that never stored its results; with `overdue`,
+    only those whose last send (first, or by the sweep) is older than that."""
     waiting = Q(dirty=True, dirty_since__lt=cutoff)
     abandoned = Q(dirty=False, computed_generation__lt=F("generation"), claimed_at__lt=cutoff)
-    return model.objects.filter(waiting | abandoned).values_list("pk", flat=True)
+    rows = model.objects.filter(waiting | abandoned)
+    if overdue is not None:
+        rows = rows.filter(Q(resent_at__lt=overdue) | Q(resent_at=None, dirty_since__lt=overdue) | Q(
+            resent_at=None, dirty_since=None, claimed_at__lt=overdue
+        ))
+    return rows
 
 
-def stale_topics_sweep(*, older_than: timedelta = SWEEP_AFTER) -> int:
-    """Re-enqueues topics (and collection-wide agreement) left stale longer than `older_than`: a lost message, a
-    broker outage, a killed worker. A duplicate message is harmless: the topic's lock turns it into a no-op."""
-    cutoff = timezone.now() - older_than
-    topics = list(_left_stale(TopicState, cutoff))
-    for topic_id in topics:
-        _enqueue("recompute_topic", topic_id, sweeping=True)
-    for collection_id in list(_left_stale(CollectionState, cutoff)):
-        _enqueue("recompute_collection_agreement", collection_id, sweeping=True)
-    return len(topics)
+def queues_idle() -> bool | None:
+    """Whether no message waits in any recompute queue: True, False, or None when the broker cannot tell."""
+    try:
+        with current_app.connection_for_read() as conn:
+            channel = conn.default_channel
+            size = getattr(channel, "_size", None)  # Redis: the queue's length over its priority lists
+            if size is not None:
+                return all(size(queue) == 0 for queue in QUEUES)
+            return all(channel.queue_declare(queue=q, passive=True).message_count == 0 for q in QUEUES)
+    except Exception:
+        logger.warning("could not read the queues' lengths; resending only what is overdue", exc_info=True)
+        return None
+
+
+def stale_topics_sweep(*, older_than: timedelta = SWEEP_AFTER, resend_after: timedelta = RESEND_AFTER) -> int:
+    """Sends again the recomputes of topics (and collection-wide agreement) left stale longer than `older_than`:
+    a lost message, a broker outage, a killed worker. When every queue is empty, any such message was lost, so all
+    are sent again; while messages wait, only those whose last send is older than `resend_after` (so a busy queue
+    never gets a second copy of what is on its way). Batches go to the sweep queue. Returns the topics sent."""
+    now = timezone.now()
+    overdue = None if queues_idle() else now - resend_after
+    topics = list(_left_stale(TopicState, now - older_than, overdue).order_by("pk").values_list("pk", flat=True))
+    sent = _enqueue_topics(topics, queue="sweep", sweeping=True)
+    if sent:
+        TopicState.objects.filter(pk__in=topics[:sent]).update(resent_at=now)
+    collections = list(_left_stale(CollectionState, now - older_than, overdue).values_list("pk", flat=True))
+    resent = [c for c in collections if _enqueue("recompute_collection_agreement", c, sweeping=True)]
+    CollectionState.objects.filter(pk__in=resent).update(resent_at=now)
+    return sent

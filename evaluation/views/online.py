@@ -23,7 +23,7 @@ from ..forms import (
     TrafficTopicsForm,
 )
 from ..models import SearchLog
-from ..online.measures import BUCKETS, RATE_UNITS
+from ..online.measures import BUCKETS, MAX_RATE_BUCKETS, RATE_UNITS
 from ..services import search_logs
 from . import researcher_collection
 
@@ -97,8 +97,8 @@ def online(request: HttpRequest, collection_id: int) -> HttpResponse:
     by = _choice(request, "by", BUCKETS, "day")
     rate = _choice(request, "rate", RATE_UNITS, "day")
     context = {"collection": collection, "logs": logs, "search_log": search_log, "by": by, "rate": rate,
-               "buckets": BUCKETS, "rate_units": RATE_UNITS, "is_admin": ROLE_ADMIN in user_roles(request.user),
-               "new_form": SearchLogForm()}
+               "buckets": BUCKETS, "rate_units": RATE_UNITS, "max_rate_buckets": MAX_RATE_BUCKETS,
+               "is_admin": ROLE_ADMIN in user_roles(request.user), "new_form": SearchLogForm()}
     if search_log is not None:
         figures = selectors.search_log_figures(search_log=search_log, by=by, rate=rate)
         context.update(

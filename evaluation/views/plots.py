@@ -108,10 +108,11 @@ def _online_rate(request: HttpRequest, collection: Collection) -> Figure:
     unit = request.GET.get("rate", "day")
     if unit not in RATE_UNITS:
         raise BadRequest(f"rate must be one of {', '.join(RATE_UNITS)}")
-    figures = selectors.search_log_figures(search_log=_search_log(request, collection), rate=unit) or {"rate": []}
+    figures = selectors.search_log_figures(search_log=_search_log(request, collection), rate=unit)
+    figures = figures or {"rate": [], "rate_unit": unit}
     rows = figures["rate"]
     return plots.query_rate([r["bucket"] for r in rows], [r["queries"] for r in rows], [r["spike"] for r in rows],
-                            unit=unit)
+                            unit=figures["rate_unit"])
 
 
 def _online_positions(request: HttpRequest, collection: Collection) -> Figure:

@@ -76,3 +76,16 @@ def test_the_schema_describes_what_the_results_endpoints_answer(client):
     assert {"pairs", "correction"} <= set(answer(base + "pairs/"))
     assert {"statistics"} <= set(answer(base + "agreement/"))
     assert {"fresh", "stale_topics", "topics", "pages"} <= set(answer(base + "status/"))
+
+
+@pytest.mark.parametrize("page", ["9223372036854775807", "0", "1000001", "١"])
+def test_a_status_page_out_of_range_is_a_400_naming_the_parameter(world, page):
+    ids, client = world
+    response = client.get(f"/api/collections/{ids['c']}/status/?page={page}")
+    assert response.status_code == 400 and "page" in response.json()["error"]["fields"]
+
+
+@pytest.mark.parametrize("path", ["/api/collections/", "/results/", "/accounts/login/"])
+def test_a_request_for_a_host_not_allowed_is_a_400_not_a_500(client, path):
+    response = client.get(path, HTTP_HOST="evil.example", HTTP_REFERER="https://evil.example/x")
+    assert response.status_code == 400

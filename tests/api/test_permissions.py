@@ -19,7 +19,6 @@ pytestmark = pytest.mark.django_db
 
 ADMIN, RESEARCHER, ASSESSOR = "admin", "researcher", "assessor"
 READERS = {ADMIN, RESEARCHER}
-EVERYONE = {ADMIN, RESEARCHER, ASSESSOR}
 
 
 def _file():
@@ -44,7 +43,7 @@ ENDPOINTS = [
     ("get", "/api/jobs/{j}/", None, {ADMIN}),
     ("get", "/api/judgments/", None, {ASSESSOR}),
     ("post", "/api/judgments/", {}, {ASSESSOR}),
-    ("get", "/api/collections/{c}/status/", None, EVERYONE),
+    ("get", "/api/collections/{c}/status/", None, READERS),  # and the collection's own assessors (below)
     ("post", "/api/collections/{c}/recompute/", None, {ADMIN}),
     ("get", "/api/collections/{c}/qrels/", None, READERS),
     ("get", "/api/collections/{c}/results/", None, READERS),
@@ -102,3 +101,15 @@ def test_every_api_route_is_in_the_table():
     }
     assert len(routes) >= 20
     assert routes - tabled == set()
+
+
+def test_an_assessor_reads_the_status_of_their_own_collection_only(world):
+    from rest_framework.test import APIClient
+
+    from judging.models import Assignment
+
+    own = APIClient()
+    own.force_authenticate(Assignment.objects.get(pk=world["a"]).assessor)
+    assert own.get(f"/api/collections/{world['c']}/status/").status_code == 200
+    other = make_collection()
+    assert own.get(f"/api/collections/{other.id}/status/").status_code == 403

@@ -135,3 +135,36 @@ def test_a_faulty_aol_line_is_named(tmp_path, line, field):
 def test_an_aol_file_without_its_header_is_refused(tmp_path):
     with pytest.raises(LogImportFailed, match="header"):
         store.import_log(tmp_path / "s", files={"log": lines(tmp_path / "aol.tsv", *AOL[1:])}, log_format="aol")
+
+
+@pytest.mark.parametrize(
+    "moment",
+    [
+        "0000-01-01T00:00:00Z",
+        "0001-01-01T00:00:00+01:00",  # year 0 once moved to UTC
+        "9999-12-31T23:59:59-01:00",  # year 10000 once moved to UTC
+        "1969-12-31T23:59:59Z",
+        "2026-11-01T00:00:00+99:99",
+        "2026-11-01T00:00:00+24:00",
+    ],
+)
+def test_a_moment_pages_could_not_show_is_refused_by_line_and_field(tmp_path, moment):
+    """Accepted, such a timestamp made every online page and plot of the log answer 500 for good."""
+    good = '{"query_id": "ok", "client_id": "c", "timestamp": "2026-11-01T00:00:00Z"}'
+    bad = json.dumps({"query_id": "q", "client_id": "c", "timestamp": moment})
+    files = {"queries": lines(tmp_path / "queries.jsonl", good, bad), "events": lines(tmp_path / "e.jsonl", "")}
+    with pytest.raises(LogImportFailed) as failure:
+        store.import_log(tmp_path / "s", files=files, log_format="ubi")
+    problem = failure.value.problems[0]
+    assert (problem.file, problem.line, problem.field) == ("queries.jsonl", 2, "timestamp")
+    assert "between 1970 and 2999" in problem.reason
+    assert not list((tmp_path / "s").glob("import=*"))
+
+
+@pytest.mark.parametrize("moment", ["0000-03-01 10:00:00", "1969-12-31 23:59:59", "3000-01-01 00:00:00"])
+def test_an_aol_time_outside_the_span_is_refused(tmp_path, moment):
+    with pytest.raises(LogImportFailed) as failure:
+        store.import_log(
+            tmp_path / "s", files={"log": lines(tmp_path / "aol.tsv", *AOL[:2], f"142\tq\t{moment}")}, log_format="aol"
+        )
+    assert [(p.file, p.line, p.field) for p in failure.value.problems] == [("aol.tsv", 3, "QueryTime")]

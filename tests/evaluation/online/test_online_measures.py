@@ -106,3 +106,24 @@ def test_per_query_figures_are_the_query_level_measures_of_each_normalised_query
     assert all("session_success_rate" not in v for v in per_query.values())
     clicked = sum(v["query_ctr"] * v["queries"] for v in per_query.values())
     assert clicked / overall["queries"] == pytest.approx(overall["query_ctr"])
+
+
+def test_a_log_spanning_years_gets_a_bounded_rate_series(tmp_path):
+    """Two queries ten years apart: per minute that is over five million buckets (14 s and 2.7 GB once)."""
+    from evaluation.online.measures import MAX_RATE_BUCKETS, rate_buckets, rate_unit
+    from evaluation.online.simulate import write_jsonl
+
+    queries = [
+        {"query_id": "a", "client_id": "c", "user_query": "x", "timestamp": "2016-01-01T00:00:00Z"},
+        {"query_id": "b", "client_id": "c", "user_query": "x", "timestamp": "2026-01-01T00:00:00Z"},
+    ]
+    files = {"queries": write_jsonl(queries, tmp_path / "q.jsonl"), "events": write_jsonl([], tmp_path / "e.jsonl")}
+    store.import_log(tmp_path / "s", files=files, log_format="ubi")
+    con = store.connect(tmp_path / "s")
+    online_measures(con, OnlineSettings())
+    assert rate_buckets(con, "minute") > 5_000_000
+    with pytest.raises(ValueError, match="coarser unit"):
+        query_rate(con, "minute")
+    assert rate_unit(con, "minute") == "day" and rate_unit(con, "month") == "month"
+    series = query_rate(con, rate_unit(con, "minute"))
+    assert len(series) == 3654 <= MAX_RATE_BUCKETS and sum(row["queries"] for row in series) == 2
