@@ -173,6 +173,8 @@ CELERY_TASK_ALWAYS_EAGER = not _broker
 # Embedded mode never connects to a broker (tasks run eagerly); naming the in-memory one keeps kombu from warning
 # that no host was given.
 CELERY_BROKER_URL = _broker or "memory://localhost//"
+# A Redis broker goes through the repaired transport (config/broker.py: a worker outlives Redis going away).
+CELERY_BROKER_TRANSPORT = "config.broker:Transport" if CELERY_BROKER_URL.startswith(("redis://", "rediss://")) else None
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True

@@ -61,7 +61,7 @@ def _enqueue_topics(topic_ids: list[int], *, queue: str, sweeping: bool = False)
     """Sends topics' recomputes: one message for a single topic on the judgments queue, batches of
     TOPICS_PER_MESSAGE otherwise; returns how many topics were sent."""
     if len(topic_ids) == 1 and queue == "judgments":
-        return int(_enqueue("recompute_topic", topic_ids[0], sweeping=sweeping))
+        return int(bool(_enqueue("recompute_topic", topic_ids[0], sweeping=sweeping)))
     sent = 0
     for start in range(0, len(topic_ids), TOPICS_PER_MESSAGE):
         batch = topic_ids[start : start + TOPICS_PER_MESSAGE]
