@@ -11,7 +11,7 @@ from drf_spectacular.views import SpectacularSwaggerSplitView
 from config.api_errors import api_not_found
 from config.schema import SchemaView
 from judging.views import home
-from judging.views.people import account
+from judging.views.people import SetPasswordView, account
 
 urlpatterns = [
     path("", home, name="home"),
@@ -22,7 +22,7 @@ urlpatterns = [
     path("accounts/me/", account, name="account"),
     path(
         "accounts/set-password/<uidb64>/<token>/",
-        auth_views.PasswordResetConfirmView.as_view(),
+        SetPasswordView.as_view(),
         name="password_reset_confirm",
     ),
     path("accounts/set-password/done/", auth_views.PasswordResetCompleteView.as_view(), name="password_reset_complete"),

@@ -170,7 +170,10 @@ def main(argv: list[str] | None = None) -> int:
         strings = {n: relstrings(qrels, runset, n, depth=args.depth, judged_only=args.judged_only) for n in lengths}
         if args.zscores:
             _convert_to_zscores(collection, result, items, read_zscores(args.zscores))
-    except (TrecFormatError, MeasureNameError, ValueError) as error:
+    except MeasureNameError as error:
+        print(f"error: {error}; see `python -m evaluation --list-measures`", file=sys.stderr)
+        return 2
+    except (TrecFormatError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     except OSError as error:

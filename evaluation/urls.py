@@ -2,11 +2,12 @@
 
 from django.urls import path
 
-from .views import agreement, leaderboard, online, plots, runs, trial
+from .views import agreement, leaderboard, measures, online, plots, runs, trial
 
 app_name = "evaluation"
 urlpatterns = [
     path("", leaderboard.leaderboard_index, name="leaderboard_index"),
+    path("measures/", measures.measure_list, name="measures"),
     path("<int:collection_id>/", leaderboard.leaderboard, name="leaderboard"),
     path("<int:collection_id>/coverage/", leaderboard.coverage, name="coverage"),
     path("<int:collection_id>/qrels/", leaderboard.qrels_download, name="qrels_download"),

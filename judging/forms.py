@@ -71,9 +71,19 @@ class PoolForm(forms.Form):
 
 
 class AssignForm(forms.Form):
+    BALANCE, ADD = "balance", "add"
     assessors = forms.ModelMultipleChoiceField(queryset=progress.assessors(), widget=forms.CheckboxSelectMultiple)
     topics = forms.ModelMultipleChoiceField(
         queryset=Topic.objects.none(), required=False, help_text="None chosen: every topic."
+    )
+    mode = forms.ChoiceField(
+        choices=[
+            (BALANCE, "Fill each topic up to its k assessors, balancing the work"),
+            (ADD, "Add the chosen assessors to the chosen topics (beyond k: they share the topic's items)"),
+        ],
+        initial=BALANCE,
+        required=False,  # a script posting only assessors (and topics) gets the balanced fill
+        widget=forms.RadioSelect,
     )
 
     def __init__(self, *args, collection, **kwargs):
@@ -120,7 +130,10 @@ class CollectionForm(forms.Form):
         initial=["P@10", "AP", "nDCG@10", "RR", "Bpref", "Judged@10"],
     )
     more_measures = text_field(max_length=1000)
-    more_measures.help_text = "Other measures by name, comma-separated (e.g. P@50, ndcg_cut.5, ERR@20)."
+    more_measures.help_text = (
+        "Other measures by name, comma-separated, in ir_measures' or trec_eval's spelling (e.g. P@50, ndcg_cut.5, "
+        "ERR@20): see the list of measures."
+    )
     agreement_measure = forms.CharField(max_length=100, initial="AP")
     trec_eval_version = forms.TypedChoiceField(
         choices=[(10, "trec_eval 10.0"), (9, "trec_eval 9.0.x (as pytrec_eval)")],

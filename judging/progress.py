@@ -45,10 +45,23 @@ class AssessorProgress:
 
 @dataclass
 class CampaignProgress:
+    """A campaign's figures, each defined once and named the same on every page:
+
+    - items: the pool's (topic, document) pairs; items_judged: those with at least one graded judgment (the
+      dashboard's and the results index's "judged at least once"); items_complete: those with the collection's k
+      graded judgments, or adjudicated;
+    - labels needed: k per item; labels remaining: what the items still lack (the time to finish is theirs);
+    - judgments and last_hour: graded judgments, in total and created in the last hour (a "can't judge" is counted
+      apart, in cannot_judge, never in either)."""
+
     topics: list[TopicProgress]
     assessors: list[AssessorProgress]
     judgments: int
+    cannot_judge: int
     last_hour: int
+    items: int
+    items_judged: int
+    items_complete: int
     needed: int
     remaining: int
     median_seconds: float | None
@@ -57,6 +70,7 @@ class CampaignProgress:
 
     @property
     def percent(self) -> int:
+        """Labels done, as a share of the labels needed."""
         return round(100 * (self.needed - self.remaining) / self.needed) if self.needed else 0
 
 
@@ -82,7 +96,7 @@ def campaign_progress(*, collection: Collection, now: datetime | None = None) ->
         .annotate(n=Count("id"), low=Min("grade"), high=Max("grade"), pooled=Exists(pooled))
         .values_list("topic_id", "document_id", "n", "low", "high", "pooled")
     )
-    filled = Counter()
+    filled, items_judged = Counter(), 0
     for topic_id, document_id, n, low, high, in_pool in items.iterator(chunk_size=10_000):
         topic = topics[topic_id]
         settled = (topic_id, document_id) in adjudicated
@@ -91,6 +105,7 @@ def campaign_progress(*, collection: Collection, now: datetime | None = None) ->
         if in_pool:  # imported labels outside the pool are no pool work done
             topic.complete += settled or n >= k
             filled[topic_id] += k if settled else min(n, k)
+            items_judged += 1
     assessors = _assessor_progress(collection, topics, now)
     needed = sum(t.pool_size for t in topics.values()) * k
     remaining = needed - sum(filled.values())
@@ -105,20 +120,27 @@ def campaign_progress(*, collection: Collection, now: datetime | None = None) ->
         topics=list(topics.values()),
         assessors=assessors,
         judgments=sum(t.judgments for t in topics.values()),
+        cannot_judge=Judgment.objects.filter(topic__collection=collection, grade__isnull=True).count(),
         last_hour=last_hour,
+        items=sum(t.pool_size for t in topics.values()),
+        items_judged=items_judged,
+        items_complete=sum(t.complete for t in topics.values()),
         needed=needed,
         remaining=remaining,
         median_seconds=pace,
-        eta_seconds=_eta(remaining, pace, working, last_hour, window / 3600),
+        eta_seconds=_eta(remaining, pace, working, last_hour, window / 3600, needed),
         disagreements=sum(t.disagreements for t in topics.values()),
     )
 
 
-def _eta(remaining: int, pace: float | None, working: int, last_hour: int, window_hours: float) -> float | None:
+def _eta(
+    remaining: int, pace: float | None, working: int, last_hour: int, window_hours: float, needed: int
+) -> float | None:
     """Labels left × median seconds per label, shared by the assessors at work; without recorded times (imported
-    labels), the recent rate, over at least MIN_RATE_WINDOW so that the first minutes do not extrapolate wildly."""
+    labels), the recent rate, over at least MIN_RATE_WINDOW so that the first minutes do not extrapolate wildly.
+    None (shown as "—") when it cannot be told, and for an empty pool: nothing to finish is not "0 s"."""
     if remaining <= 0:
-        return 0.0
+        return 0.0 if needed else None
     if pace:
         return remaining * pace / max(working, 1)
     if last_hour:
@@ -145,7 +167,10 @@ def _assessor_progress(collection: Collection, topics: dict[int, TopicProgress],
     rows = (
         Judgment.objects.filter(topic__collection=collection)
         .values("assessor_id", "assessor__username")
-        .annotate(n=Count("id"), recent=Count("id", filter=Q(created_at__gte=now - timedelta(hours=1))))
+        .annotate(
+            n=Count("id", filter=Q(grade__isnull=False)),
+            recent=Count("id", filter=Q(grade__isnull=False, created_at__gte=now - timedelta(hours=1))),
+        )
     )
     for row in rows:
         person = people.setdefault(

@@ -131,7 +131,7 @@ def ir_style(name: str) -> Measure:
     """Parses an ir_measures-style name (`nDCG@10`, `P(rel=2)@5`) into its one measure."""
     match = _IR_STYLE.match(name.replace(" ", ""))
     if not match or match["family"] not in FAMILIES:
-        raise MeasureNameError(f"unknown measure {name!r}; see `python -m evaluation --list-measures`")
+        raise MeasureNameError(f"unknown measure {name!r}")
     family = FAMILIES[match["family"]]
     params = []
     if match["params"]:

@@ -23,6 +23,7 @@ from ..forms import (
     TrafficTopicsForm,
 )
 from ..models import SearchLog
+from ..online.ab import MIN_SESSIONS
 from ..online.measures import BUCKETS, MAX_RATE_BUCKETS, RATE_UNITS
 from ..services import search_logs
 from . import researcher_collection
@@ -67,15 +68,26 @@ def _ab_table(ab: dict | None) -> dict | None:
             value, low, high = cell.get("value"), cell.get("low"), cell.get("high")
             shown = {"value": _shown(name, value), "interval": None if low is None else f"{low:.3f}–{high:.3f}",
                      "sessions": cell.get("sessions")}
+            shown["too_small"] = cell.get("too_small", False)
             if cell.get("difference") is not None:
+                p_value = cell["p_value"]
                 shown["difference"] = f"{cell['difference']:+.3f}"
                 shown["difference_interval"] = f"{cell['difference_low']:+.3f}–{cell['difference_high']:+.3f}"
-                shown["p_value"] = f"{cell['p_value']:.3g}"
-                shown["significant"] = cell["p_value"] < 1 - ab["confidence"]
+                shown["p_value"] = p_value_text(p_value)
+                shown["significant"] = p_value is not None and p_value < 1 - ab["confidence"] and not cell["too_small"]
             cells.append(shown)
         rows.append({"name": name, "label": label, "cells": cells})
+    small = sorted({arm for arm in arms for cell in ab["arms"][arm].values() if cell.get("sessions", 0) < MIN_SESSIONS})
     return {"control": ab["control"], "arms": arms, "rows": rows, "confidence": f"{ab['confidence']:.0%}",
-            "alpha": f"{1 - ab['confidence']:.2g}"}
+            "alpha": f"{1 - ab['confidence']:.2g}", "too_small": small, "min_sessions": MIN_SESSIONS}
+
+
+def p_value_text(p_value: float | None) -> str:
+    """A p-value as printed: three decimals, `< 0.001` below that (never 0: no finite sample proves a difference),
+    `undefined` when neither arm varies."""
+    if p_value is None:
+        return "undefined"
+    return "< 0.001" if p_value < 0.001 else f"{p_value:.3f}"
 
 
 def _page(collection_id: int, search_log: SearchLog | None = None) -> str:

@@ -9,13 +9,19 @@ what changed through `judging.signals`, inside its transaction.
     documents      documents_create, documents_upsert (an import, batch by batch), document_delete
     runs           run_create, run_store (one run's rankings: pages, imports), run_delete, ranking_delete
     pools          pool_build, pool_build_start, pool_build_depth, pool_items_delete
-    assignments    assignment_create, assignments_balance, assignment_reassign, assignment_delete
+    assignments    assignment_create, assignments_balance, assignments_add, assignment_reassign, assignment_delete
     judgments      judgment_record (one, from a page or the API), judgments_record_bulk (an import), judgment_delete
     adjudications  adjudication_record, adjudication_delete
 """
 
 from .adjudications import adjudication_delete, adjudication_record
-from .assignments import assignment_create, assignment_delete, assignment_reassign, assignments_balance
+from .assignments import (
+    assignment_create,
+    assignment_delete,
+    assignment_reassign,
+    assignments_add,
+    assignments_balance,
+)
 from .collections import (
     collection_create,
     collection_delete,
@@ -47,6 +53,7 @@ __all__ = [
     "assignment_create",
     "assignment_delete",
     "assignment_reassign",
+    "assignments_add",
     "assignments_balance",
     "collection_create",
     "collection_delete",

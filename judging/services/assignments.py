@@ -67,6 +67,25 @@ def assignments_balance(
 
 
 @transaction.atomic
+def assignments_add(*, collection: Collection, assessors: Sequence, topics: Sequence[Topic]) -> list[Assignment]:
+    """Puts every chosen assessor on every chosen topic, beyond the collection's k if need be: extra assessors on a
+    topic share its items (no item gets more than k judgments). Existing assignments are kept; returns the new ones."""
+    _check_assessors(assessors)
+    if not topics:
+        raise ValidationError({"topics": "choose the topics to add the assessors to"})
+    topic_ids = [t.pk for t in Topic.objects.filter(collection=collection, pk__in=[t.pk for t in topics])]
+    have = set(Assignment.objects.filter(topic_id__in=topic_ids).values_list("assessor_id", "topic_id"))
+    created = [
+        Assignment(assessor=assessor, topic_id=topic_id)
+        for topic_id in topic_ids
+        for assessor in assessors
+        if (assessor.pk, topic_id) not in have
+    ]
+    Assignment.objects.bulk_create(created)
+    return created
+
+
+@transaction.atomic
 def assignment_reassign(*, assignment: Assignment, assessor) -> Assignment:
     """Hands an assignment to another assessor. Judgments the first assessor already made stay theirs (they are
     real labels, and count in agreement and consensus); the new assessor's queue skips items that already have

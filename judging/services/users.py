@@ -49,11 +49,25 @@ def user_invite(*, username: str, role: str, email: str = "") -> tuple[User, str
     return user, password_link(user=user)
 
 
+def _other_active_admins(user) -> bool:
+    return User.objects.filter(groups__name=ROLE_ADMIN, is_active=True).exclude(pk=user.pk).exists()
+
+
 @transaction.atomic
-def user_role_set(*, user, role: str) -> None:
-    """Gives a user exactly one role (admins are also staff and superusers, for the Django admin)."""
+def user_role_set(*, user, role: str, by=None, confirmed: bool = False) -> None:
+    """Gives a user exactly one role (admins are also staff and superusers, for the Django admin). Refuses to take
+    the admin role from the last active admin (nobody could manage the campaign any more), and an admin's own
+    demotion unless `confirmed` (it locks them out of every admin page at once)."""
     if role not in ROLES:
         raise ValidationError({"role": f"unknown role {role!r}; choose one of {', '.join(ROLES)}"})
+    # Two admins demoting each other at once must not both succeed: the admins' rows are locked in one order first.
+    list(User.objects.select_for_update(of=("self",)).filter(groups__name=ROLE_ADMIN).order_by("pk").values("pk"))
+    was_admin = user.groups.filter(name=ROLE_ADMIN).exists()
+    if was_admin and role != ROLE_ADMIN:
+        if user.is_active and not _other_active_admins(user):
+            raise ValidationError({"role": f"{user.username} is the last active admin; make another admin first"})
+        if by is not None and by.pk == user.pk and not confirmed:
+            raise ValidationError({"role": "confirm that you give up your own admin role (every admin page closes)"})
     user.groups.remove(*Group.objects.filter(name__in=ROLES))
     user.groups.add(Group.objects.get_or_create(name=role)[0])
     user.is_staff = user.is_superuser = role == ROLE_ADMIN
@@ -62,9 +76,11 @@ def user_role_set(*, user, role: str) -> None:
 
 def user_active_set(*, user, active: bool, by) -> None:
     """Deactivates (or reactivates) an account: a deactivated user cannot log in nor use a token; their judgments
-    stay. Nobody deactivates themselves (an admin would lock the campaign out)."""
+    stay. Nobody deactivates themselves, nor the last active admin (either would lock the campaign out)."""
     if user.pk == by.pk and not active:
         raise ValidationError({"user": "you cannot deactivate your own account"})
+    if not active and user.groups.filter(name=ROLE_ADMIN).exists() and not _other_active_admins(user):
+        raise ValidationError({"user": f"{user.username} is the last active admin; make another admin first"})
     user.is_active = active
     user.save(update_fields=["is_active"])
 

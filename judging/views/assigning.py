@@ -21,18 +21,35 @@ def collection_assignments(request: HttpRequest, collection_id: int) -> HttpResp
     form = AssignForm(request.POST or None, collection=collection)
     if request.method == "POST" and form.is_valid():
         topics = list(form.cleaned_data["topics"]) or None
+        assessors = list(form.cleaned_data["assessors"])
         try:
-            created = assigning.assignments_balance(
-                collection=collection, assessors=list(form.cleaned_data["assessors"]), topics=topics
-            )
+            if form.cleaned_data["mode"] == AssignForm.ADD:
+                created = assigning.assignments_add(collection=collection, assessors=assessors, topics=topics or [])
+            else:
+                created = assigning.assignments_balance(collection=collection, assessors=assessors, topics=topics)
         except ValidationError as error:
             form.add_error(None, error)
         else:
-            messages.success(request, f"{len(created)} assignment(s) added.")
+            if created:
+                messages.success(request, f"{len(created)} assignment(s) added.")
+            else:
+                messages.warning(request, _nothing_added(collection, form.cleaned_data["mode"]))
             return redirect("judging:campaign_assignments", collection_id=collection.id)
     rows = Assignment.objects.filter(topic__collection=collection).select_related("topic", "assessor")
     context = {"collection": collection, "form": form, "rows": rows, "reassign": ReassignForm()}
     return render(request, "judging/assign.html", context)
+
+
+def _nothing_added(collection: Collection, mode: str) -> str:
+    """Why an assignment run added nothing, with what to do instead."""
+    if mode == AssignForm.ADD:
+        return "No assignment added: every chosen assessor is already on every chosen topic."
+    k = collection.assessors_per_item
+    return (
+        f"No assignment added: every chosen topic already has its {k} assessor{'s' if k != 1 else ''} (k = {k}) "
+        "among those chosen or others. To put more people on a topic, choose \"Add the chosen assessors to the chosen "
+        "topics\"; they then share its items."
+    )
 
 
 @admin_required

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
@@ -50,7 +51,8 @@ def person_update(request: HttpRequest, user_id: int) -> HttpResponse:
     action = request.POST.get("action", "")
     try:
         if action == "role":
-            services.user_role_set(user=user, role=request.POST.get("role", ""))
+            confirmed = bool(request.POST.get("confirm"))
+            services.user_role_set(user=user, role=request.POST.get("role", ""), by=request.user, confirmed=confirmed)
             messages.success(request, f"{user.username} is now {request.POST['role']}.")
         elif action in ("deactivate", "activate"):
             services.user_active_set(user=user, active=action == "activate", by=request.user)
@@ -69,8 +71,24 @@ def person_update(request: HttpRequest, user_id: int) -> HttpResponse:
 def account(request: HttpRequest) -> HttpResponse:
     """The user's own account: roles, the API token (and a button that replaces it), the password change link."""
     if request.method == "POST" and request.POST.get("action") == "regenerate":
+        if not request.POST.get("confirm"):
+            messages.error(request, "Tick the box first: the old token stops working at once.")
+            return redirect("account")
         services.token_regenerate(user=request.user)
         messages.success(request, "A new API token was made; the old one no longer works.")
         return redirect("account")
     context = {"token": services.token_for(user=request.user), "user_roles": sorted(user_roles(request.user))}
     return render(request, "registration/account.html", context)
+
+
+class SetPasswordView(auth_views.PasswordResetConfirmView):
+    """An invitation's or a reset's link: the page says whose password it sets (an invitee learns their username
+    here), and a deactivated account's outstanding link no longer works."""
+
+    def get_user(self, uidb64):
+        user = super().get_user(uidb64)
+        return user if user is not None and user.is_active else None
+
+    def form_valid(self, form):
+        messages.success(self.request, f"Your password is set. Log in as {form.user.username}.")
+        return super().form_valid(form)

@@ -99,3 +99,17 @@ def test_a_measure_asked_for_without_a_stored_value_is_never_fresh():
     assert (status["fresh"], status["stale_topics"], status["missing_measures"]) == (False, 0, ["nDCG@10"])
     results = client.get(f"/api/collections/{collection.id}/results/").json()
     assert results["fresh"] is False and results["missing_measures"] == ["nDCG@10"]
+
+
+@pytest.mark.django_db
+def test_the_measure_list_is_a_page_and_the_collection_form_links_to_it(client):
+    client.force_login(make_user("admin"))
+    page = client.get("/results/measures/").content.decode()
+    assert 'data-family="nDCG"' in page and "<code>ndcg_cut</code>" in page and "<code>ndcg_cut.5,10</code>" in page
+    form = client.get("/judging/collections/new/").content.decode()
+    assert 'href="/results/measures/"' in form
+    from tests.judging.test_setup_pages import FORM
+
+    refused = client.post("/judging/collections/new/", {**FORM, "more_measures": "nDGC@10"})
+    text = refused.content.decode()
+    assert "unknown measure &#x27;nDGC@10&#x27;" in text and "python -m evaluation" not in text

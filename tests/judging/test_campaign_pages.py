@@ -151,6 +151,22 @@ def test_assignment_page_assigns_in_balance_and_reassigns(admin_client):
     assert b"already has topic" in same.content and b"reassigned" not in same.content
 
 
+def test_a_topic_with_its_k_assessors_gets_one_more_only_when_asked_and_nothing_added_says_why(admin_client):
+    collection = make_collection(topics=2, assessors_per_item=1)
+    a, b = make_user("assessor"), make_user("assessor")
+    topic = collection.topics.order_by("id").first()
+    url = f"/judging/collections/{collection.id}/assignments/"
+    admin_client.post(url, {"assessors": [a.id]})
+    balanced = admin_client.post(url, {"assessors": [b.id], "topics": [topic.id]}, follow=True).content.decode()
+    assert "No assignment added: every chosen topic already has its 1 assessor (k = 1)" in balanced
+    assert "Add the chosen assessors to the chosen topics" in balanced
+    added = admin_client.post(url, {"assessors": [b.id], "topics": [topic.id], "mode": "add"}, follow=True)
+    assert b"1 assignment(s) added." in added.content
+    assert sorted(Assignment.objects.filter(topic=topic).values_list("assessor_id", flat=True)) == sorted([a.id, b.id])
+    again = admin_client.post(url, {"assessors": [b.id], "topics": [topic.id], "mode": "add"}, follow=True)
+    assert b"every chosen assessor is already on every chosen topic" in again.content
+
+
 def test_adjudicating_from_the_queue_records_the_admins_label(admin_client):
     collection, a, b = _pair_campaign()
     topic = collection.topics.order_by("id").first()
@@ -226,3 +242,34 @@ def test_the_dashboard_loads_the_runs_coverage_from_the_evaluation_app(admin_cli
     assessor_client = Client()
     assessor_client.force_login(a)
     assert assessor_client.get(url).status_code == 403
+
+
+def test_judgments_and_last_hour_count_the_same_thing_and_items_judged_match_the_dashboard(admin_client):
+    """A "can't judge" was counted in the last hour and not in the judgments: 348 beside 350."""
+    from judging.selectors import collections_overview
+
+    collection, a, b = _pair_campaign(k=2)
+    topic = collection.topics.order_by("id").first()
+    d1, d2, d3 = _items(topic)[:3]
+    for person, document, grade in [(a, d1, 3), (b, d1, 1), (a, d2, 2)]:
+        services.judgment_record(assessor=person, topic=topic, document=document, grade=grade)
+    services.judgment_record(assessor=b, topic=topic, document=d3, grade=None, cannot_judge_reason="Topic is unclear")
+    figures = progress.campaign_progress(collection=collection)
+    assert (figures.judgments, figures.last_hour, figures.cannot_judge) == (3, 3, 1)
+    assert sum(p.last_hour for p in figures.assessors) == sum(p.judgments for p in figures.assessors) == 3
+    overview = collections_overview().get(pk=collection.pk)
+    assert (figures.items_judged, figures.items) == (overview.judged_items, overview.pool_size)
+    assert figures.items_judged == 2
+    assert figures.items_complete == 1
+    page = admin_client.get(f"/judging/collections/{collection.id}/").content.decode()
+    assert f'data-figure="items-judged">2 of {figures.items}<' in page
+    dashboard = admin_client.get("/judging/dashboard/").content.decode()
+    assert "Items judged at least once" in dashboard and f"<td>2 of {figures.items}</td>" in dashboard
+
+
+def test_an_empty_pool_has_no_time_to_finish(admin_client):
+    collection = services.collection_create(name="empty", max_grade=1)
+    figures = progress.campaign_progress(collection=collection)
+    assert (figures.items, figures.needed, figures.eta_seconds) == (0, 0, None)
+    page = admin_client.get(f"/judging/collections/{collection.id}/").content.decode()
+    assert 'data-figure="eta">—<' in page and "no pool yet" in page

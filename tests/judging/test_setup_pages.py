@@ -96,10 +96,13 @@ def test_an_admin_invites_a_person_who_sets_a_password_with_the_one_time_link(ad
     visitor = Client()
     form = visitor.get(link, follow=True)
     assert b"Choose your password" in form.content
+    assert 'id="username">carol<' in form.content.decode()  # an invitee is told the name they log in with
     done = visitor.post(
-        form.redirect_chain[-1][0], {"new_password1": "a-long-pass-9876", "new_password2": "a-long-pass-9876"}
+        form.redirect_chain[-1][0],
+        {"new_password1": "a-long-pass-9876", "new_password2": "a-long-pass-9876"},
+        follow=True,
     )
-    assert done.status_code == 302
+    assert b"Log in as carol" in done.content
     assert Client().post("/accounts/login/", {"username": "carol", "password": "a-long-pass-9876"}).status_code == 302
     assert b"no longer works" in Client().get(link, follow=True).content  # one time only
 
@@ -129,7 +132,9 @@ def test_every_account_page_shows_its_api_token_and_regenerates_it(client):
     page = client.get("/accounts/me/").content.decode()
     token = Token.objects.get(user=researcher).key
     assert token in page
-    client.post("/accounts/me/", {"action": "regenerate"})
+    unconfirmed = client.post("/accounts/me/", {"action": "regenerate"}, follow=True)
+    assert Token.objects.get(user=researcher).key == token and b"Tick the box first" in unconfirmed.content
+    client.post("/accounts/me/", {"action": "regenerate", "confirm": "yes"})
     assert Token.objects.get(user=researcher).key != token
 
 
@@ -144,3 +149,33 @@ def test_the_people_page_keeps_the_admins_own_navigation(admin_client):
     nav = page[page.index('<nav aria-label="Main">') : page.index("</nav>")]
     assert ">My assignments<" not in nav and ">Dashboard<" in nav
     assert '<option value="assessor" selected>' in page
+
+
+def test_the_last_active_admin_cannot_be_demoted_or_deactivated(client):
+    admin = make_user("admin")
+    client.force_login(admin)
+    page = client.post(
+        f"/judging/people/{admin.id}/", {"action": "role", "role": "assessor", "confirm": "yes"}, follow=True
+    )
+    assert b"last active admin" in page.content
+    assert admin.groups.filter(name="admin").exists() and client.get("/judging/people/").status_code == 200
+
+
+def test_an_admin_demotes_themself_only_when_confirmed_and_another_admin_remains(client):
+    admin, other = make_user("admin"), make_user("admin")
+    client.force_login(admin)
+    page = client.post(f"/judging/people/{admin.id}/", {"action": "role", "role": "assessor"}, follow=True)
+    assert b"confirm that you give up your own admin role" in page.content
+    assert admin.groups.filter(name="admin").exists()
+    client.post(f"/judging/people/{admin.id}/", {"action": "role", "role": "assessor", "confirm": "yes"})
+    assert not admin.groups.filter(name="admin").exists()
+    assert other.groups.filter(name="admin").exists()
+    with pytest.raises(Exception, match="last active admin"):
+        services.user_active_set(user=other, active=False, by=make_user("researcher"))
+
+
+def test_a_deactivated_persons_outstanding_password_link_no_longer_works(admin_client):
+    person = make_user("assessor")
+    link = services.password_link(user=person)
+    services.user_active_set(user=person, active=False, by=make_user("admin"))
+    assert b"no longer works" in Client().get(link, follow=True).content

@@ -25,6 +25,12 @@
   const keyHint = document.getElementById("key-hint");
   const gradeBar = document.querySelector(".judge-bar .grades");
   const gradeButtons = [...gradeBar.querySelectorAll("button[data-grade]")];
+  // The topic and guidelines are shown in full on an assessor's first visit to a topic (in this browser), then
+  // folded to their one-line summary, so the document starts near the top; t opens and closes them.
+  const topicDetails = document.getElementById("topic-details");
+  const seenKey = `workbench:topic-seen:${topicDetails.dataset.topic}`;
+  if (window.localStorage.getItem(seenKey)) topicDetails.open = false;
+  window.localStorage.setItem(seenKey, "1");
   // Phones get the judged list folded, so the document takes the whole width.
   if (window.matchMedia("(max-width: 700px)").matches) {
     document.getElementById("judged-details").open = false;
@@ -413,6 +419,9 @@
     } else if (key === "x") {
       event.preventDefault();
       reason.focus();
+    } else if (key === "t") {
+      event.preventDefault();
+      topicDetails.open = !topicDetails.open;
     } else if (key === "?") {
       event.preventDefault();
       keymap.showModal();

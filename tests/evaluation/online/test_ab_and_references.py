@@ -13,17 +13,50 @@ from evaluation.online.measures import OnlineSettings, online_measures
 from evaluation.online.simulate import SimulatedTopic, simulated_log, write_jsonl
 
 
-def test_a_per_session_proportion_has_the_wald_interval_and_test(worked_store):
+def test_a_per_session_proportion_has_wilsons_interval_newcombes_difference_and_the_wald_test(worked_store):
     con = store.connect(worked_store)
     online_measures(con, OnlineSettings(arm="application"))
     comparison = ab.arm_comparison(con)
     assert comparison["control"] == "A"
     a, b = comparison["arms"]["A"]["session_abandonment_rate"], comparison["arms"]["B"]["session_abandonment_rate"]
-    low, high = proportion.proportion_confint(3, 6, alpha=0.05, method="normal")
+    low, high = proportion.proportion_confint(3, 6, alpha=0.05, method="wilson")
     assert (a["low"], a["high"]) == pytest.approx((low, high))
     reference = proportion.test_proportions_2indep(1, 4, 3, 6, method="wald", compare="diff", correction=False)
     assert b["difference"] == pytest.approx(1 / 4 - 3 / 6)
     assert b["p_value"] == pytest.approx(reference.pvalue)
+    newcombe = proportion.confint_proportions_2indep(1, 4, 3, 6, method="newcomb", compare="diff")
+    assert (b["difference_low"], b["difference_high"]) == pytest.approx(newcombe)
+    assert a["too_small"] and b["too_small"]  # 6 and 4 sessions say little
+
+
+@pytest.mark.parametrize(("count", "n"), [(0, 2), (2, 2), (1, 3), (0, 1), (5, 5), (1, 40)])
+def test_a_rates_interval_stays_within_0_and_1_on_tiny_arms(count, n):
+    x = np.ones(n)
+    y = np.array([1.0] * count + [0.0] * (n - count))
+    value, variance = ab.ratio_estimate(y, x)
+    low, high = ab.wilson_interval(value, variance, n, 1.959963984540054)
+    assert 0.0 <= low <= value <= high <= 1.0
+    assert (low, high) == pytest.approx(proportion.proportion_confint(count, n, alpha=0.05, method="wilson"))
+
+
+def test_two_arms_without_variation_have_no_p_value_rather_than_p_0():
+    z = 1.959963984540054
+    arm = (1.0, 0.0, ab.wilson_interval(1.0, 0.0, 3, z))
+    control = (0.0, 0.0, ab.wilson_interval(0.0, 0.0, 2, z))
+    result = ab._difference(arm, control, z)
+    assert result["p_value"] is None and -1.0 <= result["difference_low"] <= result["difference_high"] <= 1.0
+
+
+def test_p_values_are_printed_never_as_0():
+    from evaluation.views.online import p_value_text
+
+    assert [p_value_text(p) for p in (0.0, 1e-12, 0.0004, 0.04321, None)] == [
+        "< 0.001",
+        "< 0.001",
+        "< 0.001",
+        "0.043",
+        "undefined",
+    ]
 
 
 def test_the_delta_method_variance_of_a_ratio_matches_a_bootstrap():

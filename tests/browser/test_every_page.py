@@ -1,0 +1,96 @@
+"""Every page of the demo campaign, for each role that sees it, loaded in chromium at 1280×800 and on a 390×844
+phone: it answers, and its console shows no Content-Security-Policy violation and no script error (an inline handler
+the policy blocks is a control that silently does nothing)."""
+
+from __future__ import annotations
+
+import pytest
+
+from evaluation.demo import demo_search_log_create
+from judging.demo import DEMO_USERS, demo_create
+
+from .conftest import log_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+SIZES = [(1280, 800), (390, 844)]
+
+
+def _pages(collection) -> dict[str, list[str]]:
+    c = collection.id
+    runs = list(collection.runs.order_by("id"))
+    topic = collection.topics.order_by("id").first()
+    results = [
+        "/results/",
+        f"/results/{c}/",
+        f"/results/{c}/runs/{runs[0].id}/",
+        f"/results/{c}/compare/?a={runs[0].tag}&b={runs[1].tag}",
+        f"/results/{c}/curves/",
+        f"/results/{c}/agreement/",
+        f"/results/{c}/trial/",
+        f"/results/{c}/online/",
+        "/accounts/me/",
+    ]
+    admin = [
+        "/judging/dashboard/",
+        "/judging/collections/new/",
+        f"/judging/collections/{c}/settings/",
+        "/judging/people/",
+        f"/judging/collections/{c}/",
+        f"/judging/collections/{c}/import/",
+        f"/judging/collections/{c}/pool/",
+        f"/judging/collections/{c}/assignments/",
+        f"/judging/collections/{c}/adjudication/",
+        f"/judging/collections/{c}/adjudication/next/",
+    ]
+    return {
+        "admin": admin + results,
+        "researcher": results,
+        "assessor": ["/judging/assignments/", f"/judging/judge/{topic.id}/", "/accounts/me/"],
+    }
+
+
+def _visit(page, url: str, problems: list[str]) -> None:
+    response = page.goto(url, wait_until="networkidle")
+    if response is None or response.status >= 400:
+        problems.append(f"{url}: HTTP {response.status if response else 'no answer'}")
+
+
+def test_no_page_breaks_its_content_security_policy_or_throws(browser, live_server):
+    collection = demo_create()
+    demo_search_log_create(collection=collection, sessions=300, days=3)
+    accounts = {role: (username, password) for username, password, role in DEMO_USERS}
+    problems: list[str] = []
+    for role, urls in _pages(collection).items():
+        username, password = accounts[role]
+        for width, height in SIZES:
+            context = browser.new_context(viewport={"width": width, "height": height})
+            page = context.new_page()
+            page.set_default_timeout(15_000)
+            where = {"url": "", "who": f"{role} at {width}px"}
+
+            def on_console(message, where=where):
+                if message.type == "error" or "Content Security Policy" in message.text:
+                    problems.append(f"{where['who']} {where['url']}: {message.type}: {message.text}")
+
+            page.on("console", on_console)
+            page.on("pageerror", lambda error, where=where: problems.append(f"{where['who']} {where['url']}: {error}"))
+            log_in(page, live_server, username, password)
+            page.wait_for_load_state("networkidle")
+            for url in urls:
+                where["url"] = url
+                _visit(page, live_server.url + url, problems)
+            context.close()
+    assert problems == []
+
+
+def test_the_run_pages_measure_selector_changes_the_measure(page, live_server):
+    collection = demo_create()
+    run = collection.runs.order_by("id").first()
+    username, password = next((u, p) for u, p, role in DEMO_USERS if role == "researcher")
+    log_in(page, live_server, username, password)
+    page.goto(f"{live_server.url}/results/{collection.id}/runs/{run.id}/")
+    options = page.eval_on_selector_all("select[name=measure] option", "os => os.map(o => o.value)")
+    page.select_option("select[name=measure]", options[-1])
+    page.wait_for_url(f"**measure={options[-1].replace('@', '%40')}*")
+    assert options[-1] in page.inner_text(".figures")
