@@ -31,8 +31,9 @@ def coverage(request: HttpRequest, collection_id: int) -> HttpResponse:
 
 
 def _headers(measures: list[str], sort: str, descending: bool) -> list[dict]:
-    """Column headers with the link that sorts by them (a second click reverses the order)."""
-    columns = [("tag", "Run"), ("topics", "Topics"), *[(m, m) for m in measures], ("judged", COVERAGE_MEASURE)]
+    """Column headers with the link that sorts by them (a second click reverses the order). The run and its Judged@10
+    (the "can I trust this score?" flag) come first, and stay in view when the table scrolls sideways."""
+    columns = [("tag", "Run"), ("judged", COVERAGE_MEASURE), ("topics", "Topics"), *[(m, m) for m in measures]]
     headers = []
     for key, label in columns:
         current = key == sort
@@ -48,7 +49,9 @@ def _headers(measures: list[str], sort: str, descending: bool) -> list[dict]:
 @login_required
 def leaderboard(request: HttpRequest, collection_id: int) -> HttpResponse:
     collection = researcher_collection(request, collection_id)
-    measures = [m for m in collection.measures if m != COVERAGE_MEASURE]  # shown once, in its own column
+    available = [m for m in collection.measures if m != COVERAGE_MEASURE]  # shown once, in its own column
+    chosen = [m for m in request.GET.getlist("columns") if m in available]
+    measures = chosen or available
     sort = request.GET.get("sort", measures[0] if measures else "tag")
     descending = request.GET.get("order", "asc" if sort == "tag" else "desc") == "desc"
     try:
@@ -59,6 +62,8 @@ def leaderboard(request: HttpRequest, collection_id: int) -> HttpResponse:
         "collection": collection,
         "collections": Collection.objects.order_by("name"),
         "measures": measures,
+        "available_measures": available,
+        "columns_query": "".join(f"&columns={m}" for m in chosen),
         "compare_measure": sort if sort in measures else (measures[0] if measures else ""),
         "headers": _headers(measures, sort, descending),
         "rows": rows,

@@ -1,6 +1,7 @@
 // Behaviour every page may use, declared in the markup (the Content-Security-Policy allows no inline handler):
 //   <select data-autosubmit>        submits its form when changed (the form's button stays for keyboards and no-JS)
 //   <details data-remember="KEY">   opens or closes as the reader last left it, remembered per KEY in this browser
+//   <div data-scroll-hint>          a table wider than its box says how many columns lie to the right
 (() => {
   "use strict";
   document.addEventListener("change", (event) => {
@@ -12,5 +13,22 @@
     const stored = window.localStorage.getItem(key);
     if (stored !== null) details.open = stored === "1";
     details.addEventListener("toggle", () => window.localStorage.setItem(key, details.open ? "1" : "0"));
+  }
+  function hintScroll(box) {
+    let hint = box.nextElementSibling?.classList.contains("scroll-hint") ? box.nextElementSibling : null;
+    const table = box.querySelector("table");
+    const hidden = table ? [...table.querySelectorAll("thead th")].filter(
+      (th) => th.getBoundingClientRect().right > box.getBoundingClientRect().right + 1).length : 0;
+    if (!hidden) { hint?.remove(); return; }
+    if (!hint) {
+      hint = Object.assign(document.createElement("p"), { className: "scroll-hint" });
+      box.after(hint);
+    }
+    hint.textContent = `${hidden} more column${hidden === 1 ? "" : "s"} → scroll the table sideways`;
+  }
+  for (const box of document.querySelectorAll("[data-scroll-hint]")) {
+    hintScroll(box);
+    box.addEventListener("scroll", () => hintScroll(box), { passive: true });
+    window.addEventListener("resize", () => hintScroll(box));
   }
 })();
