@@ -110,18 +110,40 @@ def run_aggregates(*, collection_id: int, measures: Iterable[str]) -> dict[int, 
     return aggregates
 
 
-def consensus_qrels(*, collection: Collection) -> dict[int, dict[int, int]]:
-    """{topic id: {document id: consensus grade}}: the labels every stored value was computed from."""
+ConsensusInputs = dict[int, tuple[dict[int, dict[int, int]], dict[int, int]]]
+
+
+def consensus_inputs(*, collection_id: int) -> ConsensusInputs:
+    """{topic id: ({document id: {assessor id: grade}}, {document id: adjudicated grade})} for every topic with a
+    graded judgment or an adjudication: two queries, whatever the collection's size."""
     from judging import selectors as judging_selectors
 
-    judgments = judging_selectors.collection_judgments(collection_id=collection.id)
-    adjudicated = judging_selectors.collection_adjudications(collection_id=collection.id)
-    qrels = {}
-    for topic_id in set(judgments) | set(adjudicated):
-        labels = collection_consensus(collection, judgments.get(topic_id, {}), adjudicated.get(topic_id, {})).labels
-        if labels:
-            qrels[topic_id] = labels
-    return qrels
+    judgments = judging_selectors.collection_judgments(collection_id=collection_id)
+    adjudicated = judging_selectors.collection_adjudications(collection_id=collection_id)
+    topics = set(judgments) | set(adjudicated)
+    return {topic: (judgments.get(topic, {}), adjudicated.get(topic, {})) for topic in topics}
+
+
+def consensus_labels(*, collection: Collection, topic_ids=None, inputs: ConsensusInputs | None = None) -> dict:
+    """The one place the labels every stored value is computed from are made: {topic id: Consensus} (its `labels`
+    {document id: grade} and their `confidence`) under the collection's consensus method, primary assessor and
+    scale, for each topic with a graded judgment or an adjudication (a topic adjudicated but not judged counts).
+    The recompute, the collection-wide agreement, the qrels exports and the pages all call it; `inputs` (from
+    `consensus_inputs`, or a recompute's one topic) saves reading them again, `topic_ids` keeps those topics only."""
+    inputs = consensus_inputs(collection_id=collection.id) if inputs is None else inputs
+    wanted = inputs if topic_ids is None else {t: inputs[t] for t in topic_ids if t in inputs}
+    return {
+        topic: collection_consensus(collection, judgments, adjudicated)
+        for topic, (judgments, adjudicated) in wanted.items()
+    }
+
+
+def consensus_qrels(*, collection: Collection) -> dict[int, dict[int, int]]:
+    """{topic id: {document id: consensus grade}}: the labels every stored value was computed from, topics with no
+    label left out."""
+    return {
+        topic: result.labels for topic, result in consensus_labels(collection=collection).items() if result.labels
+    }
 
 
 def sampled_pool_estimates(*, collection: Collection) -> dict | None:

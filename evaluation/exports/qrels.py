@@ -14,9 +14,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from judging import selectors as judging_selectors
-from judging.models import Collection, Judgment, Topic
+from judging.models import Collection, Document, Judgment, Topic
 
-from ..consensus import collection_consensus
+from .. import selectors
 from . import export_name, provenance, spreadsheet_text
 
 SOURCES = ("consensus", "assessor", "all")
@@ -87,10 +87,10 @@ def _consensus_rows(collection, topic_id, number, rows, grade_of) -> Iterator[Qr
         by_document.setdefault(document_id, {})[assessor_id] = grade
         docnos[document_id] = docno
     adjudicated = judging_selectors.topic_adjudications(topic_id=topic_id)
-    for document_id in adjudicated:
-        if document_id not in docnos:
-            docnos[document_id] = collection.documents.get(pk=document_id).docno
-    result = collection_consensus(collection, by_document, adjudicated)
+    unjudged = [d for d in adjudicated if d not in docnos]
+    if unjudged:  # adjudicated without a judgment: their docnos in one query
+        docnos.update(Document.objects.filter(pk__in=unjudged).values_list("pk", "docno"))
+    result = selectors.consensus_labels(collection=collection, inputs={topic_id: (by_document, adjudicated)})[topic_id]
     for document_id in sorted(result.labels, key=lambda d: docnos[d]):
         yield QrelsRow(
             number,

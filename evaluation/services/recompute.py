@@ -16,10 +16,9 @@ from judging.models import Collection, Topic
 from measures import PreparedQrels, as_measures, evaluate, parse_measure
 
 from .. import agreement, ranking_cache
-from ..consensus import collection_consensus
 from ..models import CollectionState, TopicState
 from ..ranking_agreement import system_ranking_agreement
-from ..selectors import engine_options, stored_measures
+from ..selectors import consensus_inputs, consensus_labels, engine_options, stored_measures
 from . import locks, storage
 from .phases import NO_PHASES, Phases
 
@@ -136,7 +135,8 @@ def _topic(topic_id: int, generation: int, phases: Phases) -> bool:
         inputs = judging_selectors.topic_recompute_inputs(topic_id=topic_id)
         collection, judgments = inputs.collection, inputs.judgments
     with phases("consensus"):
-        labels = collection_consensus(collection, judgments, inputs.adjudications).labels
+        labels = consensus_labels(collection=collection, inputs={topic_id: (judgments, inputs.adjudications)})
+        labels = labels[topic_id].labels
     with phases("load rankings"):
         runs = ranking_cache.topic_runs(topic_id=topic_id, name=inputs.rankings_name)
     with phases("measures"):
@@ -206,27 +206,25 @@ def collection_agreement_recompute(*, collection_id: int) -> bool:
 
 def _collection_agreement(collection_id: int, generation: int) -> None:
     collection = Collection.objects.get(pk=collection_id)
-    judgments = judging_selectors.collection_judgments(collection_id=collection_id)  # {topic: {doc: {who: grade}}}
-    adjudicated = judging_selectors.collection_adjudications(collection_id=collection_id)
-    consensus_labels = {
-        topic: collection_consensus(collection, documents, adjudicated.get(topic, {})).labels
-        for topic, documents in judgments.items()
-    }
+    inputs = consensus_inputs(collection_id=collection_id)
+    # {topic: {doc: {who: grade}}}: the topics someone judged (an adjudicated-only topic has labels, no assessors)
+    judgments = {topic: documents for topic, (documents, _) in inputs.items() if documents}
+    labels = {topic: result.labels for topic, result in consensus_labels(collection=collection, inputs=inputs).items()}
     keys = [(topic, doc) for topic, documents in judgments.items() for doc in documents]
     report = agreement.agreement_report(
         [judgments[t][d] for t, d in keys],
         categories=range(collection.max_grade + 1),
         threshold=collection.relevance_threshold,
-        reference=[consensus_labels[t].get(d) for t, d in keys],
+        reference=[labels[t].get(d) for t, d in keys],
     )
-    if judgments:
+    if any(labels.values()):
         topic_ids = list(Topic.objects.filter(collection_id=collection_id).order_by("id").values_list("id", flat=True))
         # From the worker's prepared rankings: reading every ranking of the collection again took most of the time.
         runs = ranking_cache.collection_runs(topic_ids=topic_ids)
         if len(runs.tags):
             report["system_ranking"] = system_ranking_agreement(
                 judgments,
-                consensus_labels,
+                labels,
                 runs,
                 measure=collection.agreement_measure,
                 **engine_options(collection),
