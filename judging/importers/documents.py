@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .fields import identifier, text_problem
+from .fields import identifier, identifier_problem, text_problem
 from .problems import Problems, Progress, first_key, json_objects, limit, numbered_lines
 from .sniffing import read_records
 
@@ -50,6 +50,9 @@ def parse_documents(
 def _record_problem(record: DocumentRecord) -> tuple[str, str] | None:
     """The first (field, reason) that keeps a document out of the database, if any; normalises the docno."""
     record.docno = identifier(record.docno)
+    reason = identifier_problem(record.docno)
+    if reason:
+        return "docno", reason
     if any(c.isspace() for c in record.docno):
         return "docno", f"{record.docno!r} contains white space (TREC files split on it)"
     for name, max_chars in (("docno", MAX_DOCNO_CHARS), ("url", MAX_URL_CHARS), ("title", None), ("body", None)):

@@ -1,24 +1,28 @@
 """Checks every imported value must pass before it reaches the database, each answering a reason a person reads:
-identifiers normalised to Unicode NFC, no NUL characters (PostgreSQL stores none), lengths the columns hold, and
-JSON shallow enough to store and show."""
+identifiers under one policy (`judging.identifiers`), no NUL characters (PostgreSQL stores none) nor lone
+surrogates (no encoding can store them), lengths the columns hold, and JSON shallow enough to store and show."""
 
 from __future__ import annotations
 
-import unicodedata
+import re
+
+from ..identifiers import identifier, identifier_problem
+
+__all__ = ["identifier", "identifier_problem", "json_problem", "text_problem"]
 
 MAX_JSON_DEPTH = 32
 NUL_REASON = "contains a NUL character"
 
 
-def identifier(text: str) -> str:
-    """Topic numbers, docnos, run tags and assessor names are compared after NFC normalisation, so that "café"
-    typed on one keyboard and "café" decomposed by another tool name the same document."""
-    return unicodedata.normalize("NFC", text) if not text.isascii() else text
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 def text_problem(value: str, max_chars: int | None = None) -> str | None:
     if "\x00" in value:
         return NUL_REASON
+    if not value.isascii() and _SURROGATE.search(value):
+        found = _SURROGATE.search(value).group()
+        return f"contains the lone surrogate U+{ord(found):04X}, which is not a character (a broken \\u escape?)"
     if max_chars is not None and len(value) > max_chars:
         return f"{len(value):,} characters long; at most {max_chars:,} allowed"
     return None

@@ -43,13 +43,13 @@ def read_records(
         if len(seen) >= most:
             problems.add(file, record.line, None, f"more than {most:,} {noun} in one file (the configured limit)")
             return
+        problem = check(record)  # first: it normalises the key, so that two spellings of one key are a repeat
+        if problem:
+            problems.add(file, record.line, *problem)
+            continue
         value = getattr(record, key)
         if value in seen:
             problems.add(file, record.line, key, f"{value!r} already appears on line {seen[value]}")
             continue
         seen[value] = record.line
-        problem = check(record)
-        if problem:
-            problems.add(file, record.line, *problem)
-        else:
-            yield record
+        yield record

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .fields import identifier, text_problem
+from .fields import identifier, identifier_problem, text_problem
 from .problems import Problems, Progress, first_key, json_objects, limit, numbered_lines
 from .sniffing import read_records
 
@@ -50,6 +50,9 @@ def parse_topics(
 def _record_problem(record: TopicRecord) -> tuple[str, str] | None:
     """The first (field, reason) that keeps a topic out of the database, if any; normalises the number."""
     record.number = identifier(record.number)
+    reason = identifier_problem(record.number)
+    if reason:
+        return "number", reason
     for name, max_chars in FIELD_LIMITS:
         reason = text_problem(getattr(record, name), max_chars)
         if reason:

@@ -1,5 +1,6 @@
 """TREC runs and qrels as the workbench stores them: the lines `measures.trec_files` reads (the one TREC
-reader), then the checks the database adds (no NUL, lengths the columns hold, identifiers in Unicode NFC)."""
+reader), then the checks the database adds (no NUL, lengths the columns hold, identifiers under the policy of
+`fields`)."""
 
 from __future__ import annotations
 
@@ -8,16 +9,17 @@ from pathlib import Path
 
 from measures.trec_files import QrelsLine, RunLine, qrels_lines, run_lines
 
-from .fields import identifier, text_problem
+from .fields import identifier, identifier_problem, text_problem
 from .problems import Problems, Progress, limit
 
 MAX_TOPIC_CHARS, MAX_DOCNO_CHARS, MAX_TAG_CHARS, MAX_ASSESSOR_CHARS = 64, 200, 200, 100
 
 
 def _storable(problems: Problems, file: str, number: int, checks: tuple) -> bool:
-    """Adds a problem for the first (field, value, most characters) that cannot be stored; whether all can be."""
+    """Adds a problem for the first (field, value, most characters) that cannot be stored or breaks the identifier
+    policy (checked in its normal form); whether all can be stored."""
     for field, value, max_chars in checks:
-        reason = value is not None and text_problem(value, max_chars)
+        reason = value is not None and (text_problem(value, max_chars) or identifier_problem(identifier(value)))
         if reason:
             problems.add(file, number, field, reason)
             return False

@@ -13,6 +13,7 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 from rest_framework.authtoken.models import Token
 
+from ..identifiers import identifier, identifier_problem
 from ..models import (
     ROLE_ADMIN,
     ROLES,
@@ -21,10 +22,25 @@ from ..models import (
 User = get_user_model()
 
 
+def username_checked(username: str) -> str:
+    """The username in its one form (`judging.identifiers`: NFKC, so fullwidth "ａｌｉｃｅ" is "alice"), or a
+    ValidationError naming why it cannot be one (invisible or control characters, mixed look-alike scripts)."""
+    normal = identifier(username.strip())
+    reason = identifier_problem(normal) if normal else "must not be empty"
+    if reason:
+        raise ValidationError({"username": f"{username!r} {reason}"})
+    return normal
+
+
 def user_create(*, username: str, password: str, role: str, email: str = "") -> User:
-    """Creates a user in one of the roles (admin users are also staff and superusers, for the Django admin)."""
+    """Creates a user in one of the roles (admin users are also staff and superusers, for the Django admin). The
+    username is taken in its one form (`username_checked`); one that differs from a taken one only in letter case
+    or spelling is refused as taken."""
     if role not in ROLES:
         raise ValidationError({"role": f"unknown role {role!r}; choose one of {', '.join(ROLES)}"})
+    username = username_checked(username)
+    if User.objects.filter(username__iexact=username).exists():
+        raise ValidationError({"username": f"{username!r} is taken"})
     user = User.objects.create_user(username=username, password=password, email=email)
     if role == ROLE_ADMIN:
         user.is_staff = user.is_superuser = True
@@ -43,8 +59,6 @@ def password_link(*, user) -> str:
 @transaction.atomic
 def user_invite(*, username: str, role: str, email: str = "") -> tuple[User, str]:
     """Creates a user in a role with no usable password; returns them and the link that lets them choose one."""
-    if User.objects.filter(username__iexact=username).exists():
-        raise ValidationError({"username": f"{username!r} is taken"})
     user = user_create(username=username, password=None, role=role, email=email)
     return user, password_link(user=user)
 

@@ -1,0 +1,98 @@
+"""One identifier policy (judging.identifiers): what looks the same is the same (NFKC), or is refused (invisible
+and control characters, look-alike scripts mixed), with the file, line and field named; never a 500 or an
+IntegrityError."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from judging import services
+from judging.identifiers import identifier, identifier_problem
+from judging.importers import services as imports
+from judging.importers.problems import ImportFailed
+from judging.models import Topic
+
+from ..factories import make_user
+
+CAFE_NFC, CAFE_NFD = unicodedata.normalize("NFC", "café"), unicodedata.normalize("NFD", "café")
+
+
+@pytest.mark.parametrize(
+    ("typed", "one_form"),
+    [(CAFE_NFD, CAFE_NFC), ("ａｌｉｃｅ", "alice"), ("ＤＯＣ－１", "DOC-1"), ("документ", "документ"), ("Ωmega", None)],
+)
+def test_spellings_that_look_the_same_have_one_form(typed, one_form):
+    if one_form is None:
+        assert identifier_problem(identifier(typed)) is not None  # Greek Ω beside Latin letters
+    else:
+        assert identifier(typed) == one_form and identifier_problem(one_form) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("doc\u200b1", "ZERO WIDTH SPACE"),
+        ("\u202edoc1", "RIGHT-TO-LEFT OVERRIDE"),
+        ("doc\x1b[31m1", "U+001B"),
+        ("p\u0430ypal", "mixes Cyrillic and Latin"),  # a Cyrillic а among Latin letters
+        ("doc\ue000", "invisible or control"),
+    ],
+)
+def test_invisible_control_and_mixed_script_identifiers_are_refused(text, reason):
+    assert reason in identifier_problem(identifier(text))
+
+
+def _write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.django_db
+def test_one_topic_id_in_nfc_and_nfd_is_a_repeat_named_by_line(tmp_path):
+    collection = services.collection_create(name="ids", max_grade=1)
+    path = _write(tmp_path, "topics.tsv", f"{CAFE_NFC}\tfirst\n{CAFE_NFD}\tsecond\n")
+    with pytest.raises(ImportFailed) as failure:
+        imports.topics_import(collection=collection, path=path)
+    problem = failure.value.problems[0]
+    assert (problem.line, problem.field) == (2, "number") and "already appears on line 1" in problem.reason
+    assert not Topic.objects.filter(collection=collection).exists()
+
+
+@pytest.mark.django_db
+def test_a_lone_surrogate_in_a_topics_jsonl_is_named_by_line_and_field(tmp_path):
+    collection = services.collection_create(name="ids", max_grade=1)
+    lines = [json.dumps({"id": "1", "title": "fine"}), '{"id": "2", "title": "bad \\ud800 escape"}']
+    with pytest.raises(ImportFailed) as failure:
+        imports.topics_import(collection=collection, path=_write(tmp_path, "topics.jsonl", "\n".join(lines) + "\n"))
+    problem = failure.value.problems[0]
+    assert (problem.line, problem.field) == (2, "title") and "U+D800" in problem.reason
+
+
+@pytest.mark.django_db
+def test_a_docno_with_a_zero_width_space_and_a_run_tag_of_mixed_scripts_are_refused(tmp_path):
+    collection = services.collection_create(name="ids", max_grade=1)
+    services.topics_create(collection=collection, topics=[{"number": "1", "title": "t"}])
+    documents = _write(tmp_path, "docs.tsv", "d1\ttext\nd\u200b2\ttext\n")
+    with pytest.raises(ImportFailed) as failure:
+        imports.documents_import(collection=collection, path=documents)
+    assert [(p.line, p.field) for p in failure.value.problems] == [(2, "docno")]
+    services.documents_create(collection=collection, documents=[{"docno": "d1"}])
+    run = _write(tmp_path, "run.txt", "1 Q0 d1 1 1.0 r\u0430n\n")  # Cyrillic а in a Latin tag
+    with pytest.raises(ImportFailed) as failure:
+        imports.runs_import(collection=collection, paths=[run])
+    assert [(p.line, p.field) for p in failure.value.problems] == [(1, "tag")]
+
+
+@pytest.mark.django_db
+def test_a_fullwidth_username_is_the_taken_one_and_the_page_says_so(client):
+    services.user_create(username="alice", password="pw-for-tests-123", role="assessor")
+    with pytest.raises(ValidationError, match="taken"):
+        services.user_invite(username="ａｌｉｃｅ", role="assessor")
+    client.force_login(make_user("admin"))
+    page = client.post("/judging/people/", {"username": "ａｌｉｃｅ", "role": "assessor", "email": ""})
+    assert page.status_code == 200 and "is taken" in page.content.decode()
