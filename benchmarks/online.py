@@ -66,8 +66,10 @@ def generate(folder: Path, events: int) -> dict[str, Path]:
 
 
 def pandas_import(files: dict[str, Path]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    return (pd.read_json(files["queries"], lines=True, engine="pyarrow"),
-            pd.read_json(files["events"], lines=True, engine="pyarrow"))
+    return (
+        pd.read_json(files["queries"], lines=True, engine="pyarrow"),
+        pd.read_json(files["events"], lines=True, engine="pyarrow"),
+    )
 
 
 def pandas_measures(root: Path, dwell_seconds: float = 30.0) -> dict:
@@ -93,11 +95,17 @@ def pandas_measures(root: Path, dwell_seconds: float = 30.0) -> dict:
     s["day"] = s["start"].dt.floor("D")
     out = {}
     for key, group in (("day", "day"), ("arm", "application")):
-        per = q.groupby(group).agg(queries=("clicks", "size"), ctr=("clicks", lambda c: (c > 0).mean()),
-                                   clicks=("clicks", "sum"), impressions=("hits_n", "sum"),
-                                   zero=("hits_n", lambda h: (h == 0).mean()), mrr=("rr", "mean"))
+        per = q.groupby(group).agg(
+            queries=("clicks", "size"),
+            ctr=("clicks", lambda c: (c > 0).mean()),
+            clicks=("clicks", "sum"),
+            impressions=("hits_n", "sum"),
+            zero=("hits_n", lambda h: (h == 0).mean()),
+            mrr=("rr", "mean"),
+        )
         sessions = s.groupby("day" if key == "day" else "arm").agg(
-            abandonment=("clicked", lambda c: (c == 0).mean()), success=("success", "mean"))
+            abandonment=("clicked", lambda c: (c == 0).mean()), success=("success", "mean")
+        )
         out[key] = per.join(sessions)
     return out
 
@@ -139,13 +147,19 @@ def postgres_load(url: str, root: Path, folder: Path) -> None:
     import psycopg
 
     con = sources.connection()
-    parts = {kind: "[" + ", ".join(sources.quoted(f) for f in sorted(root.glob(f"import=*/{kind}/day=*/*.parquet")))
-             + "]" for kind in ("queries", "events")}
+    parts = {
+        kind: "[" + ", ".join(sources.quoted(f) for f in sorted(root.glob(f"import=*/{kind}/day=*/*.parquet"))) + "]"
+        for kind in ("queries", "events")
+    }
     csv = {"queries": folder / "q.csv", "events": folder / "e.csv"}
-    con.execute(f"COPY (SELECT query_id, session_id, application, len(hits), ts FROM read_parquet({parts['queries']}))"
-                f" TO {sources.quoted(csv['queries'])} (HEADER false)")
-    con.execute(f"COPY (SELECT event_id, query_id, session_id, ordinal, dwell_seconds, ts FROM read_parquet("
-                f"{parts['events']})) TO {sources.quoted(csv['events'])} (HEADER false)")
+    con.execute(
+        f"COPY (SELECT query_id, session_id, application, len(hits), ts FROM read_parquet({parts['queries']}))"
+        f" TO {sources.quoted(csv['queries'])} (HEADER false)"
+    )
+    con.execute(
+        f"COPY (SELECT event_id, query_id, session_id, ordinal, dwell_seconds, ts FROM read_parquet("
+        f"{parts['events']})) TO {sources.quoted(csv['events'])} (HEADER false)"
+    )
     with psycopg.connect(url, autocommit=True) as pg:
         pg.execute(PG_TABLES)
         for kind, table in (("queries", "bench_queries"), ("events", "bench_events")):
@@ -202,8 +216,10 @@ def main() -> None:
         shutil.rmtree(root, ignore_errors=True)
         ours, summary = timed(lambda: store.import_log(root, files=files, log_format="ubi"))
         peer, _ = timed(lambda: pandas_import(files))
-        print(f"(a) import: ours {ours:.1f} s ({summary.queries:,} queries, {summary.events:,} events, "
-              f"{len(summary.days)} days) | pandas read_json {peer:.1f} s | ratio {peer / ours:.2f}x")
+        print(
+            f"(a) import: ours {ours:.1f} s ({summary.queries:,} queries, {summary.events:,} events, "
+            f"{len(summary.days)} days) | pandas read_json {peer:.1f} s | ratio {peer / ours:.2f}x"
+        )
         settings = OnlineSettings(arm="application")
 
         def ours_measures():
@@ -216,8 +232,10 @@ def main() -> None:
         first, _ = timed(ours_measures)
         again, _ = timed(ours_measures)
         peer, _ = timed(lambda: pandas_measures(root))
-        print(f"(b) every measure per day and per arm + A/B: ours {first:.1f} s preparing, {again:.2f} s prepared "
-              f"| pandas {peer:.1f} s | ratio {peer / again:.1f}x (prepared), {peer / first:.2f}x (preparing)")
+        print(
+            f"(b) every measure per day and per arm + A/B: ours {first:.1f} s preparing, {again:.2f} s prepared "
+            f"| pandas {peer:.1f} s | ratio {peer / again:.1f}x (prepared), {peer / first:.2f}x (preparing)"
+        )
         url = postgres_url(args.postgres)
         if url is None:
             print("(c) PostgreSQL: skipped (no server answered; pass --postgres URL)")
@@ -230,9 +248,11 @@ def main() -> None:
 
             with psycopg.connect(url, autocommit=True) as pg:
                 pg.execute("DROP TABLE IF EXISTS bench_queries, bench_events")
-        print(f"(c) PostgreSQL: load (Parquet → CSV → COPY) {load:.1f} s vs our import {ours:.1f} s | the same "
-              f"figures per day and per arm: PostgreSQL {pg_first:.1f} s vs ours {first:.1f} s preparing, "
-              f"{again:.2f} s prepared | ratio {pg_first / first:.2f}x (preparing), {pg_first / again:.1f}x (prepared)")
+        print(
+            f"(c) PostgreSQL: load (Parquet → CSV → COPY) {load:.1f} s vs our import {ours:.1f} s | the same "
+            f"figures per day and per arm: PostgreSQL {pg_first:.1f} s vs ours {first:.1f} s preparing, "
+            f"{again:.2f} s prepared | ratio {pg_first / first:.2f}x (preparing), {pg_first / again:.1f}x (prepared)"
+        )
     finally:
         if not args.keep:
             shutil.rmtree(folder, ignore_errors=True)

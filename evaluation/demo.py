@@ -20,8 +20,12 @@ from .services import search_logs
 
 ARMS = ("bm25", "tfidf")
 UNANSWERED = (
-    "python 2 print statement", "install numpy on windows", "django orm join", "asyncio gather timeout",
-    "f-string debugging", "type hints generics",
+    "python 2 print statement",
+    "install numpy on windows",
+    "django orm join",
+    "asyncio gather timeout",
+    "f-string debugging",
+    "type hints generics",
 )
 
 
@@ -49,8 +53,10 @@ def demo_search_log_create(*, collection: Collection, sessions: int = 3000, days
         search_log=search_log, settings=search_log.settings, arm_runs={arm: arm for arm in runs}
     )
     with tempfile.TemporaryDirectory(prefix="workbench-demo-log-") as folder:
-        files = {"queries": write_jsonl(queries, Path(folder) / "ubi_queries.jsonl"),
-                 "events": write_jsonl(events, Path(folder) / "ubi_events.jsonl")}
+        files = {
+            "queries": write_jsonl(queries, Path(folder) / "ubi_queries.jsonl"),
+            "events": write_jsonl(events, Path(folder) / "ubi_events.jsonl"),
+        }
         search_logs.search_log_import(search_log=search_log, files=files)
     search_log.refresh_from_db()
     return search_log

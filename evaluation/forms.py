@@ -44,21 +44,36 @@ class SearchLogUploadForm(forms.Form):
 
 class SearchLogSettingsForm(forms.Form):
     click_actions = forms.CharField(initial="click", help_text="Event actions that are clicks, comma-separated.")
-    success_actions = forms.CharField(required=False, help_text="Actions that are a success by themselves, e.g. "
-                                      "add_to_cart, copy.")
+    success_actions = forms.CharField(
+        required=False, help_text="Actions that are a success by themselves, e.g. add_to_cart, copy."
+    )
     dwell_seconds = forms.FloatField(min_value=0, initial=30, help_text="A click this long or longer is a success.")
-    session_gap_minutes = forms.FloatField(min_value=0.01, initial=30, label="Session gap (minutes)",
-                                           help_text="Without a session id: a gap this long starts a new session.")
-    arm = forms.CharField(required=False, label="Arm field", help_text="'application', or a query attribute "
-                          "naming the experiment arm. Empty: no A/B comparison.")
+    session_gap_minutes = forms.FloatField(
+        min_value=0.01,
+        initial=30,
+        label="Session gap (minutes)",
+        help_text="Without a session id: a gap this long starts a new session.",
+    )
+    arm = forms.CharField(
+        required=False,
+        label="Arm field",
+        help_text="'application', or a query attribute naming the experiment arm. Empty: no A/B comparison.",
+    )
     control = forms.CharField(required=False, label="Control arm", help_text="Empty: the first arm by name.")
-    arm_runs = forms.CharField(required=False, label="Runs behind arms", help_text="arm=run tag pairs, "
-                               "comma-separated, for the online/offline correlation.")
+    arm_runs = forms.CharField(
+        required=False,
+        label="Runs behind arms",
+        help_text="arm=run tag pairs, comma-separated, for the online/offline correlation.",
+    )
 
     def as_settings(self) -> tuple[dict, dict]:
         data = self.cleaned_data
-        settings = {"click_actions": _names(data["click_actions"]), "success_actions": _names(data["success_actions"]),
-                    "dwell_seconds": data["dwell_seconds"], "session_gap_minutes": data["session_gap_minutes"]}
+        settings = {
+            "click_actions": _names(data["click_actions"]),
+            "success_actions": _names(data["success_actions"]),
+            "dwell_seconds": data["dwell_seconds"],
+            "session_gap_minutes": data["session_gap_minutes"],
+        }
         if data["arm"].strip():
             settings["arm"] = data["arm"].strip()
         if data["control"].strip():
@@ -74,16 +89,23 @@ class SearchLogSettingsForm(forms.Form):
     @classmethod
     def initial_for(cls, search_log: SearchLog) -> dict:
         s = search_log.settings
-        return {"click_actions": ", ".join(s.get("click_actions", ["click"])),
-                "success_actions": ", ".join(s.get("success_actions", [])),
-                "dwell_seconds": s.get("dwell_seconds", 30), "session_gap_minutes": s.get("session_gap_minutes", 30),
-                "arm": s.get("arm", ""), "control": s.get("control", ""),
-                "arm_runs": ", ".join(f"{a}={t}" for a, t in sorted(search_log.arm_runs.items()))}
+        return {
+            "click_actions": ", ".join(s.get("click_actions", ["click"])),
+            "success_actions": ", ".join(s.get("success_actions", [])),
+            "dwell_seconds": s.get("dwell_seconds", 30),
+            "session_gap_minutes": s.get("session_gap_minutes", 30),
+            "arm": s.get("arm", ""),
+            "control": s.get("control", ""),
+            "arm_runs": ", ".join(f"{a}={t}" for a, t in sorted(search_log.arm_runs.items())),
+        }
 
 
 MODEL_LABELS = {"pbm": "Position-based model (EM)", "coec": "Clicks over expected clicks (COEC)"}
-METHOD_LABELS = {"pps": "Proportional to traffic, without replacement", "strata": "Head / torso / tail, evenly",
-                 "zero_result": "Zero-result queries"}
+METHOD_LABELS = {
+    "pps": "Proportional to traffic, without replacement",
+    "strata": "Head / torso / tail, evenly",
+    "zero_result": "Zero-result queries",
+}
 
 
 class ImplicitJudgmentsForm(forms.Form):

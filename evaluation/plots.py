@@ -159,8 +159,13 @@ def query_rate(buckets: Sequence[str], counts: Sequence[int], spikes: Sequence[b
         axes.scatter(marked, [counts[i] for i in marked], color="#c05621", zorder=3, label="spike")
         axes.legend(loc="upper right", fontsize=8)
     step = max(1, len(x) // 10)
-    axes.set_xticks(x[::step], [b[: 16 if unit in ("minute", "hour") else 10] for b in buckets[::step]],
-                    rotation=45, ha="right", fontsize=7)
+    axes.set_xticks(
+        x[::step],
+        [b[: 16 if unit in ("minute", "hour") else 10] for b in buckets[::step]],
+        rotation=45,
+        ha="right",
+        fontsize=7,
+    )
     axes.set(xlabel=f"UTC {unit}", ylabel="Queries")
     axes.set_ylim(bottom=0)
     axes.set_title(f"Queries per {unit}")

@@ -141,9 +141,7 @@ def consensus_labels(*, collection: Collection, topic_ids=None, inputs: Consensu
 def consensus_qrels(*, collection: Collection) -> dict[int, dict[int, int]]:
     """{topic id: {document id: consensus grade}}: the labels every stored value was computed from, topics with no
     label left out."""
-    return {
-        topic: result.labels for topic, result in consensus_labels(collection=collection).items() if result.labels
-    }
+    return {topic: result.labels for topic, result in consensus_labels(collection=collection).items() if result.labels}
 
 
 def sampled_pool_estimates(*, collection: Collection) -> dict | None:

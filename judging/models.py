@@ -108,10 +108,6 @@ class Collection(models.Model):
     def __str__(self) -> str:
         return self.name
 
-    @property
-    def is_binary(self) -> bool:
-        return self.max_grade == 1
-
 
 class Grade(models.Model):
     """One value of a collection's relevance scale, with the label and description shown to assessors."""

@@ -83,5 +83,7 @@ def worked_files(tmp_path) -> dict[str, Path]:
 
     from .evaluation.online.worked_log import EVENTS, QUERIES
 
-    return {"queries": write_jsonl(QUERIES, tmp_path / "queries.jsonl"),
-            "events": write_jsonl(EVENTS, tmp_path / "events.jsonl")}
+    return {
+        "queries": write_jsonl(QUERIES, tmp_path / "queries.jsonl"),
+        "events": write_jsonl(EVENTS, tmp_path / "events.jsonl"),
+    }

@@ -17,9 +17,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="runvalue",
             name="total",
-            field=models.TextField(
-                default="0", help_text="Exact sum of the defined values (measures.totals)."
-            ),
+            field=models.TextField(default="0", help_text="Exact sum of the defined values (measures.totals)."),
         ),
         migrations.AlterField(
             model_name="runvalue",

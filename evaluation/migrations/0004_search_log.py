@@ -5,28 +5,45 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('evaluation', '0003_run_value_exact_totals'),
-        ('judging', '0009_trec_eval_version'),
+        ("evaluation", "0003_run_value_exact_totals"),
+        ("judging", "0009_trec_eval_version"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='SearchLog',
+            name="SearchLog",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=100)),
-                ('log_format', models.CharField(choices=[('ubi', 'UBI 1.0 (ubi_queries + ubi_events JSON lines)'), ('aol', 'AOL query log (TSV)')], default='ubi', max_length=10)),
-                ('settings', models.JSONField(blank=True, default=dict)),
-                ('arm_runs', models.JSONField(blank=True, default=dict)),
-                ('imports', models.JSONField(blank=True, default=list, help_text="Each import's file names and counts.")),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('collection', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='search_logs', to='judging.collection')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=100)),
+                (
+                    "log_format",
+                    models.CharField(
+                        choices=[
+                            ("ubi", "UBI 1.0 (ubi_queries + ubi_events JSON lines)"),
+                            ("aol", "AOL query log (TSV)"),
+                        ],
+                        default="ubi",
+                        max_length=10,
+                    ),
+                ),
+                ("settings", models.JSONField(blank=True, default=dict)),
+                ("arm_runs", models.JSONField(blank=True, default=dict)),
+                (
+                    "imports",
+                    models.JSONField(blank=True, default=list, help_text="Each import's file names and counts."),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "collection",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="search_logs", to="judging.collection"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['collection', 'id'],
-                'constraints': [models.UniqueConstraint(fields=('collection', 'name'), name='search_log_unique_name')],
+                "ordering": ["collection", "id"],
+                "constraints": [models.UniqueConstraint(fields=("collection", "name"), name="search_log_unique_name")],
             },
         ),
     ]

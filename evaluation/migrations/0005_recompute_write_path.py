@@ -21,27 +21,35 @@ def fill_pages(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('evaluation', '0004_search_log'),
-        ('judging', '0011_pool_item_inclusion'),
+        ("evaluation", "0004_search_log"),
+        ("judging", "0011_pool_item_inclusion"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='runvalue',
-            name='run',
-            field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='values', to='judging.run'),
+            model_name="runvalue",
+            name="run",
+            field=models.ForeignKey(
+                db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name="values", to="judging.run"
+            ),
         ),
         migrations.AlterField(
-            model_name='topicvalue',
-            name='run',
-            field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='topic_values', to='judging.run'),
+            model_name="topicvalue",
+            name="run",
+            field=models.ForeignKey(
+                db_index=False,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="topic_values",
+                to="judging.run",
+            ),
         ),
         migrations.AlterField(
-            model_name='topicvalue',
-            name='topic',
-            field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='values', to='judging.topic'),
+            model_name="topicvalue",
+            name="topic",
+            field=models.ForeignKey(
+                db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name="values", to="judging.topic"
+            ),
         ),
         migrations.RunPython(leave_room_on_pages, fill_pages),
     ]

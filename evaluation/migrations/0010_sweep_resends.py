@@ -4,20 +4,23 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('evaluation', '0009_recompute_missing_measures'),
+        ("evaluation", "0009_recompute_missing_measures"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='collectionstate',
-            name='resent_at',
-            field=models.DateTimeField(blank=True, help_text='When the sweep last sent it again (the first send is at dirty_since).', null=True),
+            model_name="collectionstate",
+            name="resent_at",
+            field=models.DateTimeField(
+                blank=True, help_text="When the sweep last sent it again (the first send is at dirty_since).", null=True
+            ),
         ),
         migrations.AddField(
-            model_name='topicstate',
-            name='resent_at',
-            field=models.DateTimeField(blank=True, help_text='When the sweep last sent it again (the first send is at dirty_since).', null=True),
+            model_name="topicstate",
+            name="resent_at",
+            field=models.DateTimeField(
+                blank=True, help_text="When the sweep last sent it again (the first send is at dirty_since).", null=True
+            ),
         ),
     ]

@@ -21,8 +21,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("queries", nargs="?", help="ubi_queries JSON lines, or the AOL TSV log")
     p.add_argument("events", nargs="?", help="ubi_events JSON lines (not for AOL)")
     p.add_argument("--format", choices=("ubi", "aol"), default="ubi")
-    p.add_argument("--by", choices=BUCKETS,
-                   help="also give every measure per UTC day or ISO week, or the query-level ones per query")
+    p.add_argument(
+        "--by",
+        choices=BUCKETS,
+        help="also give every measure per UTC day or ISO week, or the query-level ones per query",
+    )
     p.add_argument("--arm", help="the A/B arm: 'application' or a query attribute's name")
     p.add_argument("--control", help="the arm the others are compared with (default: the first by name)")
     p.add_argument("--dwell-seconds", type=float, default=30.0, help="a click this long is a success (default 30)")
@@ -54,13 +57,20 @@ def main(argv: list[str] | None = None) -> int:
         parser().error("an AOL log is one file")
     try:
         settings = OnlineSettings(
-            click_actions=_names(args.click_actions), success_actions=_names(args.success_actions),
-            dwell_seconds=args.dwell_seconds, session_gap_minutes=args.session_gap, arm=args.arm, top=args.top,
+            click_actions=_names(args.click_actions),
+            success_actions=_names(args.success_actions),
+            dwell_seconds=args.dwell_seconds,
+            session_gap_minutes=args.session_gap,
+            arm=args.arm,
+            top=args.top,
         )
     except ValueError as error:
         parser().error(str(error))
-    files = {"log": Path(args.queries)} if args.format == "aol" else {
-        "queries": Path(args.queries), "events": Path(args.events)}
+    files = (
+        {"log": Path(args.queries)}
+        if args.format == "aol"
+        else {"queries": Path(args.queries), "events": Path(args.events)}
+    )
     with tempfile.TemporaryDirectory(prefix="online-") as scratch:
         try:
             store.import_log(Path(scratch) / "store", files=files, log_format=args.format)

@@ -56,7 +56,7 @@ def impression_counts(con, *, click_actions=("click",), max_rank: int = 20) -> I
     actions = ", ".join("'" + a.replace("'", "''") + "'" for a in click_actions)
     rows = con.execute(f"""
         WITH shown AS (
-            SELECT query_id, {NORMALISED.format('user_query')} AS query, unnest(hits) AS document,
+            SELECT query_id, {NORMALISED.format("user_query")} AS query, unnest(hits) AS document,
                 generate_subscripts(hits, 1) AS rank
             FROM queries WHERE len(hits) > 0),
         clicked AS (
@@ -100,10 +100,12 @@ def pbm(counts: ImpressionCounts, *, iterations: int = 1000, tolerance: float = 
         unclicked = np.maximum(1 - a * g, 1e-12)
         attracted = c + (n - c) * (1 - g) * a / unclicked
         examined = c + (n - c) * g * (1 - a) / unclicked
-        new_alpha = np.divide(np.bincount(counts.pair, weights=attracted, minlength=pairs), pair_n,
-                              out=np.zeros(pairs), where=pair_n > 0)
-        new_gamma = np.divide(np.bincount(counts.rank, weights=examined, minlength=ranks), rank_n,
-                              out=np.zeros(ranks), where=rank_n > 0)
+        new_alpha = np.divide(
+            np.bincount(counts.pair, weights=attracted, minlength=pairs), pair_n, out=np.zeros(pairs), where=pair_n > 0
+        )
+        new_gamma = np.divide(
+            np.bincount(counts.rank, weights=examined, minlength=ranks), rank_n, out=np.zeros(ranks), where=rank_n > 0
+        )
         change = max(np.abs(new_alpha - alpha).max(initial=0), np.abs(new_gamma - gamma).max(initial=0))
         alpha, gamma = new_alpha, new_gamma
         if change < tolerance:
@@ -131,8 +133,14 @@ def implicit_judgments(
     impressions = np.bincount(counts.pair, weights=counts.n, minlength=len(counts.pairs)).astype(int)
     clicks = np.bincount(counts.pair, weights=counts.c, minlength=len(counts.pairs)).astype(int)
     return [
-        ImplicitJudgment(query, document, float(scores[i]), int(impressions[i]), int(clicks[i]),
-                         grade(float(scores[i]), model=model, max_grade=max_grade))
+        ImplicitJudgment(
+            query,
+            document,
+            float(scores[i]),
+            int(impressions[i]),
+            int(clicks[i]),
+            grade(float(scores[i]), model=model, max_grade=max_grade),
+        )
         for i, (query, document) in enumerate(counts.pairs)
         if impressions[i] >= min_impressions
     ]

@@ -29,32 +29,54 @@ RATE_UNITS = ("minute", "hour", "day", "month", "year")
 MAX_RATE_BUCKETS = 5000
 ARM_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,99}")
 MEASURES = (
-    "queries", "sessions", "session_abandonment_rate", "query_ctr", "result_ctr", "ctr_at", "session_success_rate",
-    "zero_result_rate", "mrr_first_click",
+    "queries",
+    "sessions",
+    "session_abandonment_rate",
+    "query_ctr",
+    "result_ctr",
+    "ctr_at",
+    "session_success_rate",
+    "zero_result_rate",
+    "mrr_first_click",
 )
 
 # Each measure's formula and the choice it makes (`python -m evaluation.online --list-measures`; README says the same).
 DEFINITIONS = {
     "queries": ("one ubi_queries record (AOL: the lines of one user, query and time)", "none"),
-    "sessions": ("distinct sessions with a query", "session_id, else an event's session_id for the query, else the "
-                 "same client's queries with gaps under the session gap (30 min)"),
-    "session_abandonment_rate": ("sessions with a query and no click / sessions", "a session counts in the arm of "
-                                 "its first query"),
-    "query_ctr": ("queries with at least one click / queries", "a click is an event whose action is a click action "
-                  "(click), tied by query_id"),
+    "sessions": (
+        "distinct sessions with a query",
+        "session_id, else an event's session_id for the query, else the "
+        "same client's queries with gaps under the session gap (30 min)",
+    ),
+    "session_abandonment_rate": (
+        "sessions with a query and no click / sessions",
+        "a session counts in the arm of its first query",
+    ),
+    "query_ctr": (
+        "queries with at least one click / queries",
+        "a click is an event whose action is a click action (click), tied by query_id",
+    ),
     "result_ctr": ("clicks / impressions (the hits shown)", "undefined for AOL, which does not say what was shown"),
-    "ctr_at": ("per position p: clicks at p / queries with at least p hits", "the position is the event's "
-               "position.ordinal, else the object's 1-based index in the hits"),
-    "session_success_rate": ("sessions with a success / sessions", "a success is a click with dwell >= the dwell "
-                             "threshold (30 s) or an event whose action is a success action; dwell is the event's "
-                             "dwell_seconds, else the time to the session's next later moment, else 0"),
+    "ctr_at": (
+        "per position p: clicks at p / queries with at least p hits",
+        "the position is the event's position.ordinal, else the object's 1-based index in the hits",
+    ),
+    "session_success_rate": (
+        "sessions with a success / sessions",
+        "a success is a click with dwell >= the dwell "
+        "threshold (30 s) or an event whose action is a success action; dwell is the event's "
+        "dwell_seconds, else the time to the session's next later moment, else 0",
+    ),
     "zero_result_rate": ("queries with no hits / queries whose hits are known", "none"),
     "mrr_first_click": ("mean of 1/position of each clicked query's first click", "first: earliest, ties by position"),
-    "top_queries": ("normalised query strings by count, ties by text; head/torso/tail shares of traffic",
-                    "NFC, lower-case, whitespace collapsed; head = top 1% of distinct queries (rounded up), torso = "
-                    "the next 19%"),
-    "rate": ("queries per UTC minute, hour, day or month, empty buckets included", "a spike has a robust z-score "
-             "0.6745 (n - median) / MAD above 3.5; undefined when the MAD is 0"),
+    "top_queries": (
+        "normalised query strings by count, ties by text; head/torso/tail shares of traffic",
+        "NFC, lower-case, whitespace collapsed; head = top 1% of distinct queries (rounded up), torso = the next 19%",
+    ),
+    "rate": (
+        "queries per UTC minute, hour, day or month, empty buckets included",
+        "a spike has a robust z-score 0.6745 (n - median) / MAD above 3.5; undefined when the MAD is 0",
+    ),
 }
 
 
@@ -213,9 +235,13 @@ def _ctr_at(con, group: str | None) -> dict:
         f"SELECT {key}, hits_n, count(*) FROM qa WHERE hits_n > 0 GROUP BY ALL ORDER BY 2 DESC"
     ).fetchall():
         shown.setdefault(arm, []).append((int(hits_n), int(count)))
-    clicked = {(arm, int(p)): int(n) for arm, p, n in con.execute(
-        f"SELECT {key}, position, count(*) FROM clicks WHERE hits_n IS NOT NULL AND position IS NOT NULL GROUP BY ALL"
-    ).fetchall()}
+    clicked = {
+        (arm, int(p)): int(n)
+        for arm, p, n in con.execute(
+            f"SELECT {key}, position, count(*) FROM clicks "
+            "WHERE hits_n IS NOT NULL AND position IS NOT NULL GROUP BY ALL"
+        ).fetchall()
+    }
     result: dict = {}
     for arm, lengths in shown.items():
         at_least = 0  # queries with at least p hits, counted down from the longest list
@@ -238,7 +264,7 @@ def _top_queries(con, top: int) -> tuple[list, dict]:
     head = math.ceil(distinct * 0.01)
     torso = math.ceil(distinct * 0.20) - head
     shares = {"distinct_queries": distinct}
-    for name, part in (("head", rows[:head]), ("torso", rows[head:head + torso]), ("tail", rows[head + torso:])):
+    for name, part in (("head", rows[:head]), ("torso", rows[head : head + torso]), ("tail", rows[head + torso :])):
         shares[f"{name}_share"] = _ratio(sum(count for _, count in part), total)
     return [[query, int(count)] for query, count in rows[:top]], shares
 
@@ -263,20 +289,29 @@ def _by_bucket(con, by: str) -> dict:
     """).fetchall()
     for bucket, queries, clicked, known, zero, known_clicks, impressions, ranked, rr in query_rows:
         figures[bucket] = {
-            "queries": int(queries), "query_ctr": _ratio(clicked, queries), "result_ctr": _ratio(known_clicks,
-                                                                                                   impressions),
-            "zero_result_rate": _ratio(zero, known), "mrr_first_click": _ratio(rr, ranked),
+            "queries": int(queries),
+            "query_ctr": _ratio(clicked, queries),
+            "result_ctr": _ratio(known_clicks, impressions),
+            "zero_result_rate": _ratio(zero, known),
+            "mrr_first_click": _ratio(rr, ranked),
         }
     # A session spans queries: per query, the session measures are left out (they are per day, week or arm).
-    session_rows = [] if by == "query" else con.execute(f"""
-        SELECT {bucket_sql(by, 'start')}, count(*), sum(1 - clicked), sum(succeeded) FROM sa GROUP BY 1 ORDER BY 1
+    session_rows = (
+        []
+        if by == "query"
+        else con.execute(f"""
+        SELECT {bucket_sql(by, "start")}, count(*), sum(1 - clicked), sum(succeeded) FROM sa GROUP BY 1 ORDER BY 1
     """).fetchall()
+    )
     for bucket, sessions, abandoned, succeeded in session_rows:
         figures.setdefault(bucket, {"queries": 0})
-        figures[bucket].update({
-            "sessions": int(sessions), "session_abandonment_rate": _ratio(abandoned, sessions),
-            "session_success_rate": _ratio(succeeded, sessions),
-        })
+        figures[bucket].update(
+            {
+                "sessions": int(sessions),
+                "session_abandonment_rate": _ratio(abandoned, sessions),
+                "session_success_rate": _ratio(succeeded, sessions),
+            }
+        )
     return {bucket: dict(sorted(values.items())) for bucket, values in sorted(figures.items())}
 
 
@@ -285,9 +320,13 @@ PREPARED_TABLES = ("qa", "sa", "clicks")
 
 def prepared_key(settings: OnlineSettings) -> dict:
     """The settings the prepared tables depend on (the rest only shape the answer)."""
-    return {"click_actions": list(settings.click_actions), "success_actions": list(settings.success_actions),
-            "dwell_seconds": settings.dwell_seconds, "session_gap_minutes": settings.session_gap_minutes,
-            "arm": settings.arm}
+    return {
+        "click_actions": list(settings.click_actions),
+        "success_actions": list(settings.success_actions),
+        "dwell_seconds": settings.dwell_seconds,
+        "session_gap_minutes": settings.session_gap_minutes,
+        "arm": settings.arm,
+    }
 
 
 def online_measures(
@@ -352,7 +391,7 @@ def query_rate(con: duckdb.DuckDBPyConnection, unit: str, *, spike_z: float = 3.
     median = _median(counts)
     mad = _median([abs(n - median) for n in counts])
     series = []
-    for (bucket, n) in rows:
+    for bucket, n in rows:
         z = None if mad == 0 else 0.6745 * (n - median) / mad
         series.append({"bucket": bucket.isoformat(), "queries": int(n), "z": z, "spike": z is not None and z > spike_z})
     return series

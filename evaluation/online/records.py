@@ -121,13 +121,18 @@ def _text(value: dict, key: str, required: bool, add) -> str | None:
 def _timestamp(value: dict, add) -> datetime | None:
     moment = parse_timestamp(value.get("timestamp"))
     if moment is None:
-        add("timestamp", "missing" if value.get("timestamp") is None else "expected an ISO 8601 date and time "
-            f"{TIME_SPAN}, e.g. 2026-11-01T09:30:00Z")
+        add(
+            "timestamp",
+            "missing"
+            if value.get("timestamp") is None
+            else f"expected an ISO 8601 date and time {TIME_SPAN}, e.g. 2026-11-01T09:30:00Z",
+        )
     return moment
 
 
-def ubi_queries(path: str | Path, problems: Problems, *, name: str | None = None,
-                progress: Progress | None = None) -> Iterator[Query]:
+def ubi_queries(
+    path: str | Path, problems: Problems, *, name: str | None = None, progress: Progress | None = None
+) -> Iterator[Query]:
     """UBI 1.0 `ubi_queries` records: query_id and timestamp required; query_response_hit_ids a list of ids (absent:
     unknown); a query needs a client_id or a session_id so that it belongs to a session."""
     return _checked(path, problems, name or str(path), progress, _query)
@@ -153,9 +158,14 @@ def _query(value: dict, _line: str, add: _Faults) -> Query | None:
     if add:
         return None
     return Query(
-        query_id=query_id, client_id=client_id, session_id=session_id, application=application,
-        user_query=user_query, hits=None if hits is None else tuple(str(h) for h in hits),
-        attributes=None if attributes is None else json.dumps(attributes, separators=(",", ":")), ts=ts,
+        query_id=query_id,
+        client_id=client_id,
+        session_id=session_id,
+        application=application,
+        user_query=user_query,
+        hits=None if hits is None else tuple(str(h) for h in hits),
+        attributes=None if attributes is None else json.dumps(attributes, separators=(",", ":")),
+        ts=ts,
     )
 
 
@@ -166,8 +176,9 @@ def _is_id(value: object) -> bool:
     return isinstance(value, str) or (isinstance(value, int) and -(2**63) <= value < 2**64)
 
 
-def ubi_events(path: str | Path, problems: Problems, *, name: str | None = None,
-               progress: Progress | None = None) -> Iterator[Event]:
+def ubi_events(
+    path: str | Path, problems: Problems, *, name: str | None = None, progress: Progress | None = None
+) -> Iterator[Event]:
     """UBI 1.0 `ubi_events` records: action_name and timestamp required; event_attributes.object.object_id,
     .position.ordinal (a whole number from 1) and .dwell_seconds (a number from 0) optional. The event's id is its
     `event_id`, else the MD5 digest of the line's text: importing a file twice adds nothing, and two
@@ -213,8 +224,9 @@ def _event(value: dict, line: str, add: _Faults) -> Event | None:
     return Event(event_id, query_id, session_id, client_id, action, object_id, ordinal, dwell, ts)
 
 
-def aol_records(path: str | Path, problems: Problems, *, name: str | None = None,
-                progress: Progress | None = None) -> Iterator[Query | Event]:
+def aol_records(
+    path: str | Path, problems: Problems, *, name: str | None = None, progress: Progress | None = None
+) -> Iterator[Query | Event]:
     """The AOL query log (AnonID, Query, QueryTime, ItemRank, ClickURL; tab-separated, a header line): a query is
     the lines of one user, query and time; each line with a ClickURL is a click at ItemRank. What was shown is not
     in the log, so the queries' hits are unknown."""

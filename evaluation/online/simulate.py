@@ -54,21 +54,38 @@ def simulated_log(
             topic = topics[int(rng.choice(len(topics), p=weights))]
             query_id = f"q{s}-{position_in_session}"
             hits = [] if rng.random() < 0.1 else topic.rankings.get(arm, [])[:depth]
-            queries.append({
-                "application": arm, "query_id": query_id, "client_id": client, "session_id": f"s{s}",
-                "user_query": topic.query, "query_response_hit_ids": hits, "timestamp": moment.strftime(ISO),
-            })
+            queries.append(
+                {
+                    "application": arm,
+                    "query_id": query_id,
+                    "client_id": client,
+                    "session_id": f"s{s}",
+                    "user_query": topic.query,
+                    "query_response_hit_ids": hits,
+                    "timestamp": moment.strftime(ISO),
+                }
+            )
             for rank, doc in enumerate(hits, start=1):
-                examined = rank ** -eta
+                examined = rank**-eta
                 if rng.random() < examined * attractiveness(topic.grades.get(doc, 0), top_grade):
                     moment += timedelta(seconds=float(rng.uniform(2, 20)))
                     relevant = topic.grades.get(doc, 0) > 0
-                    events.append({
-                        "application": arm, "action_name": "click", "query_id": query_id, "session_id": f"s{s}",
-                        "client_id": client, "timestamp": moment.strftime(ISO), "event_id": f"e{len(events)}",
-                        "event_attributes": {"object": {"object_id": doc}, "position": {"ordinal": rank},
-                                             "dwell_seconds": round(float(rng.exponential(60 if relevant else 12)), 1)},
-                    })
+                    events.append(
+                        {
+                            "application": arm,
+                            "action_name": "click",
+                            "query_id": query_id,
+                            "session_id": f"s{s}",
+                            "client_id": client,
+                            "timestamp": moment.strftime(ISO),
+                            "event_id": f"e{len(events)}",
+                            "event_attributes": {
+                                "object": {"object_id": doc},
+                                "position": {"ordinal": rank},
+                                "dwell_seconds": round(float(rng.exponential(60 if relevant else 12)), 1),
+                            },
+                        }
+                    )
             moment += timedelta(seconds=float(rng.uniform(20, 300)))
     return queries, events
 

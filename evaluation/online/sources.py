@@ -67,8 +67,16 @@ def _timestamp(value: str) -> str:
 
 def ubi_queries(path: str | Path) -> str:
     """SQL reading a `ubi_queries` JSON-lines file into the store's query columns and `fault`."""
-    paths = ["query_id", "client_id", "session_id", "application", "user_query", "query_response_hit_ids",
-             "query_attributes", "timestamp"]
+    paths = [
+        "query_id",
+        "client_id",
+        "session_id",
+        "application",
+        "user_query",
+        "query_response_hit_ids",
+        "query_attributes",
+        "timestamp",
+    ]
     extract = ", ".join(f"'$.{p}'" for p in paths)
     v = {p: f"v[{i + 1}]" for i, p in enumerate(paths)}
     hits = v["query_response_hit_ids"]
@@ -78,20 +86,26 @@ def ubi_queries(path: str | Path) -> str:
     )
     has_query_id = f"(json_type({v['query_id']}) IN {_ID_TYPES} AND json_extract_string({v['query_id']}, '$') <> '')"
     attributes = v["query_attributes"]
-    fault = " AND ".join([
-        has_query_id, _optional_id(v["client_id"]), _optional_id(v["session_id"]), _optional_id(v["application"]),
-        f"(json_type({v['user_query']}) IS NULL OR json_type({v['user_query']}) = 'VARCHAR')", hits_ok,
-        f"(json_type({attributes}) IS NULL OR json_type({attributes}) IN ('NULL', 'OBJECT'))",
-        _timestamp_ok(v["timestamp"]),
-        f"({_text(v['client_id'])} IS NOT NULL OR {_text(v['session_id'])} IS NOT NULL)",
-    ])
+    fault = " AND ".join(
+        [
+            has_query_id,
+            _optional_id(v["client_id"]),
+            _optional_id(v["session_id"]),
+            _optional_id(v["application"]),
+            f"(json_type({v['user_query']}) IS NULL OR json_type({v['user_query']}) = 'VARCHAR')",
+            hits_ok,
+            f"(json_type({attributes}) IS NULL OR json_type({attributes}) IN ('NULL', 'OBJECT'))",
+            _timestamp_ok(v["timestamp"]),
+            f"({_text(v['client_id'])} IS NOT NULL OR {_text(v['session_id'])} IS NOT NULL)",
+        ]
+    )
     return f"""
-        SELECT {_text(v['query_id'])} AS query_id, {_text(v['client_id'])} AS client_id,
-            {_text(v['session_id'])} AS session_id, {_text(v['application'])} AS application,
-            coalesce(json_extract_string({v['user_query']}, '$'), '') AS user_query,
+        SELECT {_text(v["query_id"])} AS query_id, {_text(v["client_id"])} AS client_id,
+            {_text(v["session_id"])} AS session_id, {_text(v["application"])} AS application,
+            coalesce(json_extract_string({v["user_query"]}, '$'), '') AS user_query,
             CASE WHEN json_type({hits}) = 'ARRAY' THEN json_extract_string({hits}, '$[*]') END AS hits,
             CASE WHEN json_type({attributes}) = 'OBJECT' THEN json({attributes})::VARCHAR END AS attributes,
-            {_timestamp(v['timestamp'])} AS ts,
+            {_timestamp(v["timestamp"])} AS ts,
             NOT coalesce({fault}, false) AS fault
         FROM (SELECT CASE WHEN json_valid(line) AND json_type(line) = 'OBJECT'
                           THEN json_extract(line, [{extract}]) END AS v FROM ({_lines(path)}))
@@ -100,34 +114,51 @@ def ubi_queries(path: str | Path) -> str:
 
 def ubi_events(path: str | Path) -> str:
     """SQL reading a `ubi_events` JSON-lines file into the store's event columns and `fault`."""
-    paths = ["event_id", "query_id", "session_id", "client_id", "action_name", "timestamp", "event_attributes",
-             "event_attributes.object.object_id", "event_attributes.position.ordinal",
-             "event_attributes.dwell_seconds"]
+    paths = [
+        "event_id",
+        "query_id",
+        "session_id",
+        "client_id",
+        "action_name",
+        "timestamp",
+        "event_attributes",
+        "event_attributes.object.object_id",
+        "event_attributes.position.ordinal",
+        "event_attributes.dwell_seconds",
+    ]
     extract = ", ".join(f"'$.{p}'" for p in paths)
     v = {p: f"v[{i + 1}]" for i, p in enumerate(paths)}
-    attributes, ordinal, dwell = v["event_attributes"], v["event_attributes.position.ordinal"], \
-        v["event_attributes.dwell_seconds"]
+    attributes, ordinal, dwell = (
+        v["event_attributes"],
+        v["event_attributes.position.ordinal"],
+        v["event_attributes.dwell_seconds"],
+    )
     numeric = "('BIGINT', 'UBIGINT', 'DOUBLE')"
-    fault = " AND ".join([
-        _optional_id(v["event_id"]), _optional_id(v["query_id"]), _optional_id(v["session_id"]),
-        _optional_id(v["client_id"]),
-        f"(json_type({v['action_name']}) IN {_ID_TYPES} AND json_extract_string({v['action_name']}, '$') <> '')",
-        _timestamp_ok(v["timestamp"]),
-        f"(json_type({attributes}) IS NULL OR json_type({attributes}) IN ('NULL', 'OBJECT'))",
-        _optional_id(v["event_attributes.object.object_id"]),
-        f"(json_type({ordinal}) IS NULL OR json_type({ordinal}) = 'NULL' OR (json_type({ordinal}) IN "
-        f"('BIGINT', 'UBIGINT') AND try_cast(json_extract_string({ordinal}, '$') AS BIGINT) BETWEEN 1 AND 2147483647))",
-        f"(json_type({dwell}) IS NULL OR json_type({dwell}) = 'NULL' OR (json_type({dwell}) IN {numeric} AND "
-        f"try_cast(json_extract_string({dwell}, '$') AS DOUBLE) BETWEEN 0 AND 1.7976931348623157e308))",
-    ])
+    fault = " AND ".join(
+        [
+            _optional_id(v["event_id"]),
+            _optional_id(v["query_id"]),
+            _optional_id(v["session_id"]),
+            _optional_id(v["client_id"]),
+            f"(json_type({v['action_name']}) IN {_ID_TYPES} AND json_extract_string({v['action_name']}, '$') <> '')",
+            _timestamp_ok(v["timestamp"]),
+            f"(json_type({attributes}) IS NULL OR json_type({attributes}) IN ('NULL', 'OBJECT'))",
+            _optional_id(v["event_attributes.object.object_id"]),
+            f"(json_type({ordinal}) IS NULL OR json_type({ordinal}) = 'NULL' OR (json_type({ordinal}) IN "
+            f"('BIGINT', 'UBIGINT') AND try_cast(json_extract_string({ordinal}, '$') AS BIGINT) "
+            "BETWEEN 1 AND 2147483647))",
+            f"(json_type({dwell}) IS NULL OR json_type({dwell}) = 'NULL' OR (json_type({dwell}) IN {numeric} AND "
+            f"try_cast(json_extract_string({dwell}, '$') AS DOUBLE) BETWEEN 0 AND 1.7976931348623157e308))",
+        ]
+    )
     return f"""
-        SELECT coalesce({_text(v['event_id'])}, md5(line)) AS event_id,
-            {_text(v['query_id'])} AS query_id, {_text(v['session_id'])} AS session_id,
-            {_text(v['client_id'])} AS client_id, {_text(v['action_name'])} AS action_name,
-            {_text(v['event_attributes.object.object_id'])} AS object_id,
+        SELECT coalesce({_text(v["event_id"])}, md5(line)) AS event_id,
+            {_text(v["query_id"])} AS query_id, {_text(v["session_id"])} AS session_id,
+            {_text(v["client_id"])} AS client_id, {_text(v["action_name"])} AS action_name,
+            {_text(v["event_attributes.object.object_id"])} AS object_id,
             try_cast(json_extract_string({ordinal}, '$') AS INTEGER) AS ordinal,
             try_cast(json_extract_string({dwell}, '$') AS DOUBLE) AS dwell_seconds,
-            {_timestamp(v['timestamp'])} AS ts,
+            {_timestamp(v["timestamp"])} AS ts,
             NOT coalesce({fault}, false) AS fault
         FROM (SELECT line, CASE WHEN json_valid(line) AND json_type(line) = 'OBJECT'
                                 THEN json_extract(line, [{extract}]) END AS v FROM ({_lines(path)}))

@@ -58,8 +58,13 @@ class ImportSummary:
     days: list[str]
 
     def as_dict(self) -> dict:
-        return {"queries": self.queries, "events": self.events, "skipped_queries": self.skipped_queries,
-                "skipped_events": self.skipped_events, "days": self.days}
+        return {
+            "queries": self.queries,
+            "events": self.events,
+            "skipped_queries": self.skipped_queries,
+            "skipped_events": self.skipped_events,
+            "days": self.days,
+        }
 
 
 def views(con: duckdb.DuckDBPyConnection, root: Path | None) -> duckdb.DuckDBPyConnection:
@@ -148,8 +153,11 @@ def import_log(
         raise ValueError(f"unknown log format {log_format!r}; expected one of {', '.join(records.FORMATS)}")
     root = Path(root)
     names = names or {}
-    inputs = {kind: Path(files["log"] if log_format == "aol" else files[kind]) for kind in KINDS
-              if (log_format == "aol" and "log" in files) or kind in files}
+    inputs = {
+        kind: Path(files["log"] if log_format == "aol" else files[kind])
+        for kind in KINDS
+        if (log_format == "aol" and "log" in files) or kind in files
+    }
     staging = root / ".staging" / uuid.uuid4().hex
     staging.mkdir(parents=True)
     steps = len(inputs) + 1
@@ -166,8 +174,11 @@ def import_log(
             read = sources.READERS[(log_format, kind)](path)
             declined = None
             try:
-                _with_progress(con, f"COPY ({read}) TO {sources.quoted(target)} (FORMAT parquet)",
-                               lambda share, step=step: report(int((step + share) * 100), steps * 100))
+                _with_progress(
+                    con,
+                    f"COPY ({read}) TO {sources.quoted(target)} (FORMAT parquet)",
+                    lambda share, step=step: report(int((step + share) * 100), steps * 100),
+                )
                 faults = con.execute(f"SELECT count(*) FROM {sources.quoted(target)} WHERE fault").fetchone()[0]
             except duckdb.Error as error:
                 declined, faults = error, 1
@@ -201,8 +212,10 @@ def import_log(
                 out.rename(root / f"import={staging.name}")
         report(steps * 100, steps * 100)
         return ImportSummary(
-            queries=counts.get("queries", (0, 0))[0], events=counts.get("events", (0, 0))[0],
-            skipped_queries=counts.get("queries", (0, 0))[1], skipped_events=counts.get("events", (0, 0))[1],
+            queries=counts.get("queries", (0, 0))[0],
+            events=counts.get("events", (0, 0))[0],
+            skipped_queries=counts.get("queries", (0, 0))[1],
+            skipped_events=counts.get("events", (0, 0))[1],
             days=days,
         )
     finally:
@@ -238,8 +251,10 @@ def prepared_connection(root: Path, settings, **options) -> duckdb.DuckDBPyConne
         return con
     con = sources.connection(**options)
     for table in PREPARED_TABLES:
-        con.execute(f"CREATE OR REPLACE TEMP VIEW {table} AS SELECT * FROM read_parquet("
-                    f"{sources.quoted(folder / f'{table}.parquet')})")
+        con.execute(
+            f"CREATE OR REPLACE TEMP VIEW {table} AS SELECT * FROM read_parquet("
+            f"{sources.quoted(folder / f'{table}.parquet')})"
+        )
     return con
 
 

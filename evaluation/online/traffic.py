@@ -43,15 +43,21 @@ class TrafficSample:
     coverage: float | None  # share of logged queries covered; None for an empty log
 
     def as_dict(self) -> dict:
-        return {"method": self.method, "seed": self.seed, "coverage": self.coverage,
-                "queries": [{"query": q.query, "count": q.count, "zero_results": q.zero_results,
-                             "stratum": self.strata[q.query]} for q in self.queries]}
+        return {
+            "method": self.method,
+            "seed": self.seed,
+            "coverage": self.coverage,
+            "queries": [
+                {"query": q.query, "count": q.count, "zero_results": q.zero_results, "stratum": self.strata[q.query]}
+                for q in self.queries
+            ],
+        }
 
 
 def logged_queries(con) -> list[LoggedQuery]:
     """Distinct normalised query strings of a log store's `queries` view, most frequent first (ties by string)."""
     rows = con.execute(f"""
-        SELECT {NORMALISED.format('user_query')} AS query, count(*),
+        SELECT {NORMALISED.format("user_query")} AS query, count(*),
             count(*) FILTER (WHERE len(hits) = 0)
         FROM queries GROUP BY 1 HAVING query <> '' ORDER BY 2 DESC, 1
     """).fetchall()

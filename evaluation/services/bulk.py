@@ -86,14 +86,6 @@ def rows_select(
     ]
 
 
-def rows_upsert(
-    model, fields: Sequence[str], rows: Sequence[Sequence], unique: Sequence[str], *, where: str = ""
-) -> None:
-    """Inserts `rows` (values aligned with `fields`), or updates the other fields of a row with the same `unique`
-    fields (see `upsert`)."""
-    run_together([upsert(model, fields, rows, unique, where=where)])
-
-
 def upsert(
     model, fields: Sequence[str], rows: Sequence[Sequence], unique: Sequence[str], *, where: str = ""
 ) -> Statement | None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
 
 from django.db import connection
 
@@ -46,14 +45,3 @@ def release(namespace: int, key: int) -> None:
         lock = _local_locks.get((namespace, key))
     if lock is not None and lock.locked():
         lock.release()
-
-
-@contextlib.contextmanager
-def exclusive(namespace: int, key: int) -> Iterator[bool]:
-    """Yields True while this process holds the lock for (namespace, key), or False at once if another does."""
-    acquired = acquire(namespace, key)
-    try:
-        yield acquired
-    finally:
-        if acquired:
-            release(namespace, key)

@@ -150,9 +150,11 @@ def _left_stale(model, cutoff, overdue=None):
     abandoned = Q(dirty=False, computed_generation__lt=F("generation"), claimed_at__lt=cutoff)
     rows = model.objects.filter(waiting | abandoned)
     if overdue is not None:
-        rows = rows.filter(Q(resent_at__lt=overdue) | Q(resent_at=None, dirty_since__lt=overdue) | Q(
-            resent_at=None, dirty_since=None, claimed_at__lt=overdue
-        ))
+        rows = rows.filter(
+            Q(resent_at__lt=overdue)
+            | Q(resent_at=None, dirty_since__lt=overdue)
+            | Q(resent_at=None, dirty_since=None, claimed_at__lt=overdue)
+        )
     return rows
 
 

@@ -48,8 +48,11 @@ def _shown(name: str, value) -> str:
 
 
 def _measure_rows(values: dict) -> list[dict]:
-    return [{"name": name, "label": label, "value": _shown(name, values.get(name))}
-            for name, label in MEASURE_LABELS.items() if name in values]
+    return [
+        {"name": name, "label": label, "value": _shown(name, values.get(name))}
+        for name, label in MEASURE_LABELS.items()
+        if name in values
+    ]
 
 
 def _ab_table(ab: dict | None) -> dict | None:
@@ -66,8 +69,11 @@ def _ab_table(ab: dict | None) -> dict | None:
         for arm in arms:
             cell = ab["arms"][arm].get(name, {})
             value, low, high = cell.get("value"), cell.get("low"), cell.get("high")
-            shown = {"value": _shown(name, value), "interval": None if low is None else f"{low:.3f}–{high:.3f}",
-                     "sessions": cell.get("sessions")}
+            shown = {
+                "value": _shown(name, value),
+                "interval": None if low is None else f"{low:.3f}–{high:.3f}",
+                "sessions": cell.get("sessions"),
+            }
             shown["too_small"] = cell.get("too_small", False)
             if cell.get("difference") is not None:
                 p_value = cell["p_value"]
@@ -78,8 +84,15 @@ def _ab_table(ab: dict | None) -> dict | None:
             cells.append(shown)
         rows.append({"name": name, "label": label, "cells": cells})
     small = sorted({arm for arm in arms for cell in ab["arms"][arm].values() if cell.get("sessions", 0) < MIN_SESSIONS})
-    return {"control": ab["control"], "arms": arms, "rows": rows, "confidence": f"{ab['confidence']:.0%}",
-            "alpha": f"{1 - ab['confidence']:.2g}", "too_small": small, "min_sessions": MIN_SESSIONS}
+    return {
+        "control": ab["control"],
+        "arms": arms,
+        "rows": rows,
+        "confidence": f"{ab['confidence']:.0%}",
+        "alpha": f"{1 - ab['confidence']:.2g}",
+        "too_small": small,
+        "min_sessions": MIN_SESSIONS,
+    }
 
 
 def p_value_text(p_value: float | None) -> str:
@@ -108,17 +121,28 @@ def online(request: HttpRequest, collection_id: int) -> HttpResponse:
     search_log = next((log for log in logs if str(log.pk) == chosen), logs[0] if logs else None)
     by = _choice(request, "by", BUCKETS, "day")
     rate = _choice(request, "rate", RATE_UNITS, "day")
-    context = {"collection": collection, "logs": logs, "search_log": search_log, "by": by, "rate": rate,
-               "buckets": BUCKETS, "rate_units": RATE_UNITS, "max_rate_buckets": MAX_RATE_BUCKETS,
-               "is_admin": ROLE_ADMIN in user_roles(request.user), "new_form": SearchLogForm()}
+    context = {
+        "collection": collection,
+        "logs": logs,
+        "search_log": search_log,
+        "by": by,
+        "rate": rate,
+        "buckets": BUCKETS,
+        "rate_units": RATE_UNITS,
+        "max_rate_buckets": MAX_RATE_BUCKETS,
+        "is_admin": ROLE_ADMIN in user_roles(request.user),
+        "new_form": SearchLogForm(),
+    }
     if search_log is not None:
         figures = selectors.search_log_figures(search_log=search_log, by=by, rate=rate)
         context.update(
             figures=figures,
             overall=_measure_rows(figures["overall"]) if figures else [],
             ab=_ab_table(figures and figures["ab"]),
-            by_rows=[{"bucket": b, "cells": [_shown(n, v[n]) if n in v else "—" for n in MEASURE_LABELS]}
-                     for b, v in (figures or {}).get("by", {}).items()],
+            by_rows=[
+                {"bucket": b, "cells": [_shown(n, v[n]) if n in v else "—" for n in MEASURE_LABELS]}
+                for b, v in (figures or {}).get("by", {}).items()
+            ],
             measure_labels=list(MEASURE_LABELS.values()),
             spikes=[row for row in (figures or {}).get("rate", []) if row["spike"]],
             correlations=selectors.online_offline(search_log=search_log),
@@ -132,8 +156,9 @@ def online(request: HttpRequest, collection_id: int) -> HttpResponse:
 
 
 def _form_errors(form) -> list[str]:
-    return [" ".join(errors) if name == "__all__" else f"{name}: {' '.join(errors)}"
-            for name, errors in form.errors.items()]
+    return [
+        " ".join(errors) if name == "__all__" else f"{name}: {' '.join(errors)}" for name, errors in form.errors.items()
+    ]
 
 
 def _admin_action(request: HttpRequest, form, act, back: str, refused: str = "") -> HttpResponse:

@@ -111,8 +111,9 @@ def _online_rate(request: HttpRequest, collection: Collection) -> Figure:
     figures = selectors.search_log_figures(search_log=_search_log(request, collection), rate=unit)
     figures = figures or {"rate": [], "rate_unit": unit}
     rows = figures["rate"]
-    return plots.query_rate([r["bucket"] for r in rows], [r["queries"] for r in rows], [r["spike"] for r in rows],
-                            unit=figures["rate_unit"])
+    return plots.query_rate(
+        [r["bucket"] for r in rows], [r["queries"] for r in rows], [r["spike"] for r in rows], unit=figures["rate_unit"]
+    )
 
 
 def _online_positions(request: HttpRequest, collection: Collection) -> Figure:
@@ -120,7 +121,8 @@ def _online_positions(request: HttpRequest, collection: Collection) -> Figure:
     if not figures:
         return plots.ctr_by_position({})
     curves = {arm: values["ctr_at"] for arm, values in figures["arms"].items()} or {
-        "all queries": figures["overall"]["ctr_at"]}
+        "all queries": figures["overall"]["ctr_at"]
+    }
     return plots.ctr_by_position({arm: c for arm, c in curves.items() if c})
 
 

@@ -4,15 +4,18 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('judging', '0008_pool_task_renamed'),
+        ("judging", "0008_pool_task_renamed"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='collection',
-            name='trec_eval_version',
-            field=models.PositiveSmallIntegerField(choices=[(10, 'trec_eval 10.0'), (9, 'trec_eval 9.0.x (as pytrec_eval)')], default=10, help_text='Whose conventions the measures follow where the versions differ (recall levels: lround in 10.0).'),
+            model_name="collection",
+            name="trec_eval_version",
+            field=models.PositiveSmallIntegerField(
+                choices=[(10, "trec_eval 10.0"), (9, "trec_eval 9.0.x (as pytrec_eval)")],
+                default=10,
+                help_text="Whose conventions the measures follow where the versions differ (recall levels: lround in 10.0).",
+            ),
         ),
     ]

@@ -4,20 +4,22 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('judging', '0010_judging_order'),
+        ("judging", "0010_judging_order"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='poolitem',
-            name='inclusion_probability',
-            field=models.FloatField(default=1.0, help_text='Chance the pool strategy included it: below 1 in a sampled pool, for the estimates.'),
+            model_name="poolitem",
+            name="inclusion_probability",
+            field=models.FloatField(
+                default=1.0,
+                help_text="Chance the pool strategy included it: below 1 in a sampled pool, for the estimates.",
+            ),
         ),
         migrations.AddField(
-            model_name='poolitem',
-            name='stratum',
+            model_name="poolitem",
+            name="stratum",
             field=models.PositiveSmallIntegerField(default=0, help_text="Its sampled pool's stratum (0: not sampled)."),
         ),
     ]

@@ -47,8 +47,8 @@ def _nothing_added(collection: Collection, mode: str) -> str:
     k = collection.assessors_per_item
     return (
         f"No assignment added: every chosen topic already has its {k} assessor{'s' if k != 1 else ''} (k = {k}) "
-        "among those chosen or others. To put more people on a topic, choose \"Add the chosen assessors to the chosen "
-        "topics\"; they then share its items."
+        'among those chosen or others. To put more people on a topic, choose "Add the chosen assessors to the chosen '
+        'topics"; they then share its items.'
     )
 
 

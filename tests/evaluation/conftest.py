@@ -12,4 +12,3 @@ __all__ = ["MEASURES", "judged"]
 @pytest.fixture
 def judged():
     return make_judged_collection()
-

@@ -46,7 +46,7 @@ def test_every_topic_with_a_judgment_or_an_adjudication_has_its_consensus(edge_c
 
 
 def test_the_export_writes_the_same_labels_with_few_queries(edge_cases, django_assert_max_num_queries):
-    collection, t1, t2, docs = edge_cases
+    collection, *_ = edge_cases
     with django_assert_max_num_queries(8):
         rows = list(qrels_rows(collection=collection))
     exported = {(r.topic, r.docno): r.grade for r in rows}

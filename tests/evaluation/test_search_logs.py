@@ -54,8 +54,9 @@ def _simulated_files(collection, tmp_path, *, sessions=1500):
     topics = []
     for topic in collection.topics.prefetch_related("pool_items__document"):
         docs = [item.document.docno for item in topic.pool_items.all()]
-        topics.append(SimulatedTopic(topic.title, {"run0": docs, "run1": docs[::-1]},
-                                     {doc: i % 4 for i, doc in enumerate(docs)}))
+        topics.append(
+            SimulatedTopic(topic.title, {"run0": docs, "run1": docs[::-1]}, {doc: i % 4 for i, doc in enumerate(docs)})
+        )
     queries, events = simulated_log(topics, sessions=sessions, start=datetime(2026, 3, 1), days=5, seed=2)
     return {"queries": write_jsonl(queries, tmp_path / "q.jsonl"), "events": write_jsonl(events, tmp_path / "e.jsonl")}
 
@@ -119,8 +120,10 @@ def test_an_upload_from_the_page_imports_as_a_job_and_the_page_shows_the_figures
     log = SearchLog.objects.get(collection=collection, name="prod")
     assert response.status_code == 302
     with django_capture_on_commit_callbacks(execute=True):
-        response = admin.post(f"/results/{collection.id}/online/{log.id}/upload/", {
-            "queries": _jsonl("ubi_queries.jsonl", QUERIES), "events": _jsonl("ubi_events.jsonl", EVENTS)})
+        response = admin.post(
+            f"/results/{collection.id}/online/{log.id}/upload/",
+            {"queries": _jsonl("ubi_queries.jsonl", QUERIES), "events": _jsonl("ubi_events.jsonl", EVENTS)},
+        )
     job = Job.objects.get(task="evaluation.tasks.import_search_log")
     assert response.status_code == 302 and response["Location"] == reverse("judging:job", args=[job.id])
     job.refresh_from_db()
@@ -128,8 +131,10 @@ def test_an_upload_from_the_page_imports_as_a_job_and_the_page_shows_the_figures
     assert job.result["queries"] == len(QUERIES) and job.result["files"] == ["ubi_events.jsonl", "ubi_queries.jsonl"]
     page = admin.get(f"/results/{collection.id}/online/?log={log.id}")
     overall = selectors.search_log_figures(search_log=SearchLog.objects.get(pk=log.pk))["overall"]
-    assert f'data-measure="query_ctr"><td>Query CTR</td><td class="num">{overall["query_ctr"]:.3f}'.encode() in \
-        page.content
+    assert (
+        f'data-measure="query_ctr"><td>Query CTR</td><td class="num">{overall["query_ctr"]:.3f}'.encode()
+        in page.content
+    )
     assert admin.get(reverse("judging:job", args=[job.id])).content.count(b"See the online measures") == 1
     assert not Upload.objects.exists()  # both files dropped once imported
 
@@ -141,12 +146,18 @@ def test_a_faulty_upload_fails_its_job_naming_file_line_and_field_and_imports_no
     log = search_logs.search_log_create(collection=collection, name="prod")
     broken = [*QUERIES[:3], {**QUERIES[3], "timestamp": "yesterday"}, *QUERIES[4:]]
     with django_capture_on_commit_callbacks(execute=True):
-        admin.post(f"/results/{collection.id}/online/{log.id}/upload/",
-                   {"queries": _jsonl("q.jsonl", broken), "events": _jsonl("e.jsonl", EVENTS)})
+        admin.post(
+            f"/results/{collection.id}/online/{log.id}/upload/",
+            {"queries": _jsonl("q.jsonl", broken), "events": _jsonl("e.jsonl", EVENTS)},
+        )
     job = Job.objects.get(task="evaluation.tasks.import_search_log")
     assert job.state == JobState.FAILED
-    assert job.result["problems"][0] | {"reason": ""} == {"file": "q.jsonl", "line": 4, "field": "timestamp",
-                                                            "reason": ""}
+    assert job.result["problems"][0] | {"reason": ""} == {
+        "file": "q.jsonl",
+        "line": 4,
+        "field": "timestamp",
+        "reason": "",
+    }
     log.refresh_from_db()
     assert log.imports == [] and store.imports(log.store_path) == []
     page = admin.get(reverse("judging:job", args=[job.id]))
@@ -157,8 +168,9 @@ def test_only_admins_change_logs_and_assessors_see_no_online_figures(collection)
     log = search_logs.search_log_create(collection=collection, name="prod")
     researcher = _client("researcher")
     assert researcher.get(f"/results/{collection.id}/online/").status_code == 200
-    assert researcher.post(f"/results/{collection.id}/online/new/", {"name": "x", "log_format": "ubi"}).status_code \
-        == 403
+    assert (
+        researcher.post(f"/results/{collection.id}/online/new/", {"name": "x", "log_format": "ubi"}).status_code == 403
+    )
     assert researcher.post(f"/results/{collection.id}/online/{log.id}/settings/", {}).status_code == 403
     assert _client("assessor").get(f"/results/{collection.id}/online/").status_code == 403
 
@@ -168,16 +180,28 @@ def test_settings_from_the_page_change_the_figures(collection, worked_files):
     search_logs.search_log_import(search_log=log, files=worked_files)
     before = selectors.search_log_figures(search_log=log)["overall"]["session_success_rate"]
     admin = _client("admin")
-    admin.post(f"/results/{collection.id}/online/{log.id}/settings/", {
-        "click_actions": "click", "success_actions": "", "dwell_seconds": "0", "session_gap_minutes": "30",
-        "arm": "application", "control": "", "arm_runs": "A=run0, B=run1"})
+    admin.post(
+        f"/results/{collection.id}/online/{log.id}/settings/",
+        {
+            "click_actions": "click",
+            "success_actions": "",
+            "dwell_seconds": "0",
+            "session_gap_minutes": "30",
+            "arm": "application",
+            "control": "",
+            "arm_runs": "A=run0, B=run1",
+        },
+    )
     log.refresh_from_db()
     assert log.settings["dwell_seconds"] == 0 and log.arm_runs == {"A": "run0", "B": "run1"}
     after = selectors.search_log_figures(search_log=log)
     assert after["overall"]["session_success_rate"] > before
     assert after["ab"] is not None
-    response = admin.post(f"/results/{collection.id}/online/{log.id}/settings/", {
-        "click_actions": "click", "dwell_seconds": "5", "session_gap_minutes": "30", "arm": "bad name!"}, follow=True)
+    response = admin.post(
+        f"/results/{collection.id}/online/{log.id}/settings/",
+        {"click_actions": "click", "dwell_seconds": "5", "session_gap_minutes": "30", "arm": "bad name!"},
+        follow=True,
+    )
     assert b"Settings not saved" in response.content
     log.refresh_from_db()
     assert log.settings["dwell_seconds"] == 0
@@ -220,8 +244,12 @@ def test_online_offline_correlation_pairs_each_arms_run_with_its_clicks(collecti
         TopicValues.objects.update_or_create(
             topic=topic,
             measure="AP",
-            defaults={"runs": runs, "values": [int(topic.number) / 10] * len(runs), "generation": 0,
-                      "settings_key": "test"},
+            defaults={
+                "runs": runs,
+                "values": [int(topic.number) / 10] * len(runs),
+                "generation": 0,
+                "settings_key": "test",
+            },
         )
     rows = selectors.online_offline(search_log=log)
     assert [(r["arm"], r["run"], r["queries"]) for r in rows] == [("run0", "run0", 4), ("run1", "run1", 4)]
@@ -245,8 +273,16 @@ def test_the_import_command_names_a_faulty_line_and_imports_a_good_log(collectio
     with pytest.raises(CommandError, match=r"bad.jsonl:2"):
         call_command("import_log", collection.name, str(bad), "--log", "prod", stderr=StringIO())
     out = StringIO()
-    call_command("import_log", str(collection.id), str(worked_files["queries"]), str(worked_files["events"]),
-                 "--log", "prod", stdout=out, stderr=StringIO())
+    call_command(
+        "import_log",
+        str(collection.id),
+        str(worked_files["queries"]),
+        str(worked_files["events"]),
+        "--log",
+        "prod",
+        stdout=out,
+        stderr=StringIO(),
+    )
     assert f"{len(QUERIES)} queries and {len(EVENTS)} events added" in out.getvalue()
     with pytest.raises(CommandError, match="holds ubi records"):
         call_command("import_log", collection.name, str(bad), "--log", "prod", "--format", "aol", stderr=StringIO())

@@ -59,8 +59,10 @@ def admin_writes_around_services(registry=None) -> list[str]:
         if label in NEVER_WRITTEN and any(granted.values()):
             problems.append(f"{label}: derived or append-only, yet {sorted(a for a, g in granted.items() if g)}")
         for inline in model_admin.get_inline_instances(request, obj=model()):
-            if inline.has_add_permission(request, None) or inline.has_change_permission(request) or (
-                inline.can_delete and inline.has_delete_permission(request)
+            if (
+                inline.has_add_permission(request, None)
+                or inline.has_change_permission(request)
+                or (inline.can_delete and inline.has_delete_permission(request))
             ):
                 problems.append(f"{label}: inline {type(inline).__name__} writes {inline.model._meta.label}")
     return problems
@@ -78,9 +80,7 @@ def test_the_registry_check_catches_a_plain_model_admin_or_a_writable_derived_ta
         delete_through = staticmethod(lambda request, obj: obj.delete())
 
     registry = {**admin.site._registry, JudgmentHistory: Writable(JudgmentHistory, admin.site)}
-    assert admin_writes_around_services(registry) == [
-        "judging.JudgmentHistory: derived or append-only, yet ['delete']"
-    ]
+    assert admin_writes_around_services(registry) == ["judging.JudgmentHistory: derived or append-only, yet ['delete']"]
 
 
 pytestmark = pytest.mark.django_db

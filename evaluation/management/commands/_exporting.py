@@ -1,4 +1,4 @@
-"""What the export commands share: finding the collection, and writing streamed lines to a file (with its
+"""What the export commands share: writing streamed lines to a file (with its
 provenance sidecar) or stdout."""
 
 from __future__ import annotations
@@ -6,18 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from django.core.management.base import CommandError
 from tqdm import tqdm
-
-from judging import selectors as judging_selectors
-from judging.models import Collection
-
-
-def collection_named(name_or_id: str) -> Collection:
-    found = judging_selectors.collection_by_name_or_id(name_or_id)
-    if found is None:
-        raise CommandError(f"no collection named or numbered {name_or_id!r}")
-    return found
 
 
 def write_export(command, lines, meta: dict, output: str | None, unit: str) -> None:

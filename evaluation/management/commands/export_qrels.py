@@ -5,8 +5,9 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 
 from evaluation.exports.qrels import FORMATS, SOURCES, qrels_export
+from judging.management.commands._importing import collection_named
 
-from ._exporting import collection_named, write_export
+from ._exporting import write_export
 
 
 class Command(BaseCommand):

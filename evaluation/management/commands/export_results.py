@@ -5,8 +5,9 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand
 
 from evaluation.exports.results import FORMATS, results_export
+from judging.management.commands._importing import collection_named
 
-from ._exporting import collection_named, write_export
+from ._exporting import write_export
 
 
 class Command(BaseCommand):

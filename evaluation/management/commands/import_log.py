@@ -54,7 +54,9 @@ class Command(BaseCommand):
             except LogImportFailed as failure:
                 raise CommandError(str(failure)) from None
         days = f"{entry['days'][0]} to {entry['days'][-1]}" if entry["days"] else "none"
-        self.stdout.write(self.style.SUCCESS(
-            f"{log}: {entry['queries']} queries and {entry['events']} events added "
-            f"({entry['skipped_queries']} and {entry['skipped_events']} already there), days {days}"
-        ))
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"{log}: {entry['queries']} queries and {entry['events']} events added "
+                f"({entry['skipped_queries']} and {entry['skipped_events']} already there), days {days}"
+            )
+        )

@@ -76,9 +76,14 @@ def generated_log(tmp_path, seed):
     for t in range(12):
         docs = [f"t{t}d{i}" for i in range(15)]
         grades = {d: int(rng.integers(0, 3)) for d in docs}
-        topics.append(SimulatedTopic(
-            query=f"Topic {t}" if t % 3 else f"  TOPIC   {t} ", weight=float(rng.uniform(0.2, 3)),
-            rankings={"A": docs[:10], "B": list(reversed(docs))[:10]}, grades=grades))
+        topics.append(
+            SimulatedTopic(
+                query=f"Topic {t}" if t % 3 else f"  TOPIC   {t} ",
+                weight=float(rng.uniform(0.2, 3)),
+                rankings={"A": docs[:10], "B": list(reversed(docs))[:10]},
+                grades=grades,
+            )
+        )
     queries, events = simulated_log(topics, sessions=400, start=datetime(2026, 11, 1), days=5, seed=seed)
     for event in events[::7]:  # some clicks without dwell or position: next-moment dwell, position from the hits
         event["event_attributes"].pop("dwell_seconds")
@@ -86,8 +91,11 @@ def generated_log(tmp_path, seed):
         event["event_attributes"].pop("position", None)
     for query in queries[::13]:
         query.pop("session_id")
-    return queries, events, {"queries": write_jsonl(queries, tmp_path / "q.jsonl"),
-                             "events": write_jsonl(events, tmp_path / "e.jsonl")}
+    return (
+        queries,
+        events,
+        {"queries": write_jsonl(queries, tmp_path / "q.jsonl"), "events": write_jsonl(events, tmp_path / "e.jsonl")},
+    )
 
 
 def pandas_measures(queries, events, dwell_seconds=30.0, gap_minutes=30.0) -> dict:
@@ -110,8 +118,10 @@ def pandas_measures(queries, events, dwell_seconds=30.0, gap_minutes=30.0) -> di
     q = q.set_index("query_id")
     e["session"] = e["query_id"].map(q["session"])
     e["hits"] = e["query_id"].map(q["query_response_hit_ids"])
-    e["position"] = [o if o == o and o is not None else (h.index(d) + 1 if d in h else None)
-                     for o, h, d in zip(e["ordinal"], e["hits"], e["object_id"], strict=True)]
+    e["position"] = [
+        o if o == o and o is not None else (h.index(d) + 1 if d in h else None)
+        for o, h, d in zip(e["ordinal"], e["hits"], e["object_id"], strict=True)
+    ]
     moments = pd.concat([q[["session", "ts"]], e[["session", "ts"]]])
     by_session = {s: np.sort(g["ts"].unique()) for s, g in moments.groupby("session")}
     dwell = []
@@ -128,9 +138,12 @@ def pandas_measures(queries, events, dwell_seconds=30.0, gap_minutes=30.0) -> di
     clicked_sessions = set(q[clicks > 0]["session"])
     succeeded = set(e[e["dwell"] >= dwell_seconds]["session"])
     return {
-        "queries": len(q), "sessions": sessions.ngroups,
-        "query_ctr": (clicks > 0).mean(), "result_ctr": clicks.sum() / q["hits_n"].sum(),
-        "zero_result_rate": (q["hits_n"] == 0).mean(), "mrr_first_click": (1 / firsts).mean(),
+        "queries": len(q),
+        "sessions": sessions.ngroups,
+        "query_ctr": (clicks > 0).mean(),
+        "result_ctr": clicks.sum() / q["hits_n"].sum(),
+        "zero_result_rate": (q["hits_n"] == 0).mean(),
+        "mrr_first_click": (1 / firsts).mean(),
         "session_abandonment_rate": 1 - len(clicked_sessions) / sessions.ngroups,
         "session_success_rate": len(succeeded) / sessions.ngroups,
     }

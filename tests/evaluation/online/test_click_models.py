@@ -22,8 +22,13 @@ def _counts(rows):
     """rows: (query, document, rank, n, c)."""
     index = {}
     pair = np.array([index.setdefault((q, d), len(index)) for q, d, *_ in rows])
-    return ImpressionCounts(list(index), pair, np.array([r[2] for r in rows]), np.array([r[3] for r in rows]),
-                            np.array([r[4] for r in rows]))
+    return ImpressionCounts(
+        list(index),
+        pair,
+        np.array([r[2] for r in rows]),
+        np.array([r[3] for r in rows]),
+        np.array([r[4] for r in rows]),
+    )
 
 
 def test_coec_divides_clicks_by_the_clicks_an_average_result_gets_at_the_same_ranks():
@@ -61,8 +66,11 @@ def simulated(tmp_path_factory):
     queries, events = simulated_log(topics, sessions=12000, start=datetime(2026, 1, 1), seed=5, eta=1.0, depth=8)
     folder = tmp_path_factory.mktemp("clicks")
     root = folder / "store"
-    store.import_log(root, files={"queries": write_jsonl(queries, folder / "q.jsonl"),
-                                  "events": write_jsonl(events, folder / "e.jsonl")}, log_format="ubi")
+    store.import_log(
+        root,
+        files={"queries": write_jsonl(queries, folder / "q.jsonl"), "events": write_jsonl(events, folder / "e.jsonl")},
+        log_format="ubi",
+    )
     with store.connect(root) as con:
         counts = impression_counts(con)
     truth = {(t.query, d): attractiveness(g, 3) for t in topics for d, g in t.grades.items()}

@@ -34,8 +34,10 @@ def test_importing_the_same_files_twice_adds_nothing(tmp_path, worked_files):
         ('{"query_id": "q", "client_id": "c", "timestamp": "yesterday"}', "timestamp"),
         ('{"client_id": "c", "timestamp": "2026-11-01T00:00:00Z"}', "query_id"),
         ('{"query_id": "q", "timestamp": "2026-11-01T00:00:00Z"}', "client_id"),
-        ('{"query_id": "q", "client_id": "c", "timestamp": "2026-11-01T00:00:00Z", '
-         '"query_response_hit_ids": "d1"}', "query_response_hit_ids"),
+        (
+            '{"query_id": "q", "client_id": "c", "timestamp": "2026-11-01T00:00:00Z", "query_response_hit_ids": "d1"}',
+            "query_response_hit_ids",
+        ),
         ('{"query_id": true, "client_id": "c", "timestamp": "2026-11-01T00:00:00Z"}', "query_id"),
         ('{"query_id": "q", "client_id": "c", "timestamp": "2026-02-30T00:00:00Z"}', "timestamp"),
         ('{"query_id": "q", "client_id": "c", "timestamp": "2026-11-01T00:00:00Z", "user_query": 5}', "user_query"),
@@ -64,8 +66,10 @@ def test_a_faulty_query_line_is_named_and_nothing_is_imported(tmp_path, line, fi
 )
 def test_a_faulty_event_attribute_is_named(tmp_path, attributes, field):
     event = {"action_name": "click", "timestamp": "2026-11-01T00:00:00Z", "event_attributes": attributes}
-    files = {"queries": write_jsonl(QUERIES, tmp_path / "q.jsonl"),
-             "events": lines(tmp_path / "events.jsonl", json.dumps(EVENTS[0]), json.dumps(event))}
+    files = {
+        "queries": write_jsonl(QUERIES, tmp_path / "q.jsonl"),
+        "events": lines(tmp_path / "events.jsonl", json.dumps(EVENTS[0]), json.dumps(event)),
+    }
     with pytest.raises(LogImportFailed) as failure:
         store.import_log(tmp_path / "s", files=files, log_format="ubi")
     assert [(p.line, p.field) for p in failure.value.problems] == [(2, field)]
@@ -79,9 +83,17 @@ def test_the_fast_reader_reads_what_the_careful_reader_reads(tmp_path, worked_fi
     careful = list(records.ubi_events(worked_files["events"], Problems()))
     assert {e.event_id for e in careful} == set(fast)
     for event in careful:
-        assert fast[event.event_id] == (event.event_id, event.query_id, event.session_id, event.client_id,
-                                        event.action_name, event.object_id, event.ordinal, event.dwell_seconds,
-                                        event.ts)
+        assert fast[event.event_id] == (
+            event.event_id,
+            event.query_id,
+            event.session_id,
+            event.client_id,
+            event.action_name,
+            event.object_id,
+            event.ordinal,
+            event.dwell_seconds,
+            event.ts,
+        )
     fast_queries = {r[0]: r for r in con.execute(f"SELECT {store.COLUMNS['queries']} FROM queries").fetchall()}
     for query in records.ubi_queries(worked_files["queries"], Problems()):
         row = fast_queries[query.query_id]
@@ -121,14 +133,17 @@ def test_an_aol_log_groups_lines_into_queries_and_clicks(tmp_path):
 
 @pytest.mark.parametrize(
     ("line", "field"),
-    [("142\tq\t2006-03-01\t\t", "QueryTime"), ("142\tq\t2006-03-01 07:17:12\t0\thttp://x", "ItemRank"),
-     ("142\tq\t2006-03-01 07:17:12\t2\t", "ClickURL"), ("\tq\t2006-03-01 07:17:12", "AnonID"),
-     ("142\tq", None)],
+    [
+        ("142\tq\t2006-03-01\t\t", "QueryTime"),
+        ("142\tq\t2006-03-01 07:17:12\t0\thttp://x", "ItemRank"),
+        ("142\tq\t2006-03-01 07:17:12\t2\t", "ClickURL"),
+        ("\tq\t2006-03-01 07:17:12", "AnonID"),
+        ("142\tq", None),
+    ],
 )
 def test_a_faulty_aol_line_is_named(tmp_path, line, field):
     with pytest.raises(LogImportFailed) as failure:
-        store.import_log(tmp_path / "s", files={"log": lines(tmp_path / "aol.tsv", *AOL[:2], line)},
-                         log_format="aol")
+        store.import_log(tmp_path / "s", files={"log": lines(tmp_path / "aol.tsv", *AOL[:2], line)}, log_format="aol")
     assert [(p.file, p.line, p.field) for p in failure.value.problems] == [("aol.tsv", 3, field)]
 
 

@@ -10,8 +10,21 @@ from evaluation.online.__main__ import main
 
 
 def test_the_command_prints_overall_by_day_arms_and_the_comparison(worked_files, capsys):
-    code = main([str(worked_files["queries"]), str(worked_files["events"]), "--by", "day", "--arm", "application",
-                 "--success-actions", "copy", "--rate", "day", "--json"])
+    code = main(
+        [
+            str(worked_files["queries"]),
+            str(worked_files["events"]),
+            "--by",
+            "day",
+            "--arm",
+            "application",
+            "--success-actions",
+            "copy",
+            "--rate",
+            "day",
+            "--json",
+        ]
+    )
     assert code == 0
     result = json.loads(capsys.readouterr().out)
     assert set(result) == {"overall", "by", "arms", "comparison", "rate"}
@@ -33,8 +46,19 @@ def test_a_faulty_log_is_an_error_naming_the_line(tmp_path, capsys):
 
 
 def test_the_command_runs_as_a_module(worked_files):
-    done = subprocess.run([sys.executable, "-m", "evaluation.online", str(worked_files["queries"]),
-                           str(worked_files["events"]), "--json"], capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evaluation.online",
+            str(worked_files["queries"]),
+            str(worked_files["events"]),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["overall"]["queries"] == 14
 

@@ -66,7 +66,12 @@ def test_measures_per_arm_follow_the_sessions_arm(worked_store):
 def test_top_queries_are_normalised_and_ordered_by_count_then_text(worked_store):
     overall = measures(worked_store)["overall"]
     assert overall["top_queries"] == [
-        ["cheap flights", 3], ["news", 3], ["weather", 3], ["café", 2], ["hotels", 2], ["maps", 1]
+        ["cheap flights", 3],
+        ["news", 3],
+        ["weather", 3],
+        ["café", 2],
+        ["hotels", 2],
+        ["maps", 1],
     ]
     assert overall["distinct_queries"] == 6
     assert overall["head_share"] == pytest.approx(3 / 14)  # the top 1% of 6 distinct queries, rounded up: one
@@ -85,7 +90,8 @@ def test_query_rate_marks_a_robust_spike(tmp_path):
     per_hour = [2, 3, 4, 3, 2, 3, 4, 30, 3, 2, 4, 3]  # median 3, MAD 1 once the empty hours are in
     queries = [
         {"query_id": f"q{h}-{i}", "client_id": "c", "user_query": "x", "timestamp": f"2026-11-01T{h:02d}:00:00Z"}
-        for h, n in enumerate(per_hour) for i in range(n)
+        for h, n in enumerate(per_hour)
+        for i in range(n)
     ] + [{"query_id": "late", "client_id": "c", "user_query": "x", "timestamp": "2026-11-01T14:00:00Z"}]
     files = {"queries": write_jsonl(queries, tmp_path / "q.jsonl"), "events": write_jsonl([], tmp_path / "e.jsonl")}
     store.import_log(tmp_path / "s", files=files, log_format="ubi")

@@ -16,8 +16,10 @@ from evaluation.online.traffic import (
     traffic_sample,
 )
 
-RANKED = [LoggedQuery(f"q{i}", count, 1 if i % 7 == 0 else 0) for i, count in
-          enumerate(sorted((int(1000 / (i + 1)) + 1 for i in range(300)), reverse=True))]
+RANKED = [
+    LoggedQuery(f"q{i}", count, 1 if i % 7 == 0 else 0)
+    for i, count in enumerate(sorted((int(1000 / (i + 1)) + 1 for i in range(300)), reverse=True))
+]
 
 
 def test_strata_cut_the_top_one_percent_and_the_next_nineteen():
@@ -34,8 +36,9 @@ def test_pps_draws_a_single_query_in_proportion_to_its_traffic():
 
 def test_pps_second_draw_is_proportional_among_those_left():
     few = [LoggedQuery("a", 6, 0), LoggedQuery("b", 3, 0), LoggedQuery("c", 1, 0)]
-    pairs = Counter(frozenset(q.query for q in traffic_sample(few, method="pps", size=2, seed=s).queries)
-                    for s in range(6000))
+    pairs = Counter(
+        frozenset(q.query for q in traffic_sample(few, method="pps", size=2, seed=s).queries) for s in range(6000)
+    )
     # P({a, b}) = 0.6·3/4 + 0.3·6/7 = 0.707…
     assert pairs[frozenset("ab")] / 6000 == pytest.approx(0.6 * 3 / 4 + 0.3 * 6 / 7, abs=0.03)
 
@@ -51,7 +54,10 @@ def test_strata_sample_is_split_as_evenly_as_the_strata_allow():
     sample = traffic_sample(RANKED, method="strata", size=12, seed=1)
     assert Counter(sample.strata.values()) == {"head": 3, "torso": 5, "tail": 4}
     assert Counter(traffic_sample(RANKED, method="strata", size=9, seed=1).strata.values()) == {
-        "head": 3, "torso": 3, "tail": 3}
+        "head": 3,
+        "torso": 3,
+        "tail": 3,
+    }
 
 
 def test_zero_result_sample_takes_only_queries_that_found_nothing():

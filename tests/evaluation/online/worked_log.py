@@ -4,8 +4,14 @@ DAY1, DAY2 = "2026-11-01", "2026-11-02"
 
 
 def _q(query_id, session, app, time, hits, text, client="c"):
-    record = {"query_id": query_id, "client_id": client, "application": app, "user_query": text,
-              "query_response_hit_ids": hits, "timestamp": time}
+    record = {
+        "query_id": query_id,
+        "client_id": client,
+        "application": app,
+        "user_query": text,
+        "query_response_hit_ids": hits,
+        "timestamp": time,
+    }
     if session:
         record["session_id"] = session
     return record
@@ -17,8 +23,13 @@ def _click(event_id, query_id, session, time, doc, ordinal=None, dwell=None, act
         attributes["position"] = {"ordinal": ordinal}
     if dwell is not None:
         attributes["dwell_seconds"] = dwell
-    record = {"event_id": event_id, "query_id": query_id, "action_name": action, "timestamp": time,
-              "event_attributes": attributes}
+    record = {
+        "event_id": event_id,
+        "query_id": query_id,
+        "action_name": action,
+        "timestamp": time,
+        "event_attributes": attributes,
+    }
     if session:
         record["session_id"] = session
     return record
