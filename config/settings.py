@@ -160,6 +160,7 @@ WORKBENCH_LIMITS = {
     "api_anonymous_rate": os.environ.get("WORKBENCH_API_ANONYMOUS_RATE", "120/min"),
     "api_user_rate": os.environ.get("WORKBENCH_API_USER_RATE", "3000/min"),
     "login_failures": int(os.environ.get("WORKBENCH_LOGIN_FAILURES", 10)),
+    "address_failures": int(os.environ.get("WORKBENCH_ADDRESS_FAILURES", 100)),
     "token_failures": int(os.environ.get("WORKBENCH_TOKEN_FAILURES", 20)),
     "lockout_seconds": int(os.environ.get("WORKBENCH_LOCKOUT_SECONDS", 15 * 60)),
 }
@@ -257,11 +258,13 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
 }
 
-# Login throttling (django-axes): after `login_failures` wrong passwords for one account, or from one address, both
-# the login page and the admin login refuse that account or address until the lockout expires.
+# Login throttling (django-axes, config/lockouts.py): after `login_failures` wrong passwords for one account from one
+# address, that pair is refused; after `address_failures` from one address over all accounts, that address is. Both
+# the login page and the admin login, until the lockout expires or an admin lifts it on the People page.
+AXES_HANDLER = "config.lockouts.PairLockoutHandler"
 AXES_FAILURE_LIMIT = WORKBENCH_LIMITS["login_failures"]
 AXES_COOLOFF_TIME = timedelta(seconds=WORKBENCH_LIMITS["lockout_seconds"])
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_HTTP_RESPONSE_CODE = 429

@@ -43,28 +43,28 @@ class AccountThrottle(_FailOpen, UserRateThrottle):
 
 
 class ThrottledTokenAuthentication(TokenAuthentication):
-    """Token authentication that refuses an address after too many wrong tokens for a while (429), so tokens cannot
-    be guessed at the server's expense."""
+    """Token authentication that answers 429 to an address after too many wrong tokens for a while, so tokens
+    cannot be guessed at the server's expense. A valid token is never refused, whoever shares its address (a NAT
+    is one guesser away from every colleague otherwise); only the wrong ones are."""
 
     def authenticate(self, request):
-        address = request.META.get("REMOTE_ADDR", "")
-        key = f"token-failures:{address}"
-        limit, seconds = settings.WORKBENCH_LIMITS["token_failures"], settings.WORKBENCH_LIMITS["lockout_seconds"]
-        store = caches["throttle"]
-        try:
-            failures = store.get(key, 0)
-        except Exception:
-            logger.warning("token throttling skipped: its cache cannot be reached", exc_info=True)
-            failures, store = 0, None
-        if failures >= limit:
-            raise exceptions.Throttled(wait=seconds, detail="too many wrong tokens from this address; try later")
         try:
             return super().authenticate(request)
-        except exceptions.AuthenticationFailed:
-            if store is not None:
-                try:
-                    store.add(key, 0, seconds)
-                    store.incr(key)
-                except Exception:
-                    logger.warning("could not count a wrong token", exc_info=True)
+        except exceptions.AuthenticationFailed as wrong:
+            address = request.META.get("REMOTE_ADDR", "")
+            if self._count_failure(f"token-failures:{address}") > settings.WORKBENCH_LIMITS["token_failures"]:
+                seconds = settings.WORKBENCH_LIMITS["lockout_seconds"]
+                detail = "too many wrong tokens from this address; try later"
+                raise exceptions.Throttled(wait=seconds, detail=detail) from wrong
             raise
+
+    @staticmethod
+    def _count_failure(key: str) -> int:
+        """This wrong token's number among the address's recent ones (0 when the counter store is unreachable)."""
+        store = caches["throttle"]
+        try:
+            store.add(key, 0, settings.WORKBENCH_LIMITS["lockout_seconds"])
+            return store.incr(key)
+        except Exception:
+            logger.warning("could not count a wrong token", exc_info=True)
+            return 0

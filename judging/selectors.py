@@ -457,3 +457,25 @@ def runs_tagged(*, collection: Collection, tags: list[str]) -> list[Run]:
     """The collection's runs with these tags; ValidationError naming every tag it lacks."""
     found = list(Run.objects.filter(collection=collection, tag__in=tags))
     return _all_named(found, lambda r: r.tag, tags, "runs", f"no such run(s) in {collection.name}")
+
+
+def login_lockouts() -> list[dict]:
+    """The login lockouts in force: each (account, address) pair past the failure limit within the cool-off, most
+    recent first, with its failures and when it ends (People page)."""
+    from axes.models import AccessAttempt
+    from django.conf import settings
+    from django.utils import timezone
+
+    since = timezone.now() - settings.AXES_COOLOFF_TIME
+    rows = AccessAttempt.objects.filter(
+        failures_since_start__gte=settings.AXES_FAILURE_LIMIT, attempt_time__gte=since
+    ).order_by("-attempt_time")
+    return [
+        {
+            "username": row.username,
+            "ip_address": row.ip_address,
+            "failures": row.failures_since_start,
+            "until": row.attempt_time + settings.AXES_COOLOFF_TIME,
+        }
+        for row in rows
+    ]

@@ -16,6 +16,7 @@ urlpatterns = [
     path("guidelines/preview/", setup.guidelines_preview, name="guidelines_preview"),
     path("people/", people.people, name="people"),
     path("people/<int:user_id>/", people.person_update, name="person_update"),
+    path("people/lockouts/", people.lockout_lift, name="lockout_lift"),
     path("collections/<int:collection_id>/", campaign.campaign, name="campaign"),
     path("collections/<int:collection_id>/standing/", campaign.campaign_standing, name="campaign_standing"),
     path("collections/<int:collection_id>/import/", campaign.import_upload, name="import"),

@@ -40,14 +40,47 @@ def test_the_admin_login_is_throttled_like_the_login_page(settings):
     assert log_in(client, admin.username, PASSWORD, "/admin/login/?next=/admin/").status_code == 429
 
 
-def test_wrong_tokens_from_one_address_are_refused_for_a_while(settings):
+def test_wrong_tokens_from_one_address_are_refused_for_a_while_and_valid_ones_never(settings):
     settings.WORKBENCH_LIMITS = {**settings.WORKBENCH_LIMITS, "token_failures": 3}
     guesser = APIClient()
     guesser.credentials(HTTP_AUTHORIZATION="Token " + "0" * 40)
     assert [guesser.get("/api/collections/").status_code for _ in range(3)] == [401, 401, 401]
     assert guesser.get("/api/collections/").status_code == 429
-    real = api_as(make_user("researcher"))  # the same address: refused too while the lockout lasts
-    assert real.get("/api/collections/").status_code == 429
+    colleague = api_as(make_user("researcher"))  # the same address (one NAT): a valid token still works
+    assert colleague.get("/api/collections/").status_code == 200
+
+
+def test_wrong_passwords_lock_the_account_from_that_address_only(settings):
+    user = make_user("assessor")
+    attacker, owner = Client(REMOTE_ADDR="203.0.113.9"), Client(REMOTE_ADDR="198.51.100.7")
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        log_in(attacker, user.username, "wrong")
+    assert log_in(attacker, user.username, PASSWORD).status_code == 429
+    assert log_in(owner, user.username, PASSWORD).status_code == 302  # the owner, elsewhere, is not locked out
+    other = make_user("assessor")
+    assert log_in(attacker, other.username, PASSWORD).status_code == 302  # nor is the address, for others
+
+
+def test_an_address_guessing_across_accounts_hits_the_ceiling(settings):
+    settings.WORKBENCH_LIMITS = {**settings.WORKBENCH_LIMITS, "address_failures": 6}
+    attacker = Client(REMOTE_ADDR="203.0.113.10")
+    for n in range(6):
+        log_in(attacker, f"nobody{n}", "wrong")
+    assert log_in(attacker, make_user("assessor").username, PASSWORD).status_code == 429
+    assert log_in(Client(REMOTE_ADDR="198.51.100.8"), make_user("assessor").username, PASSWORD).status_code == 302
+
+
+def test_an_admin_sees_and_lifts_a_lockout_on_the_people_page(settings):
+    user = make_user("assessor")
+    attacker = Client(REMOTE_ADDR="203.0.113.11")
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        log_in(attacker, user.username, "wrong")
+    admin = Client(REMOTE_ADDR="198.51.100.9")
+    admin.force_login(make_user("admin"))
+    page = admin.get("/judging/people/").content.decode()
+    assert f'data-lockout="{user.username}|203.0.113.11"' in page
+    admin.post("/judging/people/lockouts/", {"username": user.username, "ip_address": "203.0.113.11"})
+    assert log_in(attacker, user.username, PASSWORD).status_code == 302
 
 
 def test_the_api_limits_requests_per_user(settings):

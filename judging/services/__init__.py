@@ -37,6 +37,7 @@ from .runs import ranking_delete, run_create, run_delete, run_store
 from .topics import topic_delete, topics_create, topics_upsert
 from .users import (
     imported_assessors,
+    lockout_lift,
     password_link,
     token_for,
     token_regenerate,
@@ -66,6 +67,7 @@ __all__ = [
     "judgment_delete",
     "judgment_record",
     "judgments_record_bulk",
+    "lockout_lift",
     "measures_canonical",
     "password_link",
     "pool_build",

@@ -12,7 +12,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from .. import services
+from .. import selectors, services
 from ..forms import UserCreateForm
 from ..models import ROLES
 from ..permissions import admin_required, user_roles
@@ -40,7 +40,18 @@ def people(request: HttpRequest) -> HttpResponse:
             form = UserCreateForm()
     users = User.objects.exclude(username__startswith="qrels:").prefetch_related("groups").order_by("username")
     rows = [(user, sorted(user_roles(user))) for user in users]
-    return render(request, "judging/people.html", {"form": form, "rows": rows, "link": link, "role_choices": ROLES})
+    context = {"form": form, "rows": rows, "link": link, "role_choices": ROLES, "lockouts": selectors.login_lockouts()}
+    return render(request, "judging/people.html", context)
+
+
+@admin_required
+@require_POST
+def lockout_lift(request: HttpRequest) -> HttpResponse:
+    """Lifts one login lockout before it expires."""
+    username, address = request.POST.get("username", ""), request.POST.get("ip_address", "")
+    services.lockout_lift(username=username, ip_address=address)
+    messages.success(request, f"The lockout of {username} from {address} is lifted.")
+    return redirect("judging:people")
 
 
 @admin_required
