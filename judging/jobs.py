@@ -8,12 +8,14 @@ work raises. A Job whose message never reached a worker (broker down) or whose w
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from .models import Job, JobState
@@ -24,8 +26,10 @@ logger = logging.getLogger(__name__)
 
 MIN_SECONDS_BETWEEN_WRITES = 0.25
 RESEND_QUEUED_AFTER = timedelta(seconds=30)
-# A running job writes its progress at least this often; one silent for longer lost its worker.
-STALLED_AFTER = timedelta(minutes=15)
+# A running job's worker stamps it this often (a heartbeat, beside its progress); a job silent for STALLED_AFTER
+# lost its worker (killed, its machine gone) and the sweep, every 15 s, queues it again: noticed within ~75 s.
+HEARTBEAT_SECONDS = 10.0
+STALLED_AFTER = timedelta(seconds=60)
 KEEP_FAILED_UPLOADS = timedelta(days=7)
 WAITING_FOR_BROKER = "Waiting: the task queue could not be reached; the job starts as soon as it is back."
 
@@ -120,7 +124,8 @@ def job_run(job_id: int, work: Callable[[Job, Progress], dict]) -> dict:
         return {}
     job = Job.objects.select_related("collection", "created_by", "upload").get(pk=job_id)
     try:
-        result = work(job, job_tracker(job_id))
+        with _heartbeat(job_id):
+            result = work(job, job_tracker(job_id))
     except JobRefused as refusal:
         _finish(job_id, result=refusal.result, error=refusal.message)
         return refusal.result
@@ -138,6 +143,36 @@ def job_run(job_id: int, work: Callable[[Job, Progress], dict]) -> dict:
 
         upload_delete(upload_id=job.upload_id)
     return result
+
+
+@contextlib.contextmanager
+def _heartbeat(job_id: int) -> Iterator[None]:
+    """Stamps the running Job every HEARTBEAT_SECONDS from a thread of its own, so a long step that reports no
+    progress (reading a large file, one slow query) is not taken for a dead worker. Not on SQLite: the embedded mode
+    runs jobs in the web process, with no sweep to tell, and a second writer there would only wait on the first."""
+    if connection.vendor == "sqlite":
+        yield
+        return
+    stop = threading.Event()
+
+    def beat() -> None:
+        from django.db import connection as own
+
+        try:
+            while not stop.wait(HEARTBEAT_SECONDS):
+                Job.objects.filter(pk=job_id, state=JobState.RUNNING).update(updated_at=timezone.now())
+        except Exception:  # a missed beat is what the sweep is for; it must never end the job
+            logger.warning("job %s: heartbeat failed", job_id, exc_info=True)
+        finally:
+            own.close()
+
+    thread = threading.Thread(target=beat, name=f"job-{job_id}-heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(timeout=HEARTBEAT_SECONDS)
 
 
 def jobs_sweep(*, now=None) -> int:

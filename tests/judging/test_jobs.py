@@ -3,6 +3,7 @@ sent again by the sweep, a duplicate message runs nothing twice, and uploads liv
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 
 import pytest
@@ -111,3 +112,32 @@ def test_failed_jobs_keep_their_upload_a_while_then_it_is_purged():
     assert uploads.uploads_purge(older_than=timezone.now() - timedelta(days=1)) == 0
     Upload.objects.filter(pk=stored.pk).update(created_at=timezone.now() - timedelta(days=8))
     assert uploads.uploads_purge(older_than=timezone.now() - jobs.KEEP_FAILED_UPLOADS) == 1
+
+
+def test_a_dead_worker_is_noticed_within_about_a_minute_and_a_live_one_never():
+    """A killed import stayed "running 0/0" for 15 minutes; a running job is now stamped every few seconds."""
+    assert timedelta(seconds=90) >= jobs.STALLED_AFTER and jobs.STALLED_AFTER.seconds >= jobs.HEARTBEAT_SECONDS * 3
+    job = _queued(state=JobState.RUNNING)
+    jobs.jobs_sweep(now=timezone.now() + jobs.STALLED_AFTER / 2)
+    job.refresh_from_db()
+    assert job.state == JobState.RUNNING  # half a minute of silence is not death
+    jobs.jobs_sweep(now=timezone.now() + jobs.STALLED_AFTER + timedelta(seconds=1))
+    job.refresh_from_db()
+    assert job.state == JobState.QUEUED
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_a_long_silent_step_keeps_its_job_alive_through_the_heartbeat(monkeypatch):
+    monkeypatch.setattr(jobs, "HEARTBEAT_SECONDS", 0.05)
+    job = _queued()
+    stamps = []
+
+    def silent_work(job, progress):
+        first = Job.objects.get(pk=job.pk).updated_at
+        time.sleep(0.4)  # a step that reports no progress
+        stamps.extend([first, Job.objects.get(pk=job.pk).updated_at])
+        return {}
+
+    jobs.job_run(job.id, silent_work)
+    assert stamps[1] > stamps[0]
