@@ -96,7 +96,7 @@ def main() -> None:
     time.sleep(0.3)
     broker = f"redis://127.0.0.1:{port}/0"
     env = dict(os.environ, REDIS_URL=broker, DEBUG="false", WORKBENCH_CELERY_LOG_LEVEL="WARNING")
-    env.setdefault("SECRET_KEY", "flood-" + "x" * 60)
+    env.setdefault("SECRET_KEY", __import__("secrets").token_urlsafe(50))
     os.environ.update(REDIS_URL=broker, DEBUG="false", SECRET_KEY=env["SECRET_KEY"])
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     sys.path.insert(0, str(code))

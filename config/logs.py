@@ -1,10 +1,12 @@
-"""Logging filters: an expected refusal (403, 404) is one line in the log, not a traceback."""
+"""Logging filters: an expected refusal (a 4xx: a malformed or oversized request, a permission, a missing page, a
+throttle) is one line in the log, not a traceback; a traceback stays for what is a bug (5xx)."""
 
 import logging
 
 
 class ExpectedRefusalsWithoutTraceback(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
-        if getattr(record, "status_code", None) in (403, 404):
+        status = getattr(record, "status_code", None)
+        if isinstance(status, int) and 400 <= status < 500:
             record.exc_info, record.exc_text = None, None
         return True

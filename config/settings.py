@@ -26,9 +26,17 @@ VAR_DIR.mkdir(parents=True, exist_ok=True)
 
 # DEBUG is on by default only in the embedded mode (no DATABASE_URL): a deployment never runs with it by accident.
 DEBUG = env_bool("DEBUG", not os.environ.get("DATABASE_URL"))
-WEAK_SECRETS = ("change-me", "insecure", "secret", "build-only")
+# Words that mark a placeholder or a published key wherever they stand (Django's startproject writes
+# "django-insecure-..." keys), and a key of few distinct characters ("k" * 60) is no secret either.
+WEAK_SECRETS = ("change-me", "changeme", "insecure", "build-only", "placeholder", "example")
 SECRET_KEY = os.environ.get("SECRET_KEY") or ("insecure-development-key-" + "x" * 40 if DEBUG else None)
-_weak = not SECRET_KEY or len(SECRET_KEY) < 40 or SECRET_KEY.lower().startswith(WEAK_SECRETS)
+_weak = (
+    not SECRET_KEY
+    or len(SECRET_KEY) < 40
+    or len(set(SECRET_KEY)) < 16
+    or SECRET_KEY.lower().startswith("secret")
+    or any(word in SECRET_KEY.lower() for word in WEAK_SECRETS)
+)
 if not DEBUG and _weak and os.environ.get("WORKBENCH_BUILD_ONLY") != "1":
     raise RuntimeError(
         "SECRET_KEY must be set to a long random value when DEBUG is off, e.g. "

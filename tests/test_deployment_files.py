@@ -114,16 +114,22 @@ def _settings_in_a_subprocess(**env):
     )
 
 
+RANDOM_KEY = "q8Zr-3vLx_T0pWm9sKd2YbNf7hGc4JeAuR1oXi6Vt5Ly"  # made up for these tests, as random as one looks
+
+
 def test_production_refuses_to_start_without_a_secret_or_with_a_public_one():
     assert "SECRET_KEY must be set" in _settings_in_a_subprocess(DEBUG="false").stderr
-    weak = _settings_in_a_subprocess(DEBUG="false", SECRET_KEY="change-me-in-production-please-0123456789abcdef")
-    assert "SECRET_KEY must be set" in weak.stderr
+    for weak_key in (
+        "change-me-in-production-please-0123456789abcdef",
+        "django-insecure-" + "abcdefghijklmnopqrstuvwxyz0123456789-_+=!@",  # 58 characters, a published prefix
+        "k" * 60,
+    ):
+        weak = _settings_in_a_subprocess(DEBUG="false", SECRET_KEY=weak_key)
+        assert "SECRET_KEY must be set" in weak.stderr, weak_key
 
 
 def test_debug_is_off_by_default_once_a_database_is_configured():
-    probe = _settings_in_a_subprocess(
-        DATABASE_URL="postgres://x@127.0.0.1/x", SECRET_KEY="k" * 50 + "-long-enough-random-value"
-    )
+    probe = _settings_in_a_subprocess(DATABASE_URL="postgres://x@127.0.0.1/x", SECRET_KEY=RANDOM_KEY)
     assert probe.returncode == 0, probe.stderr
     import subprocess
     import sys
@@ -135,7 +141,7 @@ def test_debug_is_off_by_default_once_a_database_is_configured():
             "PATH": "/usr/bin:/bin",
             "DJANGO_SETTINGS_MODULE": "config.settings",
             "DATABASE_URL": "postgres://x@127.0.0.1/x",
-            "SECRET_KEY": "k" * 60,
+            "SECRET_KEY": RANDOM_KEY,
             "WORKBENCH_VAR_DIR": "/tmp/workbench-deploy-check",
         },
         capture_output=True,

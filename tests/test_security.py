@@ -159,3 +159,19 @@ def test_a_cant_judge_reason_over_200_characters_is_a_400_naming_it(client):
     document = topic.pool_items.first().document_id
     response = client.post(f"/judging/judge/{topic.id}/{document}/", {"grade": "", "cannot_judge_reason": "x" * 201})
     assert response.status_code == 400 and response.json()["field"] == "cannot_judge_reason"
+
+
+@pytest.mark.parametrize(("status", "traceback_kept"), [(400, False), (413, False), (404, False), (500, True)])
+def test_a_refused_request_is_logged_without_a_traceback_and_a_server_error_with_one(status, traceback_kept):
+    import logging
+    import sys
+
+    from config.logs import ExpectedRefusalsWithoutTraceback
+
+    try:
+        raise ValueError("request body exceeded the limit")
+    except ValueError:
+        record = logging.LogRecord("django.security", logging.ERROR, __file__, 1, "refused", None, sys.exc_info())
+    record.status_code = status
+    assert ExpectedRefusalsWithoutTraceback().filter(record)
+    assert (record.exc_info is not None) == traceback_kept

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from measures.lines import LISTED_PROBLEMS, Problem, Problems, Progress, numbered_lines
 
+from .. import strict_json
 from .fields import MAX_JSON_DEPTH, json_problem
 
 __all__ = ["LISTED_PROBLEMS", "ImportFailed", "Problem", "Problems", "Progress", "limit", "numbered_lines"]
@@ -43,9 +44,12 @@ def json_objects(
         if not text.strip():
             continue
         try:
-            value = json.loads(text)
+            value = strict_json.loads(text)
         except json.JSONDecodeError as error:
             problems.add(name, number, None, f"not valid JSON ({error.msg} at column {error.colno})")
+            continue
+        except strict_json.StrictJSONError as error:
+            problems.add(name, number, None, str(error))
             continue
         except RecursionError:
             problems.add(name, number, None, f"JSON nested more than {MAX_JSON_DEPTH} levels deep")

@@ -4,6 +4,7 @@ reader), then the checks the database adds (no NUL, lengths the columns hold, id
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +14,8 @@ from .fields import identifier, identifier_problem, text_problem
 from .problems import Problems, Progress, limit
 
 MAX_TOPIC_CHARS, MAX_DOCNO_CHARS, MAX_TAG_CHARS, MAX_ASSESSOR_CHARS = 64, 200, 200, 100
+# A run tag becomes part of exported file names: no separators, no leading dot (".." and hidden files).
+_PATH_LIKE = re.compile(r"[/\\]|^\.")
 
 
 def _storable(problems: Problems, file: str, number: int, checks: tuple) -> bool:
@@ -42,8 +45,11 @@ def parse_run(
         )
         if not _storable(problems, file, line.line, checks):
             continue
+        if _PATH_LIKE.search(line.tag):
+            problems.add(file, line.line, "tag", f"{line.tag!r} looks like a file path (a tag names files it exports)")
+            continue
         if _normalised(line.topic, line.docno, line.tag):
-            yield line  # ASCII is already NFC: no copy for the common case
+            yield line  # ASCII is already in its normal form: no copy for the common case
         else:
             yield line._replace(topic=identifier(line.topic), docno=identifier(line.docno), tag=identifier(line.tag))
 

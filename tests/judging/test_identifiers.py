@@ -96,3 +96,37 @@ def test_a_fullwidth_username_is_the_taken_one_and_the_page_says_so(client):
     client.force_login(make_user("admin"))
     page = client.post("/judging/people/", {"username": "ａｌｉｃｅ", "role": "assessor", "email": ""})
     assert page.status_code == 200 and "is taken" in page.content.decode()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("tag", ["../../etc/passwd", "runs/mine", "..", ".hidden", "a\\b"])
+def test_a_run_tag_that_looks_like_a_path_is_refused(tmp_path, tag):
+    collection = services.collection_create(name="tags", max_grade=1)
+    services.topics_create(collection=collection, topics=[{"number": "1", "title": "t"}])
+    services.documents_create(collection=collection, documents=[{"docno": "d1"}])
+    with pytest.raises(ImportFailed) as failure:
+        imports.runs_import(collection=collection, paths=[_write(tmp_path, "run.txt", f"1 Q0 d1 1 1.0 {tag}\n")])
+    assert [(p.line, p.field) for p in failure.value.problems] == [(1, "tag")]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [('{"id": 1e400, "title": "t"}', "too large"), ('{"id": "1", "id": "2", "title": "t"}', "appears twice")],
+)
+def test_a_json_number_too_large_or_a_repeated_key_is_refused(tmp_path, line, reason):
+    collection = services.collection_create(name="json", max_grade=1)
+    with pytest.raises(ImportFailed) as failure:
+        imports.topics_import(collection=collection, path=_write(tmp_path, "topics.jsonl", line + "\n"))
+    assert reason in failure.value.problems[0].reason and not Topic.objects.filter(collection=collection).exists()
+
+
+@pytest.mark.django_db
+def test_the_api_refuses_the_same_json_that_imports_do():
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.force_authenticate(make_user("admin"))
+    for body in ('{"name": "a", "name": "b"}', '{"name": "a", "max_grade": 1e400}'):
+        response = client.generic("POST", "/api/collections/", body, content_type="application/json")
+        assert response.status_code == 400 and "JSON parse error" in response.json()["error"]["message"]
