@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
 from collections import defaultdict
 from collections.abc import Iterable
 
+from django.core.cache import cache
 from django.db.models import F, Q
 
 from judging.models import Collection, PoolItem, Run, Topic
@@ -276,6 +280,20 @@ def collection_freshness(*, collection: Collection) -> dict:
     return {"fresh": stale == 0 and not missing, "stale_topics": stale, "missing_measures": missing}
 
 
+def results_version(*, collection: Collection) -> str | None:
+    """A key for what the results pages and plots of a collection show: it changes with every judgment, ranking or
+    settings change (the collection's generation, its settings, its measures) and every search-log import or
+    setting. None while anything is stale, so that nothing computed from values about to change is kept."""
+    from .models import CollectionState
+
+    state = CollectionState.objects.filter(pk=collection.pk).values_list("generation", "dirty").first()
+    if state is None or state[1] or _stale_states(collection.id).exists():
+        return None
+    logs = list(collection.search_logs.order_by("pk").values_list("pk", "imports", "settings", "arm_runs"))
+    parts = [collection.pk, state[0], settings_key(collection), collection.measures, collection.agreement_measure, logs]
+    return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()
+
+
 def collection_agreement_fresh(*, collection_id: int) -> bool:
     """Whether the collection-wide agreement report reflects every judgment (the sweep refreshes it seconds after
     a change)."""
@@ -351,6 +369,7 @@ def collection_status(*, collection_id: int, page: int = 1, stale_only: bool = F
 
 # --- search logs: figures read from the log's columnar store (prepared once per import set and settings) ---
 
+SEARCH_LOG_FIGURES_SECONDS = 3600
 SEARCH_LOG_SETTING_NAMES = ("click_actions", "success_actions", "dwell_seconds", "session_gap_minutes", "arm")
 
 
@@ -369,12 +388,30 @@ def search_log_figures(*, search_log, by: str = "day", rate: str = "day") -> dic
     arm field is set; None before the first import."""
     if not search_log.imports:
         return None
+    # The page and each of its plots ask for the same figures: computed once per store, imports, settings and
+    # buckets (a new import or a settings change is a new key), then read from the cache.
+    key = (
+        "log-figures:"
+        + hashlib.sha256(
+            json.dumps(
+                [str(search_log.store_path), search_log.imports, search_log.settings, by, rate], default=str
+            ).encode()
+        ).hexdigest()
+    )
+    try:
+        cached = cache.get(key)
+    except Exception:  # a cache that is down costs time, never the page
+        cached = None
+    if cached is not None:
+        return cached
     settings = online_settings(search_log)
     with online_store.prepared_connection(search_log.store_path, settings) as con:
         figures = online_measures(con, settings, by=by, prepared=True)
         figures["rate_unit"] = rate_unit(con, rate)
         figures["rate"] = query_rate(con, figures["rate_unit"], spike_z=settings.spike_z)
         figures["ab"] = arm_comparison(con, control=search_log.settings.get("control")) if settings.arm else None
+    with contextlib.suppress(Exception):
+        cache.set(key, figures, SEARCH_LOG_FIGURES_SECONDS)
     return figures
 
 

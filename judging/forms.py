@@ -40,9 +40,29 @@ class JudgmentSaveForm(forms.Form):
     seconds_total = forms.FloatField(required=False, min_value=0, max_value=1e7)
 
 
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    """One or many files (Django's documented pattern for `<input type=file multiple>`): a list of them."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("widget", MultipleFileInput())
+        super().__init__(*args, **kwargs)
+
+    def clean(self, data, initial=None):
+        single = super().clean
+        return [single(item, initial) for item in data] if isinstance(data, list | tuple) else [single(data, initial)]
+
+
 class ImportForm(forms.Form):
     kind = forms.ChoiceField(choices=[(k, k.capitalize()) for k in IMPORT_KINDS])
-    file = forms.FileField(help_text="Format guessed from the content: TREC, TSV or JSONL (SGML for documents).")
+    file = MultipleFileField(
+        label="Files",
+        help_text="One or many files (a track's runs at once), or a .zip or .tar.gz of them: one job, one report, "
+        "all or nothing. Format guessed from the content: TREC, TSV or JSONL (SGML for documents).",
+    )
     skip_invalid = forms.BooleanField(required=False, help_text="Import the valid lines and list the others.")
 
 

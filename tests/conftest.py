@@ -68,11 +68,19 @@ def _fast_password_hashing(settings):
 
 @pytest.fixture(autouse=True)
 def _own_throttle_counters(settings):
-    """Each test counts API requests and wrong passwords from zero (every test client shares one address)."""
+    """Each test counts API requests and wrong passwords from zero (every test client shares one address), and
+    caches nothing another test cached."""
     import uuid
 
     caches = dict(settings.CACHES)
     caches["throttle"] = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": uuid.uuid4().hex}
+    # The default cache too: plots and search-log figures are cached by ids and versions, which each test's fresh
+    # database numbers from the start again (a prefix of its own, rather than flushing a Redis the broker shares).
+    caches["default"] = {
+        **caches["default"],
+        "KEY_PREFIX": uuid.uuid4().hex,
+        "LOCATION": caches["default"].get("LOCATION", uuid.uuid4().hex),
+    }
     settings.CACHES = caches
 
 

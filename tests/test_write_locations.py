@@ -16,7 +16,7 @@ WRITES = {"save", "delete", "bulk_create", "bulk_update", "get_or_create", "upda
 QUERYSET_WRITES = {"create", "update"}
 QUERYSET = re.compile(r"\bobjects\b|\.(filter|exclude|all|select_for_update)\(|_set$")
 SQL_WRITE = re.compile(r"^\s*(INSERT\s+INTO|UPDATE\s+\S+(\s+AS\s+\S+)?\s+SET|DELETE\s+FROM)\b", re.IGNORECASE)
-# Outside services, only these write: the one job runner and the upload store (README, "Which module writes").
+# Outside services only these write: the job runner and the upload store (README, "Which module writes each entity").
 ALLOWED_ELSEWHERE = {"judging/jobs.py", "judging/uploads.py"}
 
 

@@ -1,6 +1,6 @@
 """The online measures of a search log, computed by DuckDB over the store's `queries` and `events` views.
 
-Definitions (README, "Online measures", says the same with the choices each makes):
+Definitions (docs/online.md says the same with the choices each makes):
 - A query is one `queries` row; its impressions are its hits (unknown for AOL: result-level figures are then
   undefined). A click is an event whose action is one of `click_actions`, tied to a query by `query_id`.
 - A query's session is its `session_id`, else the `session_id` of an event of that query, else the same client's
@@ -40,7 +40,7 @@ MEASURES = (
     "mrr_first_click",
 )
 
-# Each measure's formula and the choice it makes (`python -m evaluation.online --list-measures`; README says the same).
+# Each measure's formula and the choice it makes (`python -m evaluation.online --list-measures`; docs/online.md too).
 DEFINITIONS = {
     "queries": ("one ubi_queries record (AOL: the lines of one user, query and time)", "none"),
     "sessions": (

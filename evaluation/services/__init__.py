@@ -1,6 +1,6 @@
 """Writes of the evaluation app: staleness, recomputing topics and collection-wide agreement, storing results.
 
-The data flow (README.md, "Recomputing metrics"): a judgment write calls `topics_changed` inside its transaction;
+The data flow (docs/recompute.md): a judgment write calls `topics_changed` inside its transaction;
 the topic's flag flips to dirty and, only on that flip, a recompute is enqueued after commit. The task takes the
 topic's lock, clears the flag, computes from the stored judgments and rankings with the pure engines, and upserts
 results stamped with the generation it read; it repeats while the topic is dirty again. A periodic sweep re-enqueues

@@ -3,9 +3,12 @@ in an <img>; `download=1` makes it an attachment. Bad parameters get a 400 namin
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 from collections.abc import Callable
 
 from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
 from django.core.exceptions import BadRequest
 from django.http import HttpRequest, HttpResponse
 from matplotlib.figure import Figure
@@ -17,6 +20,8 @@ from .. import analysis, curves, plots, selectors
 from ..exports import collection_slug
 from ..online.measures import RATE_UNITS
 from . import chosen_measure, chosen_run, chosen_runs, researcher_collection
+
+PLOT_CACHE_SECONDS = 3600
 
 
 def _precision_recall(request: HttpRequest, collection: Collection) -> Figure:
@@ -145,13 +150,37 @@ PLOTS: dict[str, Callable[[HttpRequest, Collection], Figure]] = {
 
 
 @login_required
+def _rendered(request: HttpRequest, collection: Collection, name: str, fmt: str) -> bytes:
+    """The plot's file, from the cache when the same plot of the same data was drawn before (drawing takes a
+    matplotlib figure 50-300 ms; a results page shows several). Keyed by the collection's results version, the
+    plot, its parameters and whether the reader sees assessors' names; never cached while results are stale."""
+    version = selectors.results_version(collection=collection)
+    if version is None:
+        return plots.render(PLOTS[name](request, collection), fmt)
+    query = sorted((k, v) for k in request.GET if k != "download" for v in request.GET.getlist(k))
+    key = (
+        "plot:"
+        + hashlib.sha256(
+            repr([version, name, fmt, query, sees_assessors(request.user, collection)]).encode()
+        ).hexdigest()
+    )
+    with contextlib.suppress(Exception):  # a cache that is down costs time, never the plot
+        cached = cache.get(key)
+        if cached is not None:
+            return cached
+    body = plots.render(PLOTS[name](request, collection), fmt)
+    with contextlib.suppress(Exception):
+        cache.set(key, body, PLOT_CACHE_SECONDS)
+    return body
+
+
 def plot(request: HttpRequest, collection_id: int, name: str, fmt: str) -> HttpResponse:
     collection = researcher_collection(request, collection_id)
     if name not in PLOTS:
         raise BadRequest(f"no plot {name!r}; there are: {', '.join(PLOTS)}")
     if fmt not in plots.FORMATS:
         raise BadRequest(f"format must be one of {', '.join(plots.FORMATS)}")
-    body = plots.render(PLOTS[name](request, collection), fmt)
+    body = _rendered(request, collection, name, fmt)
     response = HttpResponse(body, content_type=plots.FORMATS[fmt])
     if request.GET.get("download"):
         response["Content-Disposition"] = f'attachment; filename="{collection_slug(collection)}-{name}.{fmt}"'

@@ -130,13 +130,18 @@ class RunList(_InCollection):
 
 class ImportSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(choices=IMPORT_KINDS)
-    file = serializers.FileField()
+    file = serializers.ListField(
+        child=serializers.FileField(),
+        allow_empty=False,
+        help_text="one file, several (the field repeated), or a .zip or .tar.gz of them: one job, all or nothing",
+    )
     skip_invalid = serializers.BooleanField(default=False)
 
 
 class ImportCreate(APIView):
-    """Uploads a topics, documents, runs or qrels file (multipart); the import runs as a job (202): follow its
-    `url` for progress, and its result for the problems (file, line, field, reason) if it was refused."""
+    """Uploads topics, documents, runs or qrels (multipart; `file` repeated for several files, or an archive); the
+    import runs as one job (202): follow its `url` for progress, and its result for the problems (file, line,
+    field, reason) of every file if it was refused."""
 
     permission_classes = [IsAdmin]
     parser_classes = [MultiPartParser, FormParser]
@@ -144,13 +149,18 @@ class ImportCreate(APIView):
     @extend_schema(request={"multipart/form-data": ImportSerializer}, responses={202: None})
     def post(self, request: Request, collection_id: int) -> Response:
         collection = get_object_or_404(Collection, pk=collection_id)
-        serializer = ImportSerializer(data=request.data)
+        data = (
+            {**request.data.dict(), "file": request.FILES.getlist("file")}
+            if hasattr(request.data, "dict")
+            else request.data
+        )
+        serializer = ImportSerializer(data=data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         job = import_start(
             collection=collection,
             kind=data["kind"],
-            file=data["file"],
+            files=data["file"],
             skip_invalid=data["skip_invalid"],
             created_by=request.user,
         )

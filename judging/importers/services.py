@@ -7,10 +7,13 @@ file twice changes nothing the second time. The web page, the API and the manage
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from django.core.exceptions import ValidationError
+from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
 from ..models import Collection, Document, Topic
@@ -19,6 +22,7 @@ from ..services.judgments import judgments_record_bulk
 from ..services.runs import run_store
 from ..services.topics import topics_upsert
 from ..services.users import imported_assessors
+from . import archives
 from .documents import parse_documents
 from .problems import LISTED_PROBLEMS, ImportFailed, Problem, Problems, Progress
 from .topics import parse_topics
@@ -249,14 +253,20 @@ IMPORT_KINDS = ("topics", "documents", "runs", "qrels")
 IMPORT_TASK = "judging.tasks.import_file"
 
 
-def import_start(*, collection: Collection, kind: str, file, skip_invalid: bool = False, created_by=None):
-    """Stores an uploaded file and starts its import as a Job (the page's and the API's one way in); raises
-    ValidationError on 'file' for a file over the upload limit."""
+def import_start(
+    *, collection: Collection, kind: str, file=None, files=None, skip_invalid: bool = False, created_by=None
+):
+    """Stores the uploaded file(s) and starts their import as one Job (the page's and the API's one way in): several
+    files, or a .zip or .tar.gz, are imported together, all or nothing, with one report. Raises ValidationError on
+    'file' for an upload over the limit."""
     from .. import jobs, uploads
 
     if kind not in IMPORT_KINDS:
         raise ValueError(f"unknown import kind {kind!r}")
-    upload = uploads.upload_store(upload=file, created_by=created_by)
+    files = [f for f in (files or [file]) if f is not None]
+    if not files:
+        raise ValidationError({"file": "choose at least one file"})
+    upload = uploads.upload_store(upload=files[0] if len(files) == 1 else _bundled(files), created_by=created_by)
     return jobs.job_start(
         kind=f"import {kind}",
         task=IMPORT_TASK,
@@ -267,26 +277,81 @@ def import_start(*, collection: Collection, kind: str, file, skip_invalid: bool 
     )
 
 
+def _bundled(files) -> UploadedFile:
+    """Several uploaded files as one zip (kept in a temporary file), named for what it holds."""
+    from ..uploads import upload_size_limit
+
+    total = sum(f.size or 0 for f in files)
+    if total > upload_size_limit():
+        raise ValidationError({"file": f"the files hold {total:,} bytes; the limit is {upload_size_limit():,} bytes"})
+    names = [f.name for f in files]
+    if len(set(names)) < len(names):
+        raise ValidationError({"file": "two of the files have the same name; rename one"})
+    spooled = tempfile.SpooledTemporaryFile(max_size=8 << 20)  # noqa: SIM115 (handed to the upload store, closed by it)
+    archives.bundle(((f.name, f.chunks()) for f in files), spooled)
+    size = spooled.tell()
+    spooled.seek(0)
+    return UploadedFile(spooled, name=f"{len(files)} files.zip", content_type="application/zip", size=size)
+
+
 def import_job_work(job, progress: Progress) -> dict:
-    """The work of an import Job: its upload, read from the database into a local temporary file, imported with
-    the Job's options. A refused file raises JobRefused with its problems by file, line and field."""
+    """The work of an import Job: its upload, read from the database into a local temporary file (an archive
+    opened into its files), imported with the Job's options, all files in one transaction. A refused file raises
+    JobRefused with the problems of every file by file, line and field; nothing of any file is then kept."""
     from ..jobs import JobRefused
-    from ..uploads import upload_local_copy
+    from ..uploads import upload_local_copy, upload_size_limit
 
     if job.upload_id is None:
         raise JobRefused("The uploaded file is no longer stored; upload it again.")
     kind, name = job.arguments["kind"], job.upload.name
     options = {"collection": job.collection, "skip_invalid": job.arguments.get("skip_invalid", False)}
     with upload_local_copy(upload_id=job.upload_id) as path:
+        files = [(path, name)]
+        if archives.is_archive(name):
+            try:
+                files = archives.extract(path, name, path.parent, max_bytes=upload_size_limit())
+            except archives.ArchiveRefused as refusal:
+                raise JobRefused(str(refusal)) from refusal
         try:
-            if kind == "runs":
-                report = runs_import(paths=[path], names=[name], owner=job.created_by, progress=progress, **options)
-            elif kind == "qrels":
-                report = qrels_import(path=path, name=name, imported_by=job.created_by, progress=progress, **options)
-            else:
-                importer = {"topics": topics_import, "documents": documents_import}[kind]
-                report = importer(path=path, name=name, progress=progress, **options)
+            report = _import_files(kind, files, job, progress, options)
         except ImportFailed as failure:
             result = {"count": failure.count, "problems": [p.as_dict() for p in failure.problems]}
             raise JobRefused(str(failure).splitlines()[0], result) from failure
-    return report.as_dict()
+    return report.as_dict() | ({"files": len(files)} if len(files) > 1 else {})
+
+
+@transaction.atomic
+def _import_files(kind: str, files: list[tuple[Path, str]], job, progress: Progress, options: dict) -> ImportReport:
+    """Imports every file, or none: the problems of all files are gathered before anything is kept."""
+    if kind == "runs":
+        paths, names = [p for p, _ in files], [n for _, n in files]
+        return runs_import(paths=paths, names=names, owner=job.created_by, progress=progress, **options)
+    report, problems = ImportReport(kind=kind), Problems()
+    for index, (path, name) in enumerate(files):
+        share = _file_share(progress, index, len(files))
+        try:
+            with transaction.atomic():
+                if kind == "qrels":
+                    part = qrels_import(path=path, name=name, imported_by=job.created_by, progress=share, **options)
+                else:
+                    importer = {"topics": topics_import, "documents": documents_import}[kind]
+                    part = importer(path=path, name=name, progress=share, **options)
+        except ImportFailed as failure:
+            for problem in failure.problems:
+                problems.add(problem.file, problem.line, problem.field, problem.reason)
+            continue
+        report.add(part.as_counts())
+        report.skipped_count += part.skipped_count
+        report.skipped += part.skipped[: LISTED_PROBLEMS - len(report.skipped)]
+        for warning in part.warnings:
+            report.warn(warning)
+    if problems.count:
+        raise ImportFailed(problems)
+    return report
+
+
+def _file_share(progress: Progress | None, index: int, files: int) -> Progress | None:
+    """The progress of one file of several, as its share of the whole."""
+    if progress is None or files == 1:
+        return progress
+    return lambda done, total: progress(index * total + done, files * total) if total else None

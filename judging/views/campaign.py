@@ -80,7 +80,7 @@ def import_upload(request: HttpRequest, collection_id: int) -> HttpResponse:
             job = imports.import_start(
                 collection=collection,
                 kind=form.cleaned_data["kind"],
-                file=form.cleaned_data["file"],
+                files=form.cleaned_data["file"],
                 skip_invalid=form.cleaned_data["skip_invalid"],
                 created_by=request.user,
             )
