@@ -79,7 +79,19 @@ def _json_lines(
         if not isinstance(value, dict):
             problems.add(name, number, None, "expected a JSON object per line")
             continue
+        if "\\u" in text and _has_lone_surrogate(value):
+            problems.add(name, number, None, "holds a lone surrogate (a broken \\u escape such as \\ud800)")
+            continue
         yield number, text, value
+
+
+def _has_lone_surrogate(value) -> bool:
+    """Whether any string of a decoded JSON value holds a lone surrogate, which no store can encode."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 class _Faults(list):

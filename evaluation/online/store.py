@@ -138,6 +138,10 @@ def _aol_header_problems(path: Path, name: str) -> Problems:
     return problems
 
 
+def _holds_rows(con, target: Path) -> bool:
+    return con.execute(f"SELECT count(*) FROM {sources.quoted(target)}").fetchone()[0] > 0
+
+
 def import_log(
     root: Path,
     *,
@@ -182,6 +186,10 @@ def import_log(
                 faults = con.execute(f"SELECT count(*) FROM {sources.quoted(target)} WHERE fault").fetchone()[0]
             except duckdb.Error as error:
                 declined, faults = error, 1
+            if not faults and kind == "queries" and not _holds_rows(con, target):
+                empty = Problems()
+                empty.add(name, 0, None, "holds no query: the file is empty or blank")
+                raise LogImportFailed(empty)
             if faults:
                 problems = careful_problems(path, log_format=log_format, kind=kind, name=name)
                 if not problems:  # the careful reader accepts what DuckDB could not read: say what DuckDB said

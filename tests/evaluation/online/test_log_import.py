@@ -183,3 +183,20 @@ def test_an_aol_time_outside_the_span_is_refused(tmp_path, moment):
             tmp_path / "s", files={"log": lines(tmp_path / "aol.tsv", *AOL[:2], f"142\tq\t{moment}")}, log_format="aol"
         )
     assert [(p.file, p.line, p.field) for p in failure.value.problems] == [("aol.tsv", 3, "QueryTime")]
+
+
+@pytest.mark.parametrize("text", ["", "\n\n   \n"])
+def test_an_empty_or_blank_queries_file_is_refused(tmp_path, text):
+    files = {"queries": lines(tmp_path / "queries.jsonl", text), "events": lines(tmp_path / "e.jsonl", "")}
+    with pytest.raises(LogImportFailed) as failure:
+        store.import_log(tmp_path / "s", files=files, log_format="ubi")
+    assert "holds no query" in failure.value.problems[0].reason
+
+
+def test_a_lone_surrogate_is_named_by_its_line(tmp_path):
+    good = '{"query_id": "ok", "client_id": "c", "timestamp": "2026-11-01T00:00:00Z"}'
+    bad = '{"query_id": "q", "client_id": "c", "timestamp": "2026-11-01T00:00:00Z", "user_query": "a\\ud800b"}'
+    files = {"queries": lines(tmp_path / "queries.jsonl", good, bad), "events": lines(tmp_path / "e.jsonl", "")}
+    with pytest.raises(LogImportFailed) as failure:
+        store.import_log(tmp_path / "s", files=files, log_format="ubi")
+    assert [(p.file, p.line) for p in failure.value.problems] == [("queries.jsonl", 2)]
