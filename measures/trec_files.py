@@ -32,6 +32,7 @@ class RunLine(NamedTuple):
     docno: str
     score: float
     tag: str
+    rank: str = ""  # as written: trec_eval ignores it (it orders by score), the workbench's import checks it
 
 
 class QrelsLine(NamedTuple):
@@ -57,7 +58,7 @@ def run_lines(source: Source, problems: Problems | None = None, **reading) -> It
         if not math.isfinite(score):
             problems_.add(file, number, "score", f"must be finite, got {fields[4]!r}")
             continue
-        yield RunLine(number, fields[0], fields[2], score, fields[5])
+        yield RunLine(number, fields[0], fields[2], score, fields[5], fields[3])
 
 
 def qrels_lines(source: Source, problems: Problems | None = None, **reading) -> Iterator[QrelsLine]:

@@ -14,6 +14,7 @@ from .fields import identifier, identifier_problem, text_problem
 from .problems import Problems, Progress, limit
 
 MAX_TOPIC_CHARS, MAX_DOCNO_CHARS, MAX_TAG_CHARS, MAX_ASSESSOR_CHARS = 64, 200, 200, 100
+MAX_RANK = 2**31 - 1  # trec_eval ignores ranks (it orders by score); one past any integer column is a broken file
 # A run tag becomes part of exported file names: no separators, no leading dot (".." and hidden files).
 _PATH_LIKE = re.compile(r"[/\\]|^\.")
 
@@ -44,6 +45,9 @@ def parse_run(
             ("tag", line.tag, MAX_TAG_CHARS),
         )
         if not _storable(problems, file, line.line, checks):
+            continue
+        if line.rank and not (line.rank.isascii() and line.rank.isdigit() and int(line.rank) <= MAX_RANK):
+            problems.add(file, line.line, "rank", f"expected a whole number from 0 to {MAX_RANK:,}, got {line.rank!r}")
             continue
         if _PATH_LIKE.search(line.tag):
             problems.add(file, line.line, "tag", f"{line.tag!r} looks like a file path (a tag names files it exports)")

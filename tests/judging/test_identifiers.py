@@ -130,3 +130,14 @@ def test_the_api_refuses_the_same_json_that_imports_do():
     for body in ('{"name": "a", "name": "b"}', '{"name": "a", "max_grade": 1e400}'):
         response = client.generic("POST", "/api/collections/", body, content_type="application/json")
         assert response.status_code == 400 and "JSON parse error" in response.json()["error"]["message"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("rank", [str(2**64 + 1), "-1", "1.5", "x"])
+def test_a_rank_no_integer_column_holds_is_refused_naming_it(tmp_path, rank):
+    collection = services.collection_create(name="ranks", max_grade=1)
+    services.topics_create(collection=collection, topics=[{"number": "1", "title": "t"}])
+    services.documents_create(collection=collection, documents=[{"docno": "d1"}])
+    with pytest.raises(ImportFailed) as failure:
+        imports.runs_import(collection=collection, paths=[_write(tmp_path, "run.txt", f"1 Q0 d1 {rank} 1.0 r\n")])
+    assert [(p.line, p.field) for p in failure.value.problems] == [(1, "rank")]
