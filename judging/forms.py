@@ -6,6 +6,7 @@ from django.core.validators import ProhibitNullCharactersValidator
 from . import pool_strategies, progress
 from .importers.services import IMPORT_KINDS
 from .models import (
+    BEST_RANK,
     MAX_NOTE_CHARS,
     MAX_REASON_CHARS,
     MAX_SCALE,
@@ -13,10 +14,10 @@ from .models import (
     ROLE_ASSESSOR,
     ROLE_RESEARCHER,
     ConsensusMethod,
-    JudgingOrder,
     Run,
     Topic,
 )
+from .ordering import order_choices
 
 NUL_MESSAGE = "contains a NUL character (often pasted by accident); remove it"
 
@@ -66,17 +67,8 @@ class ImportForm(forms.Form):
     skip_invalid = forms.BooleanField(required=False, help_text="Import the valid lines and list the others.")
 
 
-STRATEGY_LABELS = {
-    "depth": "Depth-k union (TREC)",
-    "take_n": "Take-N: fixed budget per topic, round robin over runs",
-    "rrf": "Reciprocal rank fusion priority, fixed budget",
-    "mtf": "Move-to-Front (Cormack et al. 1998), fixed budget",
-    "sampled": "Sampled depth-k: ranks 1-10 in full, 11-30 at 50%, deeper at 20%; measures estimated (statAP)",
-}
-
-
 class PoolForm(forms.Form):
-    strategy = forms.ChoiceField(choices=[(s, STRATEGY_LABELS.get(s, s)) for s in pool_strategies.STRATEGIES])
+    strategy = forms.ChoiceField(choices=lambda: [(s.name, s.label) for s in pool_strategies.REGISTRY.values()])
     size = forms.IntegerField(min_value=1, max_value=100_000, initial=10, label="Depth k or budget per topic")
     runs = forms.ModelMultipleChoiceField(
         queryset=Run.objects.none(), required=False, help_text="None chosen: every run."
@@ -167,10 +159,10 @@ class CollectionForm(forms.Form):
     blind = forms.BooleanField(required=False, initial=True, help_text="Assessors never see runs or others' labels.")
     shuffle_within_priority = forms.BooleanField(required=False, initial=True)
     judging_order = forms.TypedChoiceField(
-        choices=JudgingOrder.choices,
-        initial=JudgingOrder.BEST_RANK,
+        choices=order_choices,
+        initial=BEST_RANK,
         required=False,
-        empty_value=JudgingOrder.BEST_RANK,
+        empty_value=BEST_RANK,
         help_text="Adaptive orders choose each assessor's next document after every judgment, to find the relevant "
         "ones with fewer judgments.",
     )

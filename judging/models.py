@@ -8,6 +8,8 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import F, Q
 
+from .ordering import order_choices
+
 MAX_SCALE = 5
 MAX_NOTE_CHARS = 10_000
 MAX_REASON_CHARS = 200
@@ -15,15 +17,7 @@ ROLE_ADMIN, ROLE_ASSESSOR, ROLE_RESEARCHER = "admin", "assessor", "researcher"
 ROLES = (ROLE_ADMIN, ROLE_ASSESSOR, ROLE_RESEARCHER)
 
 
-class JudgingOrder(models.TextChoices):
-    """The strategies of `judging.ordering` (ORDERS), with the names admins choose them by."""
-
-    BEST_RANK = "best_rank", "Best rank first (static pool order)"
-    MTF = "mtf", "Move-to-Front (adaptive: follows runs that keep finding relevant documents)"
-    BANDIT = "bandit", "Bandit over runs (Thompson sampling)"
-    BANDIT_NS = "bandit_ns", "Bandit over runs, non-stationary (recent evidence weighs more)"
-    CAL = "cal", "Continuous active learning (learns from judged documents' text and the runs)"
-    IMPACT = "impact", "Impact (documents whose label moves the runs' AP most)"
+BEST_RANK = "best_rank"  # the static order, every collection's default
 
 
 class ConsensusMethod(models.TextChoices):
@@ -64,8 +58,8 @@ class Collection(models.Model):
     shuffle_within_priority = models.BooleanField(default=True)
     judging_order = models.CharField(
         max_length=20,
-        choices=JudgingOrder.choices,
-        default=JudgingOrder.BEST_RANK,
+        choices=order_choices,
+        default=BEST_RANK,
         help_text="Which unjudged document each assessor gets next; adaptive orders re-decide after every judgment.",
     )
     collection_size = models.PositiveIntegerField(

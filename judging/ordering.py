@@ -8,7 +8,9 @@ order. A label is evidence about the runs whose next unlabelled document it was 
 replay of the same labels in the same order always rebuilds the same state, whoever judged them and in whatever
 order they were proposed.
 
-Strategies (ORDERS):
+Strategies (REGISTRY: each order's class with the label admins choose it by; a new order is a class and one
+`register` call, and the collection form, the model's choices, `python -m judging.simulate` and the benchmarks
+list it):
 - best_rank: the static order (pool priority: best rank over the runs, then run precedence).
 - mtf: Move-to-Front as Losada, Parapar and Barreiro (2016) adapt Cormack et al. (1998): every run has a priority,
   lowered by one for each non-relevant document it gives; the next document is the next unlabelled one of the
@@ -30,10 +32,10 @@ Strategies (ORDERS):
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
-ORDERS = ("best_rank", "mtf", "bandit", "bandit_ns", "cal", "impact")
 GAMMA = 0.9  # bandit_ns: weight of a run's evidence per newer observation of that run
 RRF_K = 60
 
@@ -296,17 +298,34 @@ class ImpactOrder(_ScoredOrder):
         return probability * self.weights.sum(axis=0)
 
 
-_CLASSES = {
-    cls.name: cls
-    for cls in (
-        JudgingOrder,
-        MoveToFront,
-        ThompsonBandit,
-        DiscountedThompsonBandit,
-        ContinuousActiveLearning,
-        ImpactOrder,
-    )
-}
+@dataclass(frozen=True)
+class OrderSpec:
+    name: str
+    label: str
+    order: type[JudgingOrder]
+
+
+REGISTRY: dict[str, OrderSpec] = {}
+ORDERS = REGISTRY.keys()  # a live view: an order registered later is in it
+
+
+def register(order: type[JudgingOrder], label: str) -> type[JudgingOrder]:
+    REGISTRY[order.name] = OrderSpec(order.name, label, order)
+    return order
+
+
+def order_choices() -> list[tuple[str, str]]:
+    """(name, label) of every order: the collection field's and the form's choices (a callable, so a new order
+    needs no migration)."""
+    return [(spec.name, spec.label) for spec in REGISTRY.values()]
+
+
+register(JudgingOrder, "Best rank first (static pool order)")
+register(MoveToFront, "Move-to-Front (adaptive: follows runs that keep finding relevant documents)")
+register(ThompsonBandit, "Bandit over runs (Thompson sampling)")
+register(DiscountedThompsonBandit, "Bandit over runs, non-stationary (recent evidence weighs more)")
+register(ContinuousActiveLearning, "Continuous active learning (learns from judged documents' text and the runs)")
+register(ImpactOrder, "Impact (documents whose label moves the runs' AP most)")
 
 
 def judging_order(
@@ -319,6 +338,6 @@ def judging_order(
     texts: Mapping[int, str] | None = None,
 ) -> JudgingOrder:
     """The named strategy's order for one topic (see the module's docstring); ValueError for an unknown name."""
-    if name not in _CLASSES:
-        raise ValueError(f"unknown judging order {name!r}; one of {', '.join(ORDERS)}")
-    return _CLASSES[name](rankings, pool, relevance_level=relevance_level, seed=seed, texts=texts)
+    if name not in REGISTRY:
+        raise ValueError(f"unknown judging order {name!r}; one of {', '.join(REGISTRY)}")
+    return REGISTRY[name].order(rankings, pool, relevance_level=relevance_level, seed=seed, texts=texts)

@@ -9,12 +9,10 @@ never proposed and do not use up a budget.
 from __future__ import annotations
 
 import random
-from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 Rankings = Mapping[str, Sequence[int]]  # run tag -> document ids, best first
-
-STRATEGIES = ("depth", "take_n", "rrf", "mtf", "sampled")
 # Strata of the sampled pool by best rank (first rank of each), and the share of each stratum sampled: the top is
 # judged in full, deeper documents ever more sparsely (the design of TREC's infAP/statAP tracks, 2007-2009).
 SAMPLE_STRATA = ((1, 1.0), (11, 0.5), (31, 0.2))
@@ -183,3 +181,78 @@ def unique_contributions(candidates: Sequence[Candidate]) -> dict[str, int]:
         if len(candidate.runs) == 1:
             counts[candidate.runs[0]] += 1
     return counts
+
+
+@dataclass(frozen=True)
+class PoolRequest:
+    """What a strategy is given for one topic: every chosen run's ranking, the size (a depth or a budget, as the
+    strategy's `size` says), run precedence, documents to skip, the topic's labels so far, a seed."""
+
+    rankings: Rankings
+    size: int
+    precedence: Mapping[str, int] = field(default_factory=dict)
+    skip: Collection[int] = ()
+    labels: Mapping[int, int] = field(default_factory=dict)
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class PoolStrategy:
+    """A pooling strategy as the workbench offers it: its name (the API's, the command's and the stored one), the
+    label the pool page shows, whether `size` is a depth or a per-topic budget, and the function that pools."""
+
+    name: str
+    label: str
+    size: str  # "depth" | "budget"
+    pool: Callable[[PoolRequest], list[Candidate]]
+
+
+# Every strategy, in the order the pool page lists them: choices, dispatch, labels, --help and the docs derive
+# from here, so a new strategy is one `register` call beside its function.
+REGISTRY: dict[str, PoolStrategy] = {}
+STRATEGIES = REGISTRY.keys()  # a live view: a strategy registered later is in it
+
+
+def register(strategy: PoolStrategy) -> PoolStrategy:
+    REGISTRY[strategy.name] = strategy
+    return strategy
+
+
+register(
+    PoolStrategy(
+        "depth",
+        "Depth-k union (TREC)",
+        "depth",
+        lambda r: depth_pool(r.rankings, depth=r.size, precedence=r.precedence, skip=r.skip),
+    )
+)
+register(
+    PoolStrategy(
+        "take_n",
+        "Take-N: fixed budget per topic, round robin over runs",
+        "budget",
+        lambda r: take_n_pool(r.rankings, budget=r.size, precedence=r.precedence, skip=r.skip),
+    )
+)
+register(
+    PoolStrategy(
+        "rrf",
+        "Reciprocal rank fusion priority, fixed budget",
+        "budget",
+        lambda r: rrf_pool(r.rankings, budget=r.size, skip=r.skip),
+    )
+)
+register(
+    PoolStrategy(
+        "mtf",
+        "Move-to-Front (Cormack et al. 1998), fixed budget",
+        "budget",
+        lambda r: mtf_pool(r.rankings, budget=r.size, labels=r.labels, precedence=r.precedence, skip=r.skip),
+    )
+)
+register(PoolStrategy(
+    "sampled",
+    "Sampled depth-k: ranks 1-10 in full, 11-30 at 50%, deeper at 20%; measures estimated (statAP)",
+    "depth",
+    lambda r: sampled_pool(r.rankings, depth=r.size, precedence=r.precedence, skip=r.skip, seed=r.seed),
+))  # fmt: skip

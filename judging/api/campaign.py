@@ -168,8 +168,13 @@ class ImportCreate(APIView):
 
 
 class PoolBuildSerializer(serializers.Serializer):
-    strategy = serializers.ChoiceField(choices=pool_strategies.STRATEGIES)
+    strategy = serializers.ChoiceField(choices=list(pool_strategies.REGISTRY))
     size = serializers.IntegerField(min_value=1, max_value=100_000, help_text="depth k, or the budget per topic")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["strategy"].choices = list(pool_strategies.REGISTRY)  # registered after import too
+
     runs = serializers.ListField(child=serializers.CharField(), required=False, help_text="run tags; default all")
     more_assessors = serializers.BooleanField(default=False)
     preview = serializers.BooleanField(default=False)

@@ -58,11 +58,11 @@ def pool_build(
     "take_n", "rrf" and "mtf". Incremental: items already pooled keep their place and their judgments, only new
     ones are added. Documents someone already judged (imported qrels) are not queued again unless
     `more_assessors`. With `commit=False` nothing is written: the report is the preview."""
-    if strategy not in pool_strategies.STRATEGIES:
+    if strategy not in pool_strategies.REGISTRY:
         raise ValidationError(
-            {"strategy": f"unknown strategy {strategy!r}; one of {', '.join(pool_strategies.STRATEGIES)}"}
+            {"strategy": f"unknown strategy {strategy!r}; one of {', '.join(pool_strategies.REGISTRY)}"}
         )
-    by_depth = strategy in ("depth", "sampled")
+    by_depth = pool_strategies.REGISTRY[strategy].size == "depth"
     size = depth if by_depth else budget
     if size is None or size < 1:
         raise ValidationError({"depth" if by_depth else "budget": "must be a positive number"})
@@ -115,15 +115,8 @@ def pool_build(
 
 
 def _strategy(strategy, rankings, size, precedence, skip, labels, seed):
-    if strategy == "depth":
-        return pool_strategies.depth_pool(rankings, depth=size, precedence=precedence, skip=skip)
-    if strategy == "take_n":
-        return pool_strategies.take_n_pool(rankings, budget=size, precedence=precedence, skip=skip)
-    if strategy == "rrf":
-        return pool_strategies.rrf_pool(rankings, budget=size, skip=skip)
-    if strategy == "sampled":
-        return pool_strategies.sampled_pool(rankings, depth=size, precedence=precedence, skip=skip, seed=seed)
-    return pool_strategies.mtf_pool(rankings, budget=size, labels=labels, precedence=precedence, skip=skip)
+    request = pool_strategies.PoolRequest(rankings, size, precedence or {}, skip, labels or {}, seed)
+    return pool_strategies.REGISTRY[strategy].pool(request)
 
 
 POOL_TASK = "judging.tasks.build_pool"

@@ -21,9 +21,18 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("collection", help="the collection's name or id")
-        parser.add_argument("--strategy", choices=pool_strategies.STRATEGIES, default="depth")
-        parser.add_argument("--depth", type=int, help="depth k, for --strategy depth and sampled")
-        parser.add_argument("--budget", type=int, help="documents per topic, for take_n, rrf and mtf")
+        strategies = pool_strategies.REGISTRY.values()
+        parser.add_argument(
+            "--strategy",
+            choices=list(pool_strategies.REGISTRY),
+            default="depth",
+            help="; ".join(f"{s.name}: {s.label} (size is a {s.size})" for s in strategies).replace("%", "%%"),
+        )
+        by = {
+            size: [s.name for s in pool_strategies.REGISTRY.values() if s.size == size] for size in ("depth", "budget")
+        }
+        parser.add_argument("--depth", type=int, help=f"depth k, for --strategy {' and '.join(by['depth'])}")
+        parser.add_argument("--budget", type=int, help=f"documents per topic, for {', '.join(by['budget'])}")
         parser.add_argument("--runs", nargs="+", metavar="TAG", help="pool only these runs (default: all)")
         parser.add_argument("--preview", action="store_true", help="show what would be added; write nothing")
         parser.add_argument("--more-assessors", action="store_true", help="also queue documents someone already judged")
