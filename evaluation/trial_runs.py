@@ -16,7 +16,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from judging import jobs, uploads
+from judging import job_kinds, jobs, uploads
 from judging.importers.problems import ImportFailed, Problems
 from judging.importers.trec_lines import parse_run
 from judging.models import Collection, Document, Job, Run, Topic
@@ -171,6 +171,7 @@ def trial_run_evaluate(*, collection: Collection, path: str | Path, name: str) -
 
 
 TRIAL_TASK = "evaluation.tasks.trial_run"
+job_kinds.register(job_kinds.JobKind(TRIAL_TASK, "Trial run", "evaluation/jobs/_trial_result.html"))
 
 
 def trial_run_start(*, collection: Collection, file, created_by) -> Job:

@@ -10,7 +10,7 @@ from django.db.models import F, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from judging import jobs
+from judging import job_kinds, jobs
 from judging import selectors as judging_selectors
 from judging.models import Collection, Topic
 from measures import PreparedQrels, as_measures, evaluate, parse_measure
@@ -268,6 +268,7 @@ def collection_recompute(*, collection_id: int, progress: Callable[[int, int], N
 
 
 RECOMPUTE_TASK = "evaluation.tasks.recompute_collection"
+job_kinds.register(job_kinds.JobKind(RECOMPUTE_TASK, "Full recompute", "evaluation/jobs/_recompute_result.html"))
 
 
 def collection_recompute_start(*, collection: Collection, created_by=None):

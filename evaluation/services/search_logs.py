@@ -13,8 +13,9 @@ from pathlib import Path
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.urls import reverse
 
-from judging import jobs, uploads
+from judging import job_kinds, jobs, uploads
 from judging.importers.services import IMPORTED_NAMESPACE
 from judging.models import Collection, Document, Job, Topic
 from judging.services import imported_assessors, judgments_record_bulk
@@ -24,6 +25,18 @@ from ..online import click_models, store, traffic
 from ..selectors import SEARCH_LOG_SETTING_NAMES, online_settings
 
 IMPORT_TASK = "evaluation.tasks.import_search_log"
+
+
+def _log_page(job) -> str | None:
+    log = job.arguments.get("search_log")
+    return f"{reverse('evaluation:online', args=[job.collection_id])}?log={log}" if job.collection_id else None
+
+
+job_kinds.register(
+    job_kinds.JobKind(
+        IMPORT_TASK, "Search log import", "evaluation/jobs/_search_log_result.html", corrected_file_url=_log_page
+    )
+)
 CLICKS_ASSESSOR = "clicks"
 
 

@@ -16,6 +16,7 @@ from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
+from .. import job_kinds
 from ..models import Collection, Document, Topic
 from ..services.documents import documents_upsert
 from ..services.judgments import judgments_record_bulk
@@ -251,6 +252,11 @@ def qrels_import(
 
 IMPORT_KINDS = ("topics", "documents", "runs", "qrels")
 IMPORT_TASK = "judging.tasks.import_file"
+job_kinds.register(
+    job_kinds.JobKind(
+        IMPORT_TASK, "Import", "judging/jobs/_import_result.html", corrected_file_url=job_kinds.import_page
+    )
+)
 
 
 def import_start(

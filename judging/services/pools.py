@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from .. import jobs, pool_strategies, selectors
+from .. import job_kinds, jobs, pool_strategies, selectors
 from ..models import Collection, Judgment, PoolItem, Run, Topic
 
 
@@ -120,6 +120,7 @@ def _strategy(strategy, rankings, size, precedence, skip, labels, seed):
 
 
 POOL_TASK = "judging.tasks.build_pool"
+job_kinds.register(job_kinds.JobKind(POOL_TASK, "Pool build", "judging/jobs/_pool_result.html"))
 
 
 def pool_build_start(

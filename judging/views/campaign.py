@@ -9,7 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from .. import adaptive, jobs, progress, selectors, stopping
+from .. import adaptive, job_kinds, jobs, progress, selectors, stopping
 from ..forms import ImportForm, PoolForm
 from ..importers import services as imports
 from ..models import ROLE_ASSESSOR, Collection, Job, JobState
@@ -124,7 +124,9 @@ def job(request: HttpRequest, job_id: int) -> HttpResponse:
     """A job's progress; the partial answers the page's polling until the job ends."""
     found = get_object_or_404(Job.objects.select_related("collection"), pk=job_id)
     template = "judging/_job.html" if request.htmx else "judging/job.html"
-    return render(request, template, {"job": found})
+    kind = job_kinds.kind_of(found)
+    corrected = kind.corrected_file_url(found) if kind.corrected_file_url and found.state == JobState.FAILED else None
+    return render(request, template, {"job": found, "job_kind": kind, "corrected_file_url": corrected})
 
 
 @admin_required
@@ -133,7 +135,7 @@ def job_retry(request: HttpRequest, job_id: int) -> HttpResponse:
     """Starts a failed job again (an import may ask to skip the invalid lines this time)."""
     failed = get_object_or_404(Job, pk=job_id, state=JobState.FAILED)
     changes = {"skip_invalid": True} if request.POST.get("skip_invalid") and "skip_invalid" in failed.arguments else {}
-    if failed.upload_id is None and failed.kind.startswith("import"):
+    if failed.upload_id is None and job_kinds.kind_of(failed).corrected_file_url:
         messages.error(request, "The uploaded file is no longer kept; upload it again.")
         return redirect("judging:job", job_id=failed.id)
     retry = jobs.job_retry(job=failed, created_by=request.user, **changes)

@@ -80,3 +80,28 @@ def test_a_registered_judging_order_is_offered_everywhere_and_used(client, toy_o
 
         main(["--help"])
     assert "last_first" in out.getvalue()
+
+
+def test_every_kind_of_job_is_registered_with_its_result_and_a_toy_kind_shows_its_own(client, tmp_path, settings):
+    from evaluation.services.recompute import RECOMPUTE_TASK
+    from evaluation.services.search_logs import IMPORT_TASK as LOG_TASK
+    from evaluation.trial_runs import TRIAL_TASK
+    from judging import job_kinds
+    from judging.importers.services import IMPORT_TASK
+    from judging.models import Job, JobState
+    from judging.services.pools import POOL_TASK
+
+    for task in (IMPORT_TASK, POOL_TASK, RECOMPUTE_TASK, LOG_TASK, TRIAL_TASK):
+        assert job_kinds.REGISTRY[task].result_template, task
+    (tmp_path / "toy").mkdir()
+    (tmp_path / "toy" / "_toy_result.html").write_text('<p id="toy-result">{{ r.answer }} found</p>')
+    settings.TEMPLATES = [{**settings.TEMPLATES[0], "DIRS": [*settings.TEMPLATES[0]["DIRS"], tmp_path]}]
+    job_kinds.register(job_kinds.JobKind("tests.toy_task", "Toy", "toy/_toy_result.html"))
+    try:
+        collection = make_collection(topics=1)
+        job = Job.objects.create(kind="toy", task="tests.toy_task", collection=collection, state=JobState.DONE)
+        Job.objects.filter(pk=job.pk).update(result={"answer": 42})
+        client.force_login(make_user("admin"))
+        assert '<p id="toy-result">42 found</p>' in client.get(f"/judging/jobs/{job.id}/").content.decode()
+    finally:
+        job_kinds.REGISTRY.pop("tests.toy_task")
