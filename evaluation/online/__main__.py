@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 
 from . import ab, store
-from .measures import BUCKETS, DEFINITIONS, RATE_UNITS, OnlineSettings, online_measures, query_rate, rate_unit
+from .measures import BUCKETS, RATE_UNITS, OnlineSettings, definitions, online_measures, query_rate, rate_unit
 from .store import LogImportFailed
 
 
@@ -46,7 +46,7 @@ def _names(text: str) -> tuple[str, ...]:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.list_measures:
-        for name, (formula, choice) in DEFINITIONS.items():
+        for name, (formula, choice) in definitions().items():
             print(f"{name}\n    {formula}\n    choice: {choice}")
         return 0
     if not args.queries:

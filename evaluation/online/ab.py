@@ -1,6 +1,6 @@
 """A/B comparisons of online measures with the session as the unit.
 
-Every measure is a ratio R = ΣYᵢ/ΣXᵢ of per-session sums (`measures.RATIOS`: clicked queries over queries, 1 −
+Every measure is a ratio R = ΣYᵢ/ΣXᵢ of per-session sums (`measures.RATIO_REGISTRY`: clicked queries over queries, 1 −
 clicked over 1, ...). Its variance comes from the delta method over sessions (Deng, Knoblich and Lu, "Applying
 the Delta Method in Metric Analytics", KDD 2018): Var(R) ≈ (σ²_Y − 2R·σ_XY + R²·σ²_X) / (n·μ²_X), with plug-in
 (ddof 0) moments, so that for a per-session proportion it is the Wald variance p(1−p)/n. Clicks within a session
@@ -21,7 +21,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from .measures import RATIOS
+from .measures import RATIO_REGISTRY, ratios
 
 METHOD = (
     "Session as the unit: each measure's variance by the delta method over per-session sums; Wilson intervals with "
@@ -46,7 +46,7 @@ def ratio_estimate(numerators: np.ndarray, denominators: np.ndarray) -> tuple[fl
 
 
 def _sums(con, measure: str) -> dict:
-    numerator, denominator = RATIOS[measure]
+    numerator, denominator = ratios()[measure]
     rows = con.execute(f"SELECT arm, {numerator}, {denominator} FROM sa ORDER BY arm").fetchnumpy()
     arms = {}
     names = np.array(["(none)" if a is None else str(a) for a in rows["arm"].tolist()], dtype=object)
@@ -63,7 +63,7 @@ def arm_comparison(con, *, control: str | None = None, confidence: float = 0.95)
     z = NormalDist().inv_cdf(0.5 + confidence / 2)
     table: dict = {}
     chosen_control = control
-    for measure in RATIOS:
+    for measure in RATIO_REGISTRY:
         arms = _sums(con, measure)
         if chosen_control is None and arms:
             chosen_control = sorted(arms)[0]

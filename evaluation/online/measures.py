@@ -28,56 +28,137 @@ RATE_UNITS = ("minute", "hour", "day", "month", "year")
 # them once took 14 s and 2.7 GB), so a finer unit than the span allows gives way to the next coarser one.
 MAX_RATE_BUCKETS = 5000
 ARM_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,99}")
-MEASURES = (
-    "queries",
-    "sessions",
-    "session_abandonment_rate",
-    "query_ctr",
-    "result_ctr",
-    "ctr_at",
-    "session_success_rate",
-    "zero_result_rate",
-    "mrr_first_click",
-)
 
-# Each measure's formula and the choice it makes (`python -m evaluation.online --list-measures`; docs/online.md too).
-DEFINITIONS = {
-    "queries": ("one ubi_queries record (AOL: the lines of one user, query and time)", "none"),
-    "sessions": (
-        "distinct sessions with a query",
-        "session_id, else an event's session_id for the query, else the "
-        "same client's queries with gaps under the session gap (30 min)",
-    ),
-    "session_abandonment_rate": (
+
+@dataclass(frozen=True)
+class OnlineRatio:
+    """An online measure that is a ratio, defined once: `numerator` and `denominator` are SQL aggregates over the
+    prepared per-query rows (`qa`: clicks, hits_n, first_position) when `level` is "query", or expressions over a
+    session's sums (`sa`: clicked, succeeded) when it is "session". Every figure derives from them: the whole log,
+    each day, week or query, each arm, and the A/B statistics' per-session sums."""
+
+    name: str
+    label: str
+    formula: str
+    choice: str
+    level: str  # "query" | "session"
+    numerator: str
+    denominator: str
+
+
+# In the order the pages show them; a new ratio is one `register` call (its label, definition and SQL).
+RATIO_REGISTRY: dict[str, OnlineRatio] = {}
+
+
+def register(ratio: OnlineRatio) -> OnlineRatio:
+    RATIO_REGISTRY[ratio.name] = ratio
+    return ratio
+
+
+register(
+    OnlineRatio(
+        "session_abandonment_rate",
+        "Session abandonment rate",
         "sessions with a query and no click / sessions",
         "a session counts in the arm of its first query",
-    ),
-    "query_ctr": (
+        "session",
+        "1 - clicked",
+        "1",
+    )
+)
+register(
+    OnlineRatio(
+        "query_ctr",
+        "Query CTR",
         "queries with at least one click / queries",
         "a click is an event whose action is a click action (click), tied by query_id",
-    ),
-    "result_ctr": ("clicks / impressions (the hits shown)", "undefined for AOL, which does not say what was shown"),
-    "ctr_at": (
-        "per position p: clicks at p / queries with at least p hits",
-        "the position is the event's position.ordinal, else the object's 1-based index in the hits",
-    ),
-    "session_success_rate": (
+        "query",
+        "count(*) FILTER (WHERE clicks > 0)",
+        "count(*)",
+    )
+)
+register(
+    OnlineRatio(
+        "result_ctr",
+        "Result CTR",
+        "clicks / impressions (the hits shown)",
+        "undefined for AOL, which does not say what was shown",
+        "query",
+        "coalesce(sum(clicks) FILTER (WHERE hits_n IS NOT NULL), 0)",
+        "coalesce(sum(hits_n), 0)",
+    )
+)
+register(
+    OnlineRatio(
+        "session_success_rate",
+        "Session success rate",
         "sessions with a success / sessions",
-        "a success is a click with dwell >= the dwell "
-        "threshold (30 s) or an event whose action is a success action; dwell is the event's "
-        "dwell_seconds, else the time to the session's next later moment, else 0",
-    ),
-    "zero_result_rate": ("queries with no hits / queries whose hits are known", "none"),
-    "mrr_first_click": ("mean of 1/position of each clicked query's first click", "first: earliest, ties by position"),
-    "top_queries": (
-        "normalised query strings by count, ties by text; head/torso/tail shares of traffic",
-        "NFC, lower-case, whitespace collapsed; head = top 1% of distinct queries (rounded up), torso = the next 19%",
-    ),
-    "rate": (
-        "queries per UTC minute, hour, day or month, empty buckets included",
-        "a spike has a robust z-score 0.6745 (n - median) / MAD above 3.5; undefined when the MAD is 0",
-    ),
-}
+        "a success is a click with dwell >= the dwell threshold (30 s) or an event whose action is a success action; "
+        "dwell is the event's dwell_seconds, else the time to the session's next later moment, else 0",
+        "session",
+        "succeeded",
+        "1",
+    )
+)
+register(
+    OnlineRatio(
+        "zero_result_rate",
+        "Zero-result rate",
+        "queries with no hits / queries whose hits are known",
+        "none",
+        "query",
+        "count(*) FILTER (WHERE hits_n = 0)",
+        "count(*) FILTER (WHERE hits_n IS NOT NULL)",
+    )
+)
+register(
+    OnlineRatio(
+        "mrr_first_click",
+        "MRR of the first click",
+        "mean of 1/position of each clicked query's first click",
+        "first: earliest, ties by position",
+        "query",
+        "coalesce(sum(1.0 / first_position), 0)",
+        "count(first_position)",
+    )
+)
+
+
+def measure_names() -> tuple[str, ...]:
+    """Every figure of `online_measures`' overall answer that the pages list, in order."""
+    return ("queries", "sessions", *RATIO_REGISTRY, "ctr_at")
+
+
+def ratios() -> dict[str, tuple[str, str]]:
+    """Each ratio as (numerator, denominator) columns of the per-session sums (`sa`): the A/B statistics' pairs."""
+    return {name: (f"{name}__n", f"{name}__d") for name in RATIO_REGISTRY}
+
+
+# Each measure's formula and the choice it makes (`python -m evaluation.online --list-measures`; docs/online.md too).
+def definitions() -> dict[str, tuple[str, str]]:
+    """Each figure's formula and the choice it makes, the registered ratios among them."""
+    return {
+        "queries": ("one ubi_queries record (AOL: the lines of one user, query and time)", "none"),
+        "sessions": (
+            "distinct sessions with a query",
+            "session_id, else an event's session_id for the query, else the "
+            "same client's queries with gaps under the session gap (30 min)",
+        ),
+        **{name: (ratio.formula, ratio.choice) for name, ratio in RATIO_REGISTRY.items()},
+        "ctr_at": (
+            "per position p: clicks at p / queries with at least p hits",
+            "the position is the event's position.ordinal, else the object's 1-based index in the hits",
+        ),
+        "top_queries": (
+            "normalised query strings by count, ties by text; head/torso/tail shares of traffic",
+            "NFC, lower-case, whitespace collapsed; head = top 1% of distinct queries (rounded up), "
+            "torso = the next 19%",
+        ),
+        "rate": (
+            "queries per UTC minute, hour, day or month, empty buckets included",
+            "a spike has a robust z-score 0.6745 (n - median) / MAD above 3.5; undefined when the MAD is 0",
+        ),
+    }
 
 
 @dataclass(frozen=True)
@@ -112,6 +193,24 @@ def _arm(settings: OnlineSettings) -> str:
     if settings.arm == "application":
         return "application"
     return f"json_extract_string(attributes, '$.\"{settings.arm}\"')"
+
+
+def _query_level_sums() -> str:
+    """Each query-level ratio's numerator and denominator, summed over a group of `qa` rows (a session's)."""
+    return ", ".join(
+        f"{r.numerator} AS {r.name}__n, {r.denominator} AS {r.name}__d"
+        for r in RATIO_REGISTRY.values()
+        if r.level == "query"
+    )
+
+
+def _session_level_sums() -> str:
+    """Each session-level ratio's numerator and denominator for one session (one `sa` row)."""
+    return ", ".join(
+        f"{r.numerator} AS {r.name}__n, {r.denominator} AS {r.name}__d"
+        for r in RATIO_REGISTRY.values()
+        if r.level == "session"
+    )
 
 
 def prepare(con: duckdb.DuckDBPyConnection, settings: OnlineSettings) -> None:
@@ -181,31 +280,14 @@ def prepare(con: duckdb.DuckDBPyConnection, settings: OnlineSettings) -> None:
         WITH successes AS (
             SELECT DISTINCT session FROM clicks WHERE dwell >= {float(settings.dwell_seconds)}
             UNION SELECT DISTINCT session FROM acts WHERE action_name IN {_strings(settings.success_actions)})
-        SELECT qa.session, any_value(qa.arm) AS arm, min(qa.ts) AS start,
-            count(*) AS queries,
-            count(*) FILTER (WHERE clicks > 0) AS clicked_queries,
-            count(*) FILTER (WHERE hits_n IS NOT NULL) AS known_queries,
-            count(*) FILTER (WHERE hits_n = 0) AS zero_queries,
-            coalesce(sum(clicks) FILTER (WHERE hits_n IS NOT NULL), 0) AS known_clicks,
-            coalesce(sum(hits_n), 0) AS impressions,
-            count(first_position) AS ranked_queries,
-            coalesce(sum(1.0 / first_position), 0) AS reciprocal_ranks,
-            (count(*) FILTER (WHERE clicks > 0) > 0)::INTEGER AS clicked,
-            (bool_or(s.session IS NOT NULL))::INTEGER AS succeeded
-        FROM qa LEFT JOIN successes s USING (session)
-        GROUP BY qa.session
+        SELECT *, {_session_level_sums()} FROM (
+            SELECT qa.session, any_value(qa.arm) AS arm, min(qa.ts) AS start, count(*) AS queries,
+                {_query_level_sums()},
+                (count(*) FILTER (WHERE clicks > 0) > 0)::INTEGER AS clicked,
+                (bool_or(s.session IS NOT NULL))::INTEGER AS succeeded
+            FROM qa LEFT JOIN successes s USING (session)
+            GROUP BY qa.session)
     """)
-
-
-# Each measure as (numerator, denominator) over the session sums: the A/B statistics use the same pairs.
-RATIOS = {
-    "session_abandonment_rate": ("1 - clicked", "1"),
-    "query_ctr": ("clicked_queries", "queries"),
-    "result_ctr": ("known_clicks", "impressions"),
-    "session_success_rate": ("succeeded", "1"),
-    "zero_result_rate": ("zero_queries", "known_queries"),
-    "mrr_first_click": ("reciprocal_ranks", "ranked_queries"),
-}
 
 
 def _ratio(numerator, denominator):
@@ -213,7 +295,8 @@ def _ratio(numerator, denominator):
 
 
 def _session_figures(con, group: str | None) -> dict:
-    select = ", ".join(f"sum({n}) AS n_{m}, sum({d}) AS d_{m}" for m, (n, d) in RATIOS.items())
+    pairs = ratios()
+    select = ", ".join(f"sum({n}) AS n_{m}, sum({d}) AS d_{m}" for m, (n, d) in pairs.items())
     key = f"{group} AS key" if group else "NULL AS key"
     rows = con.execute(
         f"SELECT {key}, sum(queries), count(*), {select} FROM sa {'GROUP BY 1' if group else ''}"
@@ -221,7 +304,7 @@ def _session_figures(con, group: str | None) -> dict:
     figures = {}
     for row in rows:
         values = {"queries": int(row[1] or 0), "sessions": int(row[2] or 0)}
-        for index, measure in enumerate(RATIOS):
+        for index, measure in enumerate(pairs):
             values[measure] = _ratio(row[3 + 2 * index], row[4 + 2 * index])
         figures[row[0]] = values
     return figures
@@ -280,38 +363,26 @@ def bucket_sql(by: str, column: str = "ts") -> str:
 
 def _by_bucket(con, by: str) -> dict:
     figures = {}
-    query_rows = con.execute(f"""
-        SELECT {bucket_sql(by)} AS bucket, count(*), count(*) FILTER (WHERE clicks > 0),
-            count(*) FILTER (WHERE hits_n IS NOT NULL), count(*) FILTER (WHERE hits_n = 0),
-            coalesce(sum(clicks) FILTER (WHERE hits_n IS NOT NULL), 0), coalesce(sum(hits_n), 0),
-            count(first_position), coalesce(sum(1.0 / first_position), 0)
-        FROM qa GROUP BY 1 ORDER BY 1
-    """).fetchall()
-    for bucket, queries, clicked, known, zero, known_clicks, impressions, ranked, rr in query_rows:
-        figures[bucket] = {
-            "queries": int(queries),
-            "query_ctr": _ratio(clicked, queries),
-            "result_ctr": _ratio(known_clicks, impressions),
-            "zero_result_rate": _ratio(zero, known),
-            "mrr_first_click": _ratio(rr, ranked),
+    per_query = [r for r in RATIO_REGISTRY.values() if r.level == "query"]
+    sums = ", ".join(f"{r.numerator}, {r.denominator}" for r in per_query)
+    for bucket, queries, *values in con.execute(
+        f"SELECT {bucket_sql(by)} AS bucket, count(*), {sums} FROM qa GROUP BY 1 ORDER BY 1"
+    ).fetchall():
+        figures[bucket] = {"queries": int(queries)} | {
+            r.name: _ratio(values[2 * i], values[2 * i + 1]) for i, r in enumerate(per_query)
         }
     # A session spans queries: per query, the session measures are left out (they are per day, week or arm).
-    session_rows = (
-        []
-        if by == "query"
-        else con.execute(f"""
-        SELECT {bucket_sql(by, "start")}, count(*), sum(1 - clicked), sum(succeeded) FROM sa GROUP BY 1 ORDER BY 1
-    """).fetchall()
-    )
-    for bucket, sessions, abandoned, succeeded in session_rows:
-        figures.setdefault(bucket, {"queries": 0})
-        figures[bucket].update(
-            {
-                "sessions": int(sessions),
-                "session_abandonment_rate": _ratio(abandoned, sessions),
-                "session_success_rate": _ratio(succeeded, sessions),
-            }
-        )
+    per_session = [r for r in RATIO_REGISTRY.values() if r.level == "session"]
+    if by != "query" and per_session:
+        sums = ", ".join(f"sum({r.name}__n), sum({r.name}__d)" for r in per_session)
+        for bucket, sessions, *values in con.execute(
+            f"SELECT {bucket_sql(by, 'start')}, count(*), {sums} FROM sa GROUP BY 1 ORDER BY 1"
+        ).fetchall():
+            figures.setdefault(bucket, {"queries": 0})
+            figures[bucket]["sessions"] = int(sessions)
+            figures[bucket].update(
+                {r.name: _ratio(values[2 * i], values[2 * i + 1]) for i, r in enumerate(per_session)}
+            )
     return {bucket: dict(sorted(values.items())) for bucket, values in sorted(figures.items())}
 
 
@@ -337,7 +408,7 @@ def online_measures(
     these settings) are already there."""
     if not prepared:
         prepare(con, settings)
-    overall = _session_figures(con, None).get(None) or {"queries": 0, "sessions": 0} | dict.fromkeys(RATIOS)
+    overall = _session_figures(con, None).get(None) or {"queries": 0, "sessions": 0} | dict.fromkeys(RATIO_REGISTRY)
     overall["ctr_at"] = _ctr_at(con, None).get(None, {})
     overall["top_queries"], shares = _top_queries(con, settings.top)
     overall.update(shares)

@@ -24,20 +24,16 @@ from ..forms import (
 )
 from ..models import SearchLog
 from ..online.ab import MIN_SESSIONS
-from ..online.measures import BUCKETS, MAX_RATE_BUCKETS, RATE_UNITS
+from ..online.measures import BUCKETS, MAX_RATE_BUCKETS, RATE_UNITS, RATIO_REGISTRY
 from ..services import search_logs
 from . import researcher_collection
 
-MEASURE_LABELS = {
-    "queries": "Queries",
-    "sessions": "Sessions",
-    "session_abandonment_rate": "Session abandonment rate",
-    "query_ctr": "Query CTR",
-    "result_ctr": "Result CTR",
-    "session_success_rate": "Session success rate",
-    "zero_result_rate": "Zero-result rate",
-    "mrr_first_click": "MRR of the first click",
-}
+
+def measure_labels() -> dict[str, str]:
+    """The page's name of each figure: the counts, then every registered ratio."""
+    return {"queries": "Queries", "sessions": "Sessions", **{n: r.label for n, r in RATIO_REGISTRY.items()}}
+
+
 COUNTS = ("queries", "sessions")
 
 
@@ -50,7 +46,7 @@ def _shown(name: str, value) -> str:
 def _measure_rows(values: dict) -> list[dict]:
     return [
         {"name": name, "label": label, "value": _shown(name, values.get(name))}
-        for name, label in MEASURE_LABELS.items()
+        for name, label in measure_labels().items()
         if name in values
     ]
 
@@ -62,7 +58,7 @@ def _ab_table(ab: dict | None) -> dict | None:
         return None
     arms = sorted(ab["arms"], key=lambda arm: (arm != ab["control"], arm))
     rows = []
-    for name, label in MEASURE_LABELS.items():
+    for name, label in measure_labels().items():
         if name in COUNTS:
             continue
         cells = []
@@ -140,10 +136,10 @@ def online(request: HttpRequest, collection_id: int) -> HttpResponse:
             overall=_measure_rows(figures["overall"]) if figures else [],
             ab=_ab_table(figures and figures["ab"]),
             by_rows=[
-                {"bucket": b, "cells": [_shown(n, v[n]) if n in v else "—" for n in MEASURE_LABELS]}
+                {"bucket": b, "cells": [_shown(n, v[n]) if n in v else "—" for n in measure_labels()]}
                 for b, v in (figures or {}).get("by", {}).items()
             ],
-            measure_labels=list(MEASURE_LABELS.values()),
+            measure_labels=list(measure_labels().values()),
             spikes=[row for row in (figures or {}).get("rate", []) if row["spike"]],
             correlations=selectors.online_offline(search_log=search_log),
             upload_form=SearchLogUploadForm(search_log=search_log),

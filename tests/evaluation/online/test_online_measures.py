@@ -133,3 +133,26 @@ def test_a_log_spanning_years_gets_a_bounded_rate_series(tmp_path):
     assert rate_unit(con, "minute") == "day" and rate_unit(con, "month") == "month"
     series = query_rate(con, rate_unit(con, "minute"))
     assert len(series) == 3654 <= MAX_RATE_BUCKETS and sum(row["queries"] for row in series) == 2
+
+
+def test_a_registered_online_ratio_appears_in_every_figure_the_pages_and_the_ab_table(tmp_path, worked_files):
+    """A new online measure is one registry entry: the whole log, each bucket, each arm, A/B and the page's labels."""
+    from evaluation.online import ab
+    from evaluation.online.measures import RATIO_REGISTRY, OnlineRatio, definitions, register
+    from evaluation.views.online import measure_labels
+
+    register(OnlineRatio("clicks_per_query", "Clicks per query", "clicks / queries", "none", "query",
+                         "coalesce(sum(clicks), 0)", "count(*)"))  # fmt: skip
+    try:
+        store.import_log(tmp_path / "s", files=worked_files, log_format="ubi")
+        con = store.connect(tmp_path / "s")
+        figures = online_measures(con, OnlineSettings(arm="application"), by="day")
+        clicks, queries = con.execute("SELECT sum(clicks), count(*) FROM qa").fetchone()
+        assert figures["overall"]["clicks_per_query"] == pytest.approx(clicks / queries)
+        assert all("clicks_per_query" in values for values in figures["by"].values())
+        assert all("clicks_per_query" in values for values in figures["arms"].values())
+        assert "clicks_per_query" in ab.arm_comparison(con)["arms"]["A"]
+        assert measure_labels()["clicks_per_query"] == "Clicks per query"
+        assert definitions()["clicks_per_query"] == ("clicks / queries", "none")
+    finally:
+        RATIO_REGISTRY.pop("clicks_per_query")
