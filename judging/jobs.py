@@ -15,8 +15,10 @@ import time
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
+
+from config import sql
 
 from .models import Job, JobState
 
@@ -150,7 +152,7 @@ def _heartbeat(job_id: int) -> Iterator[None]:
     """Stamps the running Job every HEARTBEAT_SECONDS from a thread of its own, so a long step that reports no
     progress (reading a large file, one slow query) is not taken for a dead worker. Not on SQLite: the embedded mode
     runs jobs in the web process, with no sweep to tell, and a second writer there would only wait on the first."""
-    if connection.vendor == "sqlite":
+    if not sql.concurrent_writers():
         yield
         return
     stop = threading.Event()

@@ -14,6 +14,8 @@ from django.db import connection
 from django.db.models import Count, Exists, F, Min, OuterRef, QuerySet, Subquery, Sum
 from django.db.models.functions import Coalesce
 
+from config import sql as db
+
 from . import adaptive
 from .models import (
     ROLE_ASSESSOR,
@@ -43,19 +45,21 @@ def topic_judgments(*, topic_id: int) -> dict[int, dict[int, int]]:
     items: dict[int, dict[int, int]] = defaultdict(dict)
     table = Judgment._meta.db_table
     sql = f"SELECT document_id, assessor_id, grade FROM {table} WHERE topic_id = %s AND grade IS NOT NULL"
-    for document_id, assessor_id, grade in _fetch(sql, [topic_id]):
+    for document_id, assessor_id, grade in db.fetch(sql, [topic_id]):
         items[document_id][assessor_id] = grade
     return dict(items)
 
 
 def topic_adjudications(*, topic_id: int) -> dict[int, int]:
     """{document id: adjudicated grade} for one topic (SQL of its own, as `topic_judgments`)."""
-    return dict(_fetch(f"SELECT document_id, grade FROM {Adjudication._meta.db_table} WHERE topic_id = %s", [topic_id]))
+    return dict(
+        db.fetch(f"SELECT document_id, grade FROM {Adjudication._meta.db_table} WHERE topic_id = %s", [topic_id])
+    )
 
 
 def topic_labels(*, topic_id: int) -> tuple[dict[int, dict[int, int]], dict[int, int]]:
     """`topic_judgments` and `topic_adjudications` of one topic in one query (a recompute reads both every time)."""
-    return _labels(_fetch(*_labels_query(topic_id)))
+    return _labels(db.fetch(*_labels_query(topic_id)))
 
 
 def _labels_query(topic_id: int) -> tuple[str, list]:
@@ -81,7 +85,7 @@ def _labels(rows) -> tuple[dict[int, dict[int, int]], dict[int, int]]:
 def topic_rankings_name(*, topic_id: int) -> tuple[int, int]:
     """A name for the topic's current rankings: (how many, the largest row id). Runs are immutable once imported
     (replacing one deletes its rankings and inserts new rows), so any import, replacement or deletion changes it."""
-    return _rankings_name(_fetch(*_rankings_name_query(topic_id)))
+    return _rankings_name(db.fetch(*_rankings_name_query(topic_id)))
 
 
 def topics_rankings_names(*, topic_ids: list[int]) -> dict[int, tuple[int, int]]:
@@ -92,7 +96,7 @@ def topics_rankings_names(*, topic_ids: list[int]) -> dict[int, tuple[int, int]]
         f"SELECT topic_id, COUNT(id), MAX(id) FROM {Ranking._meta.db_table} "
         f"WHERE topic_id IN ({', '.join(['%s'] * len(topic_ids))}) GROUP BY topic_id"
     )
-    found = {topic_id: (count, last or 0) for topic_id, count, last in _fetch(sql, list(topic_ids))}
+    found = {topic_id: (count, last or 0) for topic_id, count, last in db.fetch(sql, list(topic_ids))}
     return {topic_id: found.get(topic_id, (0, 0)) for topic_id in topic_ids}
 
 
@@ -121,7 +125,7 @@ def topic_recompute_inputs(*, topic_id: int) -> TopicInputs:
     these reads take in the database)."""
     compiler, collection_sql, converters, field_names = _collection_of_topic_query()
     statements = [(collection_sql, [topic_id]), _labels_query(topic_id), _rankings_name_query(topic_id)]
-    collections, labels, name = _fetch_each(statements)
+    collections, labels, name = db.fetch_each(statements)
     if not collections:
         raise Collection.DoesNotExist(f"no collection has topic {topic_id}")
     row = next(iter(compiler.apply_converters(collections[:1], converters))) if converters else collections[0]
@@ -143,27 +147,7 @@ def _collection_of_topic_query():
 def collection_run_ids(*, collection_id: int) -> list[int]:
     """The ids of a collection's runs, ascending (SQL of its own, as `topic_judgments`: every store reads them)."""
     sql = f"SELECT id FROM {Run._meta.db_table} WHERE collection_id = %s ORDER BY id"
-    return [run_id for (run_id,) in _fetch(sql, [collection_id])]
-
-
-def _fetch(sql: str, params: list) -> list[tuple]:
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.fetchall()
-
-
-def _fetch_each(statements: list[tuple[str, list]]) -> list[list[tuple]]:
-    """Each statement's rows; on PostgreSQL sent as one query string (one round trip), elsewhere one by one."""
-    if connection.vendor != "postgresql":
-        return [_fetch(sql, params) for sql, params in statements]
-    results = []
-    with connection.cursor() as cursor:
-        cursor.execute("; ".join(sql for sql, _ in statements), [p for _, params in statements for p in params])
-        for index in range(len(statements)):
-            if index:
-                cursor.nextset()
-            results.append(cursor.fetchall())
-    return results
+    return [run_id for (run_id,) in db.fetch(sql, [collection_id])]
 
 
 def collection_judgments(*, collection_id: int) -> dict[int, dict[int, dict[int, int]]]:

@@ -17,7 +17,10 @@ QUERYSET_WRITES = {"create", "update"}
 QUERYSET = re.compile(r"\bobjects\b|\.(filter|exclude|all|select_for_update)\(|_set$")
 SQL_WRITE = re.compile(r"^\s*(INSERT\s+INTO|UPDATE\s+\S+(\s+AS\s+\S+)?\s+SET|DELETE\s+FROM)\b", re.IGNORECASE)
 # Outside services only these write: the job runner and the upload store (README, "Which module writes each entity").
-ALLOWED_ELSEWHERE = {"judging/jobs.py", "judging/uploads.py"}
+ALLOWED_ELSEWHERE = {"judging/jobs.py", "judging/uploads.py", "config/sql.py"}
+# Every hand-written statement and every switch on the database's vendor: the one SQL layer, and the list field's
+# own conversions (a Django field says how it is stored per vendor).
+SQL_LAYER = {"config/sql.py", "evaluation/fields.py"}
 
 
 def _is_allowed(relative: str) -> bool:
@@ -63,6 +66,37 @@ def modules_that_write() -> dict[str, list[tuple[int, str]]]:
 def test_no_write_outside_services_the_job_runner_and_uploads():
     outside = {module: writes for module, writes in modules_that_write().items() if not _is_allowed(module)}
     assert outside == {}
+
+
+def raw_sql_in(source: str) -> list[tuple[int, str]]:
+    """(line, what) for each database cursor's execute and each look at the database's vendor (DuckDB's
+    connections, `con`, are files' readers, not the database)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "execute":
+            receiver = ast.unparse(node.func.value)
+            if "cursor" in receiver:
+                found.append((node.lineno, f"{receiver}.execute()"))
+        if isinstance(node, ast.Attribute) and node.attr == "vendor" and ast.unparse(node.value).endswith("connection"):
+            found.append((node.lineno, "connection.vendor"))
+    return sorted(found)
+
+
+def test_hand_written_sql_and_the_vendor_switch_live_in_the_one_sql_layer():
+    outside = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            module = path.relative_to(ROOT).as_posix()
+            if "migrations" in path.parts or module in SQL_LAYER:
+                continue
+            found = raw_sql_in(path.read_text())
+            if found:
+                outside[module] = found
+    assert outside == {}
+    assert raw_sql_in("with connection.cursor() as cursor:\n    cursor.execute('SELECT 1')\nconnection.vendor\n") == [
+        (2, "cursor.execute()"),
+        (3, "connection.vendor"),
+    ]
 
 
 def test_the_check_catches_an_orm_write_and_a_raw_statement_in_a_view():

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import F, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from config import sql
 from judging import job_kinds, jobs
 from judging import selectors as judging_selectors
 from judging.models import Collection, Topic
@@ -19,80 +20,11 @@ from .. import agreement, ranking_cache
 from ..models import CollectionState, TopicState
 from ..ranking_agreement import system_ranking_agreement
 from ..selectors import consensus_inputs, consensus_labels, engine_options, stored_measures
-from . import locks, storage
+from . import storage
 from .phases import NO_PHASES, Phases
 
-
-def _claim_sql(model) -> str:
-    table, key = model._meta.db_table, model._meta.pk.column
-    return (
-        f"UPDATE {table} SET dirty = %s, dirty_since = NULL, claimed_at = %s "
-        f"WHERE {key} = %s AND (dirty OR computed_generation < generation) RETURNING generation"
-    )
-
-
-def _claim(model, pk: int) -> int | None:
-    """Takes on a stale row: clears its flag (so changes from now on re-dirty it) and returns the generation to
-    compute, or None when there is nothing to do. Call while holding the row's lock. One statement, its own
-    transaction (one round trip)."""
-    with connection.cursor() as cursor:
-        # Sent as one query string, the two statements run as one transaction, to which SET LOCAL applies.
-        if connection.vendor == "postgresql":  # a lost claim leaves the row dirty: computed again
-            cursor.execute(f"SET LOCAL synchronous_commit TO OFF; {_claim_sql(model)}", [False, timezone.now(), pk])
-            cursor.nextset()
-        else:
-            cursor.execute(_claim_sql(model), [False, timezone.now(), pk])
-        row = cursor.fetchone()
-    return None if row is None else row[0]
-
-
-def _lock_and_claim(namespace: int, model, pk: int) -> tuple[bool, int | None]:
-    """Takes the row's lock without waiting and, when it is ours, claims the row (see `_claim`): (whether the lock
-    is ours, the generation to compute). On PostgreSQL one round trip: the claim is part of the statement that
-    takes the lock, and runs only if it did."""
-    if connection.vendor != "postgresql":
-        if not locks.acquire(namespace, pk):
-            return False, None
-        try:
-            return True, _claim(model, pk)
-        except BaseException:
-            locks.release(namespace, pk)
-            raise
-    table, key = model._meta.db_table, model._meta.pk.column
-    sql = (
-        f"SET LOCAL synchronous_commit TO OFF; WITH lock AS (SELECT {locks.TRY_LOCK_SQL} AS mine), "
-        f"claimed AS (UPDATE {table} SET dirty = FALSE, dirty_since = NULL, claimed_at = %s FROM lock "
-        f"WHERE lock.mine AND {table}.{key} = %s AND (dirty OR computed_generation < generation) "
-        f"RETURNING {table}.generation) "
-        "SELECT mine, (SELECT generation FROM claimed) FROM lock"
-    )
-    with connection.cursor() as cursor:
-        try:
-            cursor.execute(sql, [namespace, pk, timezone.now(), pk])
-        except BaseException:
-            locks.release(namespace, pk)  # the lock may have been taken before the claim failed
-            raise
-        cursor.nextset()
-        mine, generation = cursor.fetchone()
-    return bool(mine), generation
-
-
-def _release_and_check(namespace: int, model, pk: int) -> bool:
-    """Lets go of the row's lock, then reads whether the row is stale again; on PostgreSQL in one round trip (two
-    statements: the read's snapshot is taken after the lock is gone, so a change whose worker found the lock still
-    held is seen here)."""
-    check = f"SELECT dirty FROM {model._meta.db_table} WHERE {model._meta.pk.column} = %s"
-    if connection.vendor != "postgresql":
-        locks.release(namespace, pk)
-        with connection.cursor() as cursor:
-            cursor.execute(check, [pk])
-            row = cursor.fetchone()
-        return bool(row and row[0])
-    with connection.cursor() as cursor:
-        cursor.execute(f"{locks.UNLOCK_SQL}; {check}", [namespace, pk, pk])
-        cursor.nextset()
-        row = cursor.fetchone()
-    return bool(row and row[0])
+# The lock namespaces of the staleness protocol (the first of PostgreSQL's two advisory-lock keys).
+TOPIC, COLLECTION = 1, 2
 
 
 def _exclusively(namespace: int, model, pk: int, compute: Callable[[int], bool | None], *, once: bool = False) -> bool:
@@ -106,7 +38,7 @@ def _exclusively(namespace: int, model, pk: int, compute: Callable[[int], bool |
     a worker for as long as judgments keep coming)."""
     computed = False
     while True:
-        mine, generation = _lock_and_claim(namespace, model, pk)
+        mine, generation = sql.lock_and_claim(namespace, model, pk)
         if not mine:
             return computed
         try:
@@ -115,11 +47,11 @@ def _exclusively(namespace: int, model, pk: int, compute: Callable[[int], bool |
                 computed = True
                 if once:
                     break
-                generation = None if more is False else _claim(model, pk)
+                generation = None if more is False else sql.claim(model, pk)
         except BaseException:
-            locks.release(namespace, pk)
+            sql.release(namespace, pk)
             raise
-        if not _release_and_check(namespace, model, pk) or once:
+        if not sql.release_and_check(namespace, model, pk) or once:
             return computed
 
 
@@ -127,7 +59,7 @@ def topic_recompute(*, topic_id: int, phases: Phases = NO_PHASES) -> bool:
     """Brings one topic's per-run values and agreement up to date, then the runs' aggregates. Idempotent; returns
     False when there was nothing to do (already fresh, or another worker holds the topic). `phases` is given the
     time each step took."""
-    return _exclusively(locks.TOPIC, TopicState, topic_id, lambda generation: _topic(topic_id, generation, phases))
+    return _exclusively(TOPIC, TopicState, topic_id, lambda generation: _topic(topic_id, generation, phases))
 
 
 def _topic(topic_id: int, generation: int, phases: Phases) -> bool:
@@ -200,7 +132,7 @@ def collection_agreement_recompute(*, collection_id: int) -> bool:
     """Brings the collection-wide agreement report up to date (all items pooled, and system-ranking agreement over
     all topics). Idempotent; False when there was nothing to do."""
     return _exclusively(
-        locks.COLLECTION, CollectionState, collection_id, lambda g: _collection_agreement(collection_id, g), once=True
+        COLLECTION, CollectionState, collection_id, lambda g: _collection_agreement(collection_id, g), once=True
     )
 
 

@@ -14,10 +14,11 @@ from collections.abc import Iterable
 from datetime import timedelta
 
 from celery import current_app
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from config import sql
 from judging.models import Topic
 
 from ..models import CollectionState, TopicState
@@ -108,20 +109,7 @@ def _flag_stale(model, keys: list[int], now, qrels_moved: int = 0) -> dict[int, 
     worker's claim cannot slip between reading the flag and bumping the generation (which would leave a change
     behind a clean flag, with no message). On PostgreSQL one statement does it for rows that exist; rows that do not
     yet, and other databases, go row by row."""
-    found: dict[int, bool] = {}
-    table, key = model._meta.db_table, model._meta.pk.column
-    qrels = ", qrels_version = s.qrels_version + %s" if model is CollectionState else ""
-    if keys and connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(
-                f"UPDATE {table} AS s SET dirty = TRUE, generation = s.generation + 1, "
-                f"dirty_since = CASE WHEN old.dirty THEN COALESCE(s.dirty_since, %s) ELSE %s END, "
-                f"resent_at = CASE WHEN old.dirty THEN s.resent_at ELSE NULL END{qrels} "
-                f"FROM (SELECT {key}, dirty FROM {table} WHERE {key} = ANY(%s) ORDER BY {key} FOR UPDATE) AS old "
-                f"WHERE s.{key} = old.{key} RETURNING s.{key}, old.dirty",
-                [now, now, *([qrels_moved] if qrels else []), keys],
-            )
-            found = dict(cursor.fetchall())
+    found = sql.flag_stale_rows(model, keys, now, qrels_moved=qrels_moved if model is CollectionState else None)
     for pk in keys:
         if pk in found:
             continue

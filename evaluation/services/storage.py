@@ -5,13 +5,13 @@ from __future__ import annotations
 from django.db import connection, transaction
 from django.utils import timezone
 
+from config import sql
 from judging import selectors as judging_selectors
 from judging.models import Collection, Run
 from measures import as_measures, totals
 
 from ..models import AgreementReport, CollectionState, RunAggregates, TopicAgreement, TopicState, TopicValues
 from ..selectors import settings_key, stored_measures
-from . import bulk
 from .phases import NO_PHASES, Phases
 
 # The per-topic statistics stored as rows (for the pages and the API to filter and average); the full report,
@@ -92,7 +92,7 @@ def _store_topic(collection: Collection, topic_id: int, generation: int, values,
             )
             if gone
             else None,
-            bulk.upsert(
+            sql.upsert(
                 TopicValues,
                 ["topic", "measure", "runs", "values", "generation", "settings_key", "computed_at"],
                 [(topic_id, m, list(values[m]), list(values[m].values()), generation, key, now) for m in changed],
@@ -100,7 +100,7 @@ def _store_topic(collection: Collection, topic_id: int, generation: int, values,
             ),
             *_agreement_statements(collection, topic_id, generation, report, key, now),
             *(totals_written or []),
-            bulk.without_waiting_for_disk(),
+            sql.without_waiting_for_disk(),
             (
                 f"UPDATE {TopicState._meta.db_table} SET computed_generation = %s, computed_at = %s, "
                 "recompute_count = recompute_count + 1 WHERE topic_id = %s AND computed_generation <= %s "
@@ -108,7 +108,7 @@ def _store_topic(collection: Collection, topic_id: int, generation: int, values,
                 [generation, now, topic_id, generation],
             ),
         ]
-        stored = bulk.run_together(statements)
+        stored = sql.run_together(statements)
         if recount:  # from the stored values, this topic's new ones included
             runs_aggregate(collection=collection)
     if not stored:
@@ -116,10 +116,10 @@ def _store_topic(collection: Collection, topic_id: int, generation: int, values,
     return bool(stored[0][0])
 
 
-def _current_totals(collection: Collection, key: str, measures: list[str]) -> bulk.Statement:
+def _current_totals(collection: Collection, key: str, measures: list[str]) -> sql.Statement:
     """The condition on RunAggregates rows that are current: counted under these settings for exactly the
     collection's runs (compared by the database, so no run list travels but the rows' own), for `measures`."""
-    if connection.vendor == "postgresql":
+    if sql.is_postgresql():
         runs, runs_params = (
             f"ARRAY(SELECT id FROM {Run._meta.db_table} WHERE collection_id = %s ORDER BY id)",
             [collection.pk],
@@ -138,13 +138,13 @@ def _current_totals(collection: Collection, key: str, measures: list[str]) -> bu
     return condition, [collection.pk, key, *runs_params, *measures]
 
 
-def _stored(topic_id: int, current: bulk.Statement) -> tuple[int, int, dict]:
+def _stored(topic_id: int, current: sql.Statement) -> tuple[int, int, dict]:
     """(the generation stored for the topic, how many of the runs' totals rows are `current`, the topic's stored
     values as {measure: ({run: value}, settings key)}), in one query."""
     condition, params = current
     state = (f"(SELECT computed_generation FROM {TopicState._meta.db_table} WHERE topic_id = %s)", [topic_id])
     totals_rows = (f"(SELECT COUNT(*) FROM {RunAggregates._meta.db_table} WHERE {condition})", params)
-    rows = bulk.rows_select(
+    rows = sql.rows_select(
         TopicValues,
         ["measure", "runs", "values", "settings_key"],
         "topic_id = %s",
@@ -152,9 +152,7 @@ def _stored(topic_id: int, current: bulk.Statement) -> tuple[int, int, dict]:
         extra=[state, totals_rows],
     )
     if not rows:  # the topic's first store: nothing stored yet to carry the two counts
-        with connection.cursor() as cursor:
-            cursor.execute(f"SELECT {state[0]}, {totals_rows[0]}", [*state[1], *totals_rows[1]])
-            generation, current_rows = cursor.fetchone()
+        ((generation, current_rows),) = sql.fetch(f"SELECT {state[0]}, {totals_rows[0]}", [*state[1], *totals_rows[1]])
         return generation or 0, current_rows, {}
     old = {
         measure: (dict(zip(runs, stored, strict=True)), stored_key) for measure, runs, stored, stored_key, *_ in rows
@@ -173,7 +171,7 @@ def _agreement_statements(collection: Collection, topic_id: int, generation: int
     """The topic's agreement statistics and its full report, an upsert each."""
     items = report["graded"]["items"]
     return [
-        bulk.upsert(
+        sql.upsert(
             TopicAgreement,
             ["collection", "topic", "statistic", "value", "items", "generation", "computed_at"],
             [
@@ -183,7 +181,7 @@ def _agreement_statements(collection: Collection, topic_id: int, generation: int
             unique=["collection", "topic", "statistic"],
             where="topic_id IS NOT NULL",
         ),
-        bulk.upsert(
+        sql.upsert(
             AgreementReport,
             ["collection", "topic", "report", "generation", "settings_key", "computed_at"],
             [(collection.pk, topic_id, report, generation, key, now)],
@@ -195,7 +193,7 @@ def _agreement_statements(collection: Collection, topic_id: int, generation: int
 
 @transaction.atomic
 def store_collection_agreement(collection: Collection, generation: int, report: dict) -> None:
-    bulk.commit_without_waiting_for_disk()
+    sql.commit_without_waiting_for_disk()
     state = CollectionState.objects.select_for_update().get(pk=collection.pk)
     if state.computed_generation > generation:
         return
@@ -213,13 +211,13 @@ _ABSENT = object()  # a (run, measure) with no value stored for the topic, as op
 
 
 def _qrels_version(collection: Collection) -> int:
-    found = bulk.rows_select(CollectionState, ["qrels_version"], "collection_id = %s", [collection.pk])
+    found = sql.rows_select(CollectionState, ["qrels_version"], "collection_id = %s", [collection.pk])
     return found[0][0] if found else 0
 
 
 def _runs_move(
     collection: Collection, kinds: dict[str, str], moves: dict[str, dict[int, tuple]], key: str
-) -> list[bulk.Statement] | None:
+) -> list[sql.Statement] | None:
     """The statements that apply one topic's changes, {measure: {run: (old, new)}}, to the runs' stored exact
     totals. Locks those measures' aggregate rows in measure order, so concurrent topics of a collection never lose
     an update. None when a row is missing or not current (a run or measure appeared or went, the settings
@@ -227,7 +225,7 @@ def _runs_move(
     measures = sorted(moves)
     condition, params = _current_totals(collection, key, measures)
     # Read through the unique index, which, unlike a bitmap scan, marks the versions every store leaves dead as such.
-    rows = bulk.rows_select(
+    rows = sql.rows_select(
         RunAggregates,
         ["id", "measure", "runs", "values", "topics", "defined", "totals"],
         f"{condition} ORDER BY measure",
@@ -265,7 +263,7 @@ def _runs_move(
     fields = ["values", "totals", "qrels_version", "computed_at", "topics", "defined"]
     if not counts_moved:  # the usual judgment: values move, no run gains or loses a topic or a defined value
         fields, written = fields[:4], [row[:5] for row in written]
-    return bulk.updates(RunAggregates, fields, written)
+    return sql.updates(RunAggregates, fields, written)
 
 
 def _finished(kind: str, total: int, defined: int) -> float | None:

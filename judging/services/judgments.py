@@ -4,9 +4,11 @@ the admin and the demo; each is atomic, keeps the history and marks the topic st
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import F, Value
 from django.db.models.functions import Greatest
+
+from config import sql
 
 from .. import signals
 from ..models import (
@@ -80,28 +82,6 @@ def _claim_item_slot(*, assessor, topic: Topic, document: Document, grade: int |
         raise ItemFull(f"document {document.docno} of topic {topic.number} already has its {k} judgment(s)")
 
 
-def _insert_if_absent(judgment: Judgment) -> bool:
-    """Inserts a new judgment unless its (assessor, topic, document) row exists; True, with its id set, when this
-    call created it. One statement (INSERT ... ON CONFLICT DO NOTHING), where a savepoint around an insert that may
-    fail took three round trips on every first judgment of an item."""
-    fields = [field for field in Judgment._meta.concrete_fields if not field.primary_key]
-    values = [field.get_db_prep_save(field.pre_save(judgment, True), connection) for field in fields]
-    quote = connection.ops.quote_name
-    unique = ", ".join(quote(Judgment._meta.get_field(name).column) for name in ("assessor", "topic", "document"))
-    sql = (
-        f"INSERT INTO {quote(Judgment._meta.db_table)} ({', '.join(quote(f.column) for f in fields)}) "
-        f"VALUES ({', '.join(['%s'] * len(fields))}) ON CONFLICT ({unique}) DO NOTHING RETURNING id"
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, values)
-        row = cursor.fetchone()
-    if row is None:
-        return False
-    judgment.pk = row[0]
-    judgment._state.adding, judgment._state.db = False, connection.alias
-    return True
-
-
 def _history(assessor, topic_id, document_id, changed_by, old_grade, new_grade, action, note) -> JudgmentHistory:
     """One row of the append-only history; every write of a judgment, single or bulk, appends one."""
     return JudgmentHistory(
@@ -161,7 +141,7 @@ def judgment_record(
         cannot_judge_reason=cannot_judge_reason if grade is None else "",
     )
     # Inserted first, read only if it exists: most saves of a campaign are an item's first judgment.
-    if not _insert_if_absent(judgment):
+    if not sql.insert_if_absent(judgment, unique=("assessor", "topic", "document")):
         judgment = Judgment.objects.select_for_update().get(**lookup)
         action = None
     if action is None:

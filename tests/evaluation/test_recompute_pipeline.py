@@ -199,9 +199,9 @@ def test_a_claim_abandoned_by_a_dead_worker_is_swept_and_recomputed():
     collection = make_collection(topics=1, runs=2)
     topic = judge_all(collection, [make_user()], [[1], [0]])
     TopicState.objects.filter(topic=topic).update(dirty=True, generation=99)
-    from evaluation.services.recompute import _claim
+    from config.sql import claim
 
-    assert _claim(TopicState, topic.id) == 99  # a worker took it on, then died before storing
+    assert claim(TopicState, topic.id) == 99  # a worker took it on, then died before storing
     assert not TopicState.objects.get(topic=topic).fresh
     # resend_after 0: whatever the broker holds (other tests may leave messages), an abandoned claim is sent again
     assert evaluation_services.stale_topics_sweep(older_than=timedelta(0), resend_after=timedelta(0)) == 1

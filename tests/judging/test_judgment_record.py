@@ -128,16 +128,16 @@ def test_deleting_a_judgment_keeps_its_history(setting):
 
 
 def test_a_judgment_created_by_another_request_meanwhile_is_updated_not_duplicated(setting, monkeypatch):
-    from judging.services import judgments
+    from config import sql
 
     _, assessor, topic, document = setting
-    insert = judgments._insert_if_absent
+    insert = sql.insert_if_absent
 
-    def after_another_request(judgment):  # the other request's insert lands just before ours
+    def after_another_request(judgment, unique):  # the other request's insert lands just before ours
         Judgment.objects.create(assessor=assessor, topic=topic, document=document, grade=0)
-        return insert(judgment)
+        return insert(judgment, unique)
 
-    monkeypatch.setattr(judgments, "_insert_if_absent", after_another_request)
+    monkeypatch.setattr(sql, "insert_if_absent", after_another_request)
     returned = services.judgment_record(assessor=assessor, topic=topic, document=document, grade=2)
     assert list(Judgment.objects.values_list("id", "grade")) == [(returned.id, 2)]
     assert list(JudgmentHistory.objects.values_list("old_grade", "new_grade", "action")) == [(0, 2, "changed")]
