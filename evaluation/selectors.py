@@ -11,11 +11,12 @@ from collections.abc import Iterable
 from django.core.cache import cache
 from django.db.models import F, Q
 
+from judging import selectors as judging_selectors
 from judging.models import Collection, PoolItem, Run, Topic
 
 from .consensus import collection_consensus
 from .estimates import SampledTopic, sampled_estimates
-from .models import RunAggregates, TopicAgreement, TopicState, TopicValues
+from .models import CollectionState, RunAggregates, TopicAgreement, TopicState, TopicValues
 from .online import store as online_store
 from .online import traffic
 from .online.ab import arm_comparison
@@ -120,8 +121,6 @@ ConsensusInputs = dict[int, tuple[dict[int, dict[int, int]], dict[int, int]]]
 def consensus_inputs(*, collection_id: int) -> ConsensusInputs:
     """{topic id: ({document id: {assessor id: grade}}, {document id: adjudicated grade})} for every topic with a
     graded judgment or an adjudication: two queries, whatever the collection's size."""
-    from judging import selectors as judging_selectors
-
     judgments = judging_selectors.collection_judgments(collection_id=collection_id)
     adjudicated = judging_selectors.collection_adjudications(collection_id=collection_id)
     topics = set(judgments) | set(adjudicated)
@@ -152,8 +151,6 @@ def sampled_pool_estimates(*, collection: Collection) -> dict | None:
     """The measures estimated from the collection's sampled pool (`estimates.sampled_estimates`) from the
     consensus labels, over the topics with a sample: {"topics": n, "names": [...], "runs": {tag: {name: Estimate}}};
     None when no pool item was sampled. Computed on request (a bootstrap over the sample, no stored values)."""
-    from judging import selectors as judging_selectors
-
     sample: dict[int, dict[int, tuple[int, float]]] = {}
     items = PoolItem.objects.filter(topic__collection=collection, stratum__gt=0)
     for topic_id, document_id, stratum, inclusion in items.values_list(
@@ -284,8 +281,6 @@ def results_version(*, collection: Collection) -> str | None:
     """A key for what the results pages and plots of a collection show: it changes with every judgment, ranking or
     settings change (the collection's generation, its settings, its measures) and every search-log import or
     setting. None while anything is stale, so that nothing computed from values about to change is kept."""
-    from .models import CollectionState
-
     state = CollectionState.objects.filter(pk=collection.pk).values_list("generation", "dirty").first()
     if state is None or state[1] or _stale_states(collection.id).exists():
         return None
@@ -297,8 +292,6 @@ def results_version(*, collection: Collection) -> str | None:
 def collection_agreement_fresh(*, collection_id: int) -> bool:
     """Whether the collection-wide agreement report reflects every judgment (the sweep refreshes it seconds after
     a change)."""
-    from .models import CollectionState
-
     state = CollectionState.objects.filter(collection_id=collection_id).first()
     return state is None or state.fresh
 
@@ -322,8 +315,6 @@ def collection_status(*, collection_id: int, page: int = 1, stale_only: bool = F
     they came from, and one page of topics (STATUS_PAGE_SIZE, in topic order; only the stale ones on request): the
     answer stays small however many topics the collection has."""
     from judging.models import Collection, Topic
-
-    from .models import CollectionState
 
     collection = Collection.objects.get(pk=collection_id)
     state = CollectionState.objects.filter(collection_id=collection_id).first()

@@ -21,6 +21,7 @@ from django.utils import timezone
 from config import sql
 
 from .models import Job, JobState
+from .uploads import upload_delete, uploads_purge
 
 __all__ = ["Job", "JobRefused", "job_retry", "job_run", "job_start", "job_tracker", "jobs_sweep"]
 
@@ -141,8 +142,6 @@ def job_run(job_id: int, work: Callable[[Job, Progress], dict]) -> dict:
         return {}
     _finish(job_id, result=result)
     if job.upload_id:  # kept while the job may be retried; done, it is no longer needed
-        from .uploads import upload_delete
-
         upload_delete(upload_id=job.upload_id)
     return result
 
@@ -184,8 +183,6 @@ def jobs_sweep(*, now=None) -> int:
     Job.objects.filter(state=JobState.RUNNING, updated_at__lt=now - STALLED_AFTER).update(
         state=JobState.QUEUED, message="Restarted: its worker stopped.", updated_at=now
     )
-    from .uploads import uploads_purge
-
     uploads_purge(older_than=now - KEEP_FAILED_UPLOADS)
     waiting = Job.objects.filter(state=JobState.QUEUED, updated_at__lt=now - RESEND_QUEUED_AFTER)
     sent = 0

@@ -17,8 +17,9 @@ from django.urls import reverse
 
 from judging import job_kinds, jobs, uploads
 from judging.importers.services import IMPORTED_NAMESPACE
-from judging.models import Collection, Document, Job, Topic
-from judging.services import imported_assessors, judgments_record_bulk
+from judging.importers.topics import TopicRecord
+from judging.models import Collection, Document, Job, Topic, Upload
+from judging.services import imported_assessors, judgments_record_bulk, topics_upsert
 
 from ..models import SearchLog
 from ..online import click_models, store, traffic
@@ -147,8 +148,6 @@ def search_log_import_job_work(job: Job, progress) -> dict:
     problems by file, line and field."""
     from contextlib import ExitStack
 
-    from judging.models import Upload
-
     search_log = SearchLog.objects.get(pk=job.arguments["search_log"])
     upload_ids = job.arguments["uploads"]
     names = dict(Upload.objects.filter(pk__in=upload_ids.values()).values_list("pk", "name"))
@@ -224,9 +223,6 @@ def traffic_topics_create(*, search_log: SearchLog, method: str, size: int, seed
     """Adds a topic for each query of a sample of the log's traffic (`online.traffic.traffic_sample`) that is not
     already a topic's title. Numbers are `log-` and a hash of the query, so sampling the same query again adds
     nothing. Returns the sample (with its coverage of the traffic) and how many topics were added."""
-    from judging.importers.topics import TopicRecord
-    from judging.services import topics_upsert
-
     with store.connect(search_log.store_path) as con:
         sample = traffic.traffic_sample(traffic.logged_queries(con), method=method, size=size, seed=seed)
     collection = search_log.collection

@@ -16,13 +16,15 @@ from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
-from .. import job_kinds
+from .. import job_kinds, jobs, uploads
+from ..jobs import JobRefused
 from ..models import Collection, Document, Topic
 from ..services.documents import documents_upsert
 from ..services.judgments import judgments_record_bulk
 from ..services.runs import run_store
 from ..services.topics import topics_upsert
 from ..services.users import imported_assessors
+from ..uploads import upload_local_copy, upload_size_limit
 from . import archives
 from .documents import parse_documents
 from .problems import LISTED_PROBLEMS, ImportFailed, Problem, Problems, Progress
@@ -265,8 +267,6 @@ def import_start(
     """Stores the uploaded file(s) and starts their import as one Job (the page's and the API's one way in): several
     files, or a .zip or .tar.gz, are imported together, all or nothing, with one report. Raises ValidationError on
     'file' for an upload over the limit."""
-    from .. import jobs, uploads
-
     if kind not in IMPORT_KINDS:
         raise ValueError(f"unknown import kind {kind!r}")
     files = [f for f in (files or [file]) if f is not None]
@@ -285,8 +285,6 @@ def import_start(
 
 def _bundled(files) -> UploadedFile:
     """Several uploaded files as one zip (kept in a temporary file), named for what it holds."""
-    from ..uploads import upload_size_limit
-
     total = sum(f.size or 0 for f in files)
     if total > upload_size_limit():
         raise ValidationError({"file": f"the files hold {total:,} bytes; the limit is {upload_size_limit():,} bytes"})
@@ -304,9 +302,6 @@ def import_job_work(job, progress: Progress) -> dict:
     """The work of an import Job: its upload, read from the database into a local temporary file (an archive
     opened into its files), imported with the Job's options, all files in one transaction. A refused file raises
     JobRefused with the problems of every file by file, line and field; nothing of any file is then kept."""
-    from ..jobs import JobRefused
-    from ..uploads import upload_local_copy, upload_size_limit
-
     if job.upload_id is None:
         raise JobRefused("The uploaded file is no longer stored; upload it again.")
     kind, name = job.arguments["kind"], job.upload.name
