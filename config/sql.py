@@ -241,6 +241,18 @@ def flag_stale_rows(model, keys: list[int], now, *, qrels_moved: int | None = No
     return dict(rows)
 
 
+def mark_computed(model, pk: int, generation: int, now) -> Statement:
+    """The statement that stamps a stale row's results as stored for `generation`, unless a newer generation's
+    already are (an older computation never overwrites a newer one: it updates nothing, and the caller rolls back);
+    it returns whether the row was re-dirtied meanwhile. For `run_together`, last in the store's transaction."""
+    table, key = model._meta.db_table, model._meta.pk.column
+    return (
+        f"UPDATE {table} SET computed_generation = %s, computed_at = %s, recompute_count = recompute_count + 1 "
+        f"WHERE {key} = %s AND computed_generation <= %s RETURNING dirty",
+        [generation, now, pk, generation],
+    )
+
+
 def _claim_sql(model) -> str:
     table, key = model._meta.db_table, model._meta.pk.column
     return (

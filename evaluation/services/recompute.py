@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 from django.db import transaction
-from django.db.models import F, Value
+from django.db.models import F, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -169,17 +169,20 @@ def topics_recompute(*, topic_ids: list[int]) -> int:
     return sum(bool(topic_recompute(topic_id=topic_id)) for topic_id in topic_ids)
 
 
-def collection_recompute(*, collection_id: int, progress: Callable[[int, int], None] | None = None) -> int:
+def collection_recompute(*, collection_id: int, progress: Callable[[int, int], None] | None = None, since=None) -> int:
     """Marks every topic stale and recomputes them all (and the collection-wide agreement) in this process,
-    reporting (done, total) to `progress`. Returns the number of topics."""
+    reporting (done, total) to `progress`. Returns the number of topics. With `since` (the job's start, when a
+    job whose worker died runs again), topics computed since then are its checkpoint: they are not marked again,
+    so the work resumes where it stopped (a change since then has marked them stale anyway)."""
     topic_ids = list(Topic.objects.filter(collection_id=collection_id).order_by("id").values_list("id", flat=True))
     now = timezone.now()
     with transaction.atomic():
         for topic_id in topic_ids:
             TopicState.objects.get_or_create(topic_id=topic_id)
-        TopicState.objects.filter(topic_id__in=topic_ids).update(
-            dirty=True, generation=F("generation") + 1, dirty_since=now
-        )
+        to_redo = TopicState.objects.filter(topic_id__in=topic_ids)
+        if since is not None:
+            to_redo = to_redo.filter(Q(computed_at__isnull=True) | Q(computed_at__lt=since))
+        to_redo.update(dirty=True, generation=F("generation") + 1, dirty_since=now)
         CollectionState.objects.get_or_create(collection_id=collection_id)
         # With a timestamp, so that a recompute killed half-way is taken up by the sweep.
         CollectionState.objects.filter(pk=collection_id).update(
@@ -211,5 +214,6 @@ def collection_recompute_start(*, collection: Collection, created_by=None):
 
 
 def collection_recompute_job_work(job, progress) -> dict:
-    """The work of a recompute Job: `collection_recompute` reporting its progress."""
-    return {"topics": collection_recompute(collection_id=job.collection_id, progress=progress)}
+    """The work of a recompute Job: `collection_recompute` reporting its progress, resuming from its checkpoint
+    (the topics computed since the job was created) when it runs again after its worker died."""
+    return {"topics": collection_recompute(collection_id=job.collection_id, progress=progress, since=job.created_at)}

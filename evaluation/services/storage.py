@@ -101,12 +101,7 @@ def _store_topic(collection: Collection, topic_id: int, generation: int, values,
             *_agreement_statements(collection, topic_id, generation, report, key, now),
             *(totals_written or []),
             sql.without_waiting_for_disk(),
-            (
-                f"UPDATE {TopicState._meta.db_table} SET computed_generation = %s, computed_at = %s, "
-                "recompute_count = recompute_count + 1 WHERE topic_id = %s AND computed_generation <= %s "
-                "RETURNING dirty",
-                [generation, now, topic_id, generation],
-            ),
+            sql.mark_computed(TopicState, topic_id, generation, now),
         ]
         stored = sql.run_together(statements)
         if recount:  # from the stored values, this topic's new ones included

@@ -323,3 +323,32 @@ def test_the_settings_key_names_every_setting_a_stored_value_depends_on():
         before = settings_key(collection)
         setattr(collection, name, value)
         assert settings_key(collection) != before, name
+
+
+def test_a_full_recompute_job_run_again_resumes_from_the_topics_it_already_computed(monkeypatch):
+    """A job whose worker died is queued again (jobs' heartbeat); its second run redoes only what is left."""
+    from django.utils import timezone
+
+    from evaluation.services import recompute as recompute_module
+
+    collection = make_collection(topics=4, runs=2)
+    evaluation_services.collection_recompute(collection_id=collection.id)
+    started = timezone.now()
+    topics = list(collection.topics.order_by("id"))
+    done = []
+    compute = recompute_module._topic
+
+    def dies_after_two(topic_id, generation, phases):
+        if len(done) == 2:
+            raise KeyboardInterrupt("the worker was killed")
+        done.append(topic_id)
+        return compute(topic_id, generation, phases)
+
+    monkeypatch.setattr(recompute_module, "_topic", dies_after_two)
+    with pytest.raises(KeyboardInterrupt):
+        evaluation_services.collection_recompute(collection_id=collection.id, since=started)
+    assert done == [topics[0].id, topics[1].id]
+    monkeypatch.setattr(recompute_module, "_topic", lambda *args: (done.append(args[0]), compute(*args))[1])
+    evaluation_services.collection_recompute(collection_id=collection.id, since=started)
+    assert done[2:] == [topics[2].id, topics[3].id]  # the first two are the checkpoint: not computed again
+    assert all(TopicState.objects.get(topic=t).fresh for t in topics)
