@@ -45,8 +45,8 @@ def main() -> None:
     setup_test_environment()
     settings.ALLOWED_HOSTS = ["testserver", *settings.ALLOWED_HOSTS]
     call_command("migrate", verbosity=0)
-    from evaluation.demo import demo_search_log_create
-    from judging.demo import DEMO_NAME, demo_create
+    from evaluation.demo import demo_pages, demo_search_log_create
+    from judging.demo import DEMO_NAME, DEMO_USERS, demo_create
     from judging.models import Collection
 
     started = time.perf_counter()
@@ -54,32 +54,8 @@ def main() -> None:
     collection = demo_create()
     log = demo_search_log_create(collection=collection)
     print(f"demo built in {time.perf_counter() - started:.1f} s ({settings.DATABASES['default']['ENGINE']})")
-    c = collection.id
-    runs = list(collection.runs.order_by("id"))
-    topic = collection.topics.order_by("id").first()
-    results = [
-        "/results/",
-        f"/results/{c}/",
-        f"/results/{c}/runs/{runs[0].id}/",
-        f"/results/{c}/compare/?a={runs[0].tag}&b={runs[1].tag}",
-        f"/results/{c}/curves/",
-        f"/results/{c}/agreement/",
-        f"/results/{c}/trial/",
-        f"/results/{c}/online/?log={log.pk}",
-        "/results/measures/",
-    ]
-    pages = {
-        "admin": [
-            "/judging/dashboard/",
-            f"/judging/collections/{c}/",
-            f"/judging/collections/{c}/pool/",
-            f"/judging/collections/{c}/assignments/",
-            f"/judging/collections/{c}/adjudication/",
-            "/judging/people/",
-            *results,
-        ],
-        "alice": ["/judging/assignments/", f"/judging/judge/{topic.id}/"],
-    }
+    users = {role: username for username, _, role in DEMO_USERS}
+    pages = {users[role]: urls for role, urls in demo_pages(collection, log).items()}
     from django.contrib.auth import get_user_model
 
     print(f"{'page (and its plots)':<58} {'median ms':>10} {'max ms':>8}")

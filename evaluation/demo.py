@@ -60,3 +60,37 @@ def demo_search_log_create(*, collection: Collection, sessions: int = 3000, days
         search_logs.search_log_import(search_log=search_log, files=files)
     search_log.refresh_from_db()
     return search_log
+
+
+def demo_pages(collection: Collection, search_log: SearchLog | None = None) -> dict[str, list[str]]:
+    """Every page of a demo campaign, by the role that sees it ("admin", "researcher", "assessor"): what the
+    every-page browser test and the page-load benchmark visit."""
+    c = collection.id
+    runs = list(collection.runs.order_by("id"))
+    topic = collection.topics.order_by("id").first()
+    results = [
+        "/results/",
+        f"/results/{c}/",
+        f"/results/{c}/runs/{runs[0].id}/",
+        f"/results/{c}/compare/?a={runs[0].tag}&b={runs[1].tag}",
+        f"/results/{c}/curves/",
+        f"/results/{c}/agreement/",
+        f"/results/{c}/trial/",
+        f"/results/{c}/online/" + (f"?log={search_log.pk}" if search_log else ""),
+        "/results/measures/",
+        "/accounts/me/",
+    ]
+    admin = [
+        "/judging/dashboard/",
+        "/judging/collections/new/",
+        f"/judging/collections/{c}/settings/",
+        "/judging/people/",
+        f"/judging/collections/{c}/",
+        f"/judging/collections/{c}/import/",
+        f"/judging/collections/{c}/pool/",
+        f"/judging/collections/{c}/assignments/",
+        f"/judging/collections/{c}/adjudication/",
+        f"/judging/collections/{c}/adjudication/next/",
+    ]
+    assessor = ["/judging/assignments/", f"/judging/judge/{topic.id}/", "/accounts/me/"]
+    return {"admin": admin + results, "researcher": results, "assessor": assessor}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from evaluation.demo import demo_search_log_create
+from evaluation.demo import demo_pages, demo_search_log_create
 from judging.demo import DEMO_USERS, demo_create
 
 from .conftest import log_in
@@ -14,40 +14,6 @@ from .conftest import log_in
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 SIZES = [(1280, 800), (390, 844)]
-
-
-def _pages(collection) -> dict[str, list[str]]:
-    c = collection.id
-    runs = list(collection.runs.order_by("id"))
-    topic = collection.topics.order_by("id").first()
-    results = [
-        "/results/",
-        f"/results/{c}/",
-        f"/results/{c}/runs/{runs[0].id}/",
-        f"/results/{c}/compare/?a={runs[0].tag}&b={runs[1].tag}",
-        f"/results/{c}/curves/",
-        f"/results/{c}/agreement/",
-        f"/results/{c}/trial/",
-        f"/results/{c}/online/",
-        "/accounts/me/",
-    ]
-    admin = [
-        "/judging/dashboard/",
-        "/judging/collections/new/",
-        f"/judging/collections/{c}/settings/",
-        "/judging/people/",
-        f"/judging/collections/{c}/",
-        f"/judging/collections/{c}/import/",
-        f"/judging/collections/{c}/pool/",
-        f"/judging/collections/{c}/assignments/",
-        f"/judging/collections/{c}/adjudication/",
-        f"/judging/collections/{c}/adjudication/next/",
-    ]
-    return {
-        "admin": admin + results,
-        "researcher": results,
-        "assessor": ["/judging/assignments/", f"/judging/judge/{topic.id}/", "/accounts/me/"],
-    }
 
 
 def _visit(page, url: str, problems: list[str]) -> None:
@@ -58,10 +24,10 @@ def _visit(page, url: str, problems: list[str]) -> None:
 
 def test_no_page_breaks_its_content_security_policy_or_throws(browser, live_server):
     collection = demo_create()
-    demo_search_log_create(collection=collection, sessions=300, days=3)
+    log = demo_search_log_create(collection=collection, sessions=300, days=3)
     accounts = {role: (username, password) for username, password, role in DEMO_USERS}
     problems: list[str] = []
-    for role, urls in _pages(collection).items():
+    for role, urls in demo_pages(collection, log).items():
         username, password = accounts[role]
         for width, height in SIZES:
             context = browser.new_context(viewport={"width": width, "height": height})
