@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 
 from .names import Measure, MeasureNameError, ir_style
 from .trec_names import is_trec_style, trec_output_name, trec_style
@@ -13,10 +14,18 @@ def parse_measures(name: str) -> list[Measure]:
     return list(_parsed(name.strip()))
 
 
+# The names trec_eval prints (`P_5`, `ndcg_cut_10`, `iprec_at_recall_0.10`), which people copy from its output:
+# the family, an underscore, one cutoff or level.
+_PRINTED = re.compile(r"(?P<family>.+?)_(?P<value>\d+(?:\.\d+)?)")
+
+
 @functools.lru_cache(maxsize=4096)  # every recompute parses its collection's measures; measures are immutable
 def _parsed(name: str) -> tuple[Measure, ...]:
     if is_trec_style(name):
         return tuple(trec_style(name))
+    printed = _PRINTED.fullmatch(name)
+    if printed and is_trec_style(f"{printed['family']}.{printed['value']}"):
+        return tuple(trec_style(f"{printed['family']}.{printed['value']}"))
     return (ir_style(name),)
 
 

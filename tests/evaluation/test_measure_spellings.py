@@ -113,3 +113,21 @@ def test_the_measure_list_is_a_page_and_the_collection_form_links_to_it(client):
     refused = client.post("/judging/collections/new/", {**FORM, "more_measures": "nDGC@10"})
     text = refused.content.decode()
     assert "unknown measure &#x27;nDGC@10&#x27;" in text and "python -m evaluation" not in text
+
+
+@pytest.mark.parametrize("family", [name for name in TREC_ORDER if name not in TREC_ONLY_OUTPUT])
+def test_the_name_trec_eval_prints_for_a_measure_names_it_again(family):
+    """People copy `P_5` or `ndcg_cut_10` from trec_eval's output into the measures field."""
+    from measures import output_name
+
+    for measure in parse_measures(family):
+        printed = output_name(measure)
+        if printed.startswith(("relstring", "runid", "num_q")):
+            continue
+        assert canonical_names([printed]) == [str(measure)], printed
+
+
+def test_printed_names_and_their_input_spellings_agree():
+    assert canonical_names(["P_5", "ndcg_cut_10", "map_cut_100", "iprec_at_recall_0.10"]) == canonical_names(
+        ["P.5", "ndcg_cut.10", "map_cut.100", "iprec_at_recall.0.10"]
+    )
