@@ -14,7 +14,13 @@ from .fields import MAX_JSON_DEPTH, json_problem
 
 __all__ = ["LISTED_PROBLEMS", "ImportFailed", "Problem", "Problems", "Progress", "limit", "numbered_lines"]
 
-DEFAULT_LIMITS = {"line_bytes": 10_000, "record_bytes": 4 << 20, "topics_per_file": 20_000}
+# Outside a configured Django (the command-line tools): the defaults of settings.WORKBENCH_LIMITS.
+DEFAULT_LIMITS = {
+    "line_bytes": 10_000,
+    "record_bytes": 4 << 20,
+    "topics_per_file": 20_000,
+    "documents_per_file": 2_000_000,
+}
 
 
 def limit(name: str) -> int:

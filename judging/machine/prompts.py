@@ -1,0 +1,153 @@
+"""Prompt templates from the literature, named and cited, and the parsing of their replies.
+
+- "umbrela": UMBRELA (Upadhyay et al., 2024), the open reproduction of Thomas et al.'s prompt used for TREC 2024
+  RAG's qrels: a 0-3 scale, the reply ending in `##final score: N`.
+- "dna": Thomas, Spielman, Craswell and Mitra, "Large language models can accurately predict searcher preferences"
+  (SIGIR 2024): description, narrative and aspects (M, T) before an overall score O on 0-2, as JSON.
+- "binary": relevant or not, `##final score: 0|1`.
+
+A reply that does not parse, or a grade off the template's scale, is a failure (PromptReplyError), never a guessed
+grade. The document is cut to a token budget, counted as words (about 0.75 of a model's tokens for English).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+
+class PromptReplyError(ValueError):
+    """The model's reply carries no grade the template can read, or one off its scale."""
+
+
+@dataclass(frozen=True)
+class Template:
+    name: str
+    version: str  # part of the cache key: a change of wording is a new version
+    scale: tuple[int, int]
+    text: str
+    reply: str  # "final_score" | "dna_json"
+
+
+UMBRELA = Template(
+    "umbrela",
+    "umbrela-1",
+    (0, 3),
+    """Given a query and a passage, you must provide a score on an integer scale of 0 to 3 with the following meanings:
+0 = represent that the passage has nothing to do with the query,
+1 = represents that the passage seems related to the query but does not answer it,
+2 = represents that the passage has some answer for the query, but the answer may be a bit unclear, or hidden amongst extraneous information and
+3 = represents that the passage is dedicated to the query and contains the exact answer.
+
+Important Instruction: Assign category 1 if the passage is somewhat related to the topic but not completely, category 2 if passage presents something very important related to the entire topic but also has some extra information and category 3 if the passage only and entirely refers to the topic. If none of the above satisfies give it category 0.
+
+Query: {title}
+Passage: {document}
+
+Split this problem into steps:
+Consider the underlying intent of the search.
+Measure how well the content matches a likely intent of the query (M).
+Measure how trustworthy the passage is (T).
+Consider the aspects above and the relative importance of each, and decide on a final score (O). Final score must be an integer value only.
+Do not provide any code in result. Provide each score in the format of: ##final score: score without providing any reasoning.""",
+    "final_score",
+)
+
+DNA = Template(
+    "dna",
+    "dna-1",
+    (0, 2),
+    """You are a search quality rater evaluating the relevance of web pages. Given a query and a web page, you must provide a score on an integer scale of 0 to 2 with the following meanings:
+2 = highly relevant, very helpful for this query
+1 = relevant, may be partly helpful but might contain other irrelevant content
+0 = not relevant, should never be shown for this query
+
+Assume that you are writing a report on the subject of the topic. If you would use any of the information contained in the web page in such a report, mark it 1. If the web page is primarily about the topic, or contains vital information about the topic, mark it 2. Otherwise, mark it 0.
+
+Query
+A person has typed [{title}] into a search engine.
+They were looking for: {description}
+{narrative}
+
+Result
+Consider the following web page.
+—BEGIN WEB PAGE CONTENT—
+{document}
+—END WEB PAGE CONTENT—
+
+Instructions
+Split this problem into steps:
+Consider the underlying intent of the search.
+Measure how well the content matches a likely intent of the query (M).
+Measure how trustworthy the web page is (T).
+Consider the aspects above and the relative importance of each, and decide on a final score (O).
+Produce a JSON array of scores without providing any reasoning. Example: [{{"M": 2, "T": 1, "O": 1}}, ...]""",
+    "dna_json",
+)
+
+BINARY = Template(
+    "binary",
+    "binary-1",
+    (0, 1),
+    """Given a query and a passage, decide whether the passage is relevant to the query: 1 if it answers the query at least in part, 0 if it does not.
+
+Query: {title}
+{description}
+Passage: {document}
+
+Give only your decision in the format: ##final score: 0 or ##final score: 1""",
+    "final_score",
+)
+
+TEMPLATES = {template.name: template for template in (UMBRELA, DNA, BINARY)}
+_FINAL_SCORE = re.compile(r"##\s*final score:\s*(-?\d+)", re.IGNORECASE)
+
+
+def custom(text: str, *, scale: tuple[int, int], name: str = "custom") -> Template:
+    """An admin's own template: its placeholders are {title}, {description}, {narrative} and {document}; its
+    reply must end in `##final score: N` on `scale`. Its version is its text's, so editing it starts afresh."""
+    import hashlib
+
+    version = "custom-" + hashlib.sha256(text.encode()).hexdigest()[:12]
+    return Template(name, version, scale, text, "final_score")
+
+
+def truncated(text: str, budget_words: int) -> str:
+    words = text.split()
+    return text if len(words) <= budget_words else " ".join(words[:budget_words]) + " …"
+
+
+def render(template: Template, *, title: str, document: str, description: str = "", narrative: str = "",
+           budget_words: int = 400) -> str:  # fmt: skip
+    """The prompt for one pair, the document cut to `budget_words` words."""
+    return template.text.format(
+        title=title, description=description or title, narrative=narrative, document=truncated(document, budget_words)
+    )
+
+
+def grade_of(template: Template, reply: str) -> int:
+    """The grade a reply gives on the template's scale; PromptReplyError when it gives none, or one off the scale."""
+    if template.reply == "final_score":
+        found = _FINAL_SCORE.findall(reply or "")
+        if not found:
+            raise PromptReplyError("no '##final score: N' in the reply")
+        grade = int(found[-1])
+    else:
+        grade = _dna_overall(reply)
+    low, high = template.scale
+    if not low <= grade <= high:
+        raise PromptReplyError(f"grade {grade} is off the scale {low}..{high}")
+    return grade
+
+
+def _dna_overall(reply: str) -> int:
+    start, end = (reply or "").find("["), (reply or "").rfind("]")
+    try:
+        scores = json.loads(reply[start : end + 1]) if start >= 0 else json.loads(reply)
+    except (json.JSONDecodeError, TypeError) as error:
+        raise PromptReplyError("the reply is not the JSON the template asks for") from error
+    first = scores[0] if isinstance(scores, list) and scores else scores
+    if not isinstance(first, dict) or not isinstance(first.get("O"), int):
+        raise PromptReplyError("the reply's JSON has no integer overall score O")
+    return first["O"]

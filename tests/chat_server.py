@@ -1,0 +1,102 @@
+"""A small OpenAI-compatible chat-completions server for tests, on a local port: it answers from a seeded model of
+the qrels (each prompt's topic and document looked up, a grade flipped with probability `noise`), and can be made
+slow, answer 429 with Retry-After, 500, a body that is not JSON, or no choice, for its first N requests."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import threading
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+TOPIC = re.compile(r"Query:\s*topic (\w+)")
+DOCUMENT = re.compile(r"\bdoc (\w+)\b")
+
+
+class ChatServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, qrels: dict[tuple[str, str], int], *, noise: float = 0.0, seed: int = 0, scale_top: int = 3):
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.qrels, self.noise, self.random, self.scale_top = qrels, noise, random.Random(seed), scale_top
+        self.delay = 0.0
+        self.faults: list[str] = []  # one fault per coming request, in order: "429", "500", "garbage", "empty"
+        self.retry_after = "0"
+        self.requests = 0
+        self.prompts: list[str] = []
+        self.active = self.most_active = 0
+        self.lock = threading.Lock()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+
+    def grade_for(self, prompt: str) -> int:
+        topic, document = TOPIC.search(prompt), DOCUMENT.search(prompt.split("Query:", 1)[-1])
+        grade = self.qrels.get((topic.group(1), document.group(1)), 0) if topic and document else 0
+        with self.lock:
+            if self.random.random() < self.noise:
+                grade = self.random.choice([g for g in range(self.scale_top + 1) if g != grade])
+        return grade
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: ChatServer
+
+    def log_message(self, *args) -> None:  # quiet
+        pass
+
+    def do_POST(self) -> None:
+        server = self.server
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        with server.lock:
+            server.requests += 1
+            server.active += 1
+            server.most_active = max(server.most_active, server.active)
+            fault = server.faults.pop(0) if server.faults else None
+            server.prompts.append(body["messages"][0]["content"])
+        try:
+            if server.delay:
+                threading.Event().wait(server.delay)
+            if fault in ("429", "500"):
+                self.send_response(int(fault))
+                if fault == "429":
+                    self.send_header("Retry-After", server.retry_after)
+                self.end_headers()
+                return
+            if fault == "garbage":
+                self._send(b"<html>bad gateway</html>")
+                return
+            if fault == "empty":
+                self._send(json.dumps({"choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 0}}).encode())
+                return
+            grade = server.grade_for(body["messages"][0]["content"])
+            answer = {
+                "choices": [{"message": {"role": "assistant", "content": f"##final score: {grade}"}}],
+                "usage": {"prompt_tokens": len(body["messages"][0]["content"].split()), "completion_tokens": 4},
+            }
+            self._send(json.dumps(answer).encode())
+        finally:
+            with server.lock:
+                server.active -= 1
+
+    def _send(self, data: bytes) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+@contextmanager
+def chat_server(qrels, **options):
+    server = ChatServer(qrels, **options)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
