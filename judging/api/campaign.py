@@ -233,6 +233,12 @@ class PoolView(generics.ListAPIView):
 class AssignRequestSerializer(serializers.Serializer):
     assessors = serializers.ListField(child=serializers.CharField(), min_length=1, help_text="usernames")
     topics = serializers.ListField(child=serializers.CharField(), required=False, help_text="numbers; default all")
+    mode = serializers.ChoiceField(
+        choices=["balance", "add"],
+        default="balance",
+        help_text="balance: fill each topic up to k, the work spread; add: put every named assessor on every named "
+        "topic, beyond k (they share its items; topics required)",
+    )
 
 
 class AssignmentList(generics.ListAPIView):
@@ -254,7 +260,10 @@ class AssignmentList(generics.ListAPIView):
         numbers = serializer.validated_data.get("topics")
         people = selectors.assessors_named(usernames=serializer.validated_data["assessors"])
         topics = selectors.topics_numbered(collection=collection, numbers=numbers) if numbers else None
-        created = services.assignments_balance(collection=collection, assessors=people, topics=topics)
+        if serializer.validated_data["mode"] == "add":
+            created = services.assignments_add(collection=collection, assessors=people, topics=topics or [])
+        else:
+            created = services.assignments_balance(collection=collection, assessors=people, topics=topics)
         return Response(AssignmentSerializer(created, many=True).data, status=status.HTTP_201_CREATED)
 
 

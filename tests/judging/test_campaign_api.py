@@ -98,3 +98,15 @@ def test_assignments_over_the_api_balance_reassign_and_delete(clients):
     assert clients["admin"].delete(f"/api/assignments/{first.id}/").status_code == 204
     assert clients["admin"].post(url, {"assessors": ["ghost"]}, format="json").status_code == 400
     assert clients["researcher"].get(url).status_code == 403
+
+
+def test_the_api_adds_assessors_to_topics_beyond_k(clients):
+    collection = make_collection(topics=2, assessors_per_item=1)
+    a, b = make_user(), make_user()
+    url = f"/api/collections/{collection.id}/assignments/"
+    clients["admin"].post(url, {"assessors": [a.username]}, format="json")
+    added = clients["admin"].post(url, {"assessors": [b.username], "topics": ["1"], "mode": "add"}, format="json")
+    assert added.status_code == 201 and [row["assessor"] for row in added.json()] == [b.username]
+    assert Assignment.objects.filter(topic__number="1", topic__collection=collection).count() == 2
+    refused = clients["admin"].post(url, {"assessors": [b.username], "mode": "add"}, format="json")
+    assert refused.status_code == 400 and "topics" in refused.json()["error"]["fields"]
