@@ -172,8 +172,20 @@ class CollectionForm(forms.Form):
     guidelines.help_text = "Markdown: headings, lists, tables, links."
     description.widget = forms.Textarea(attrs={"rows": 2})
 
-    def __init__(self, *args, grades: dict[int, tuple[str, str]] | None = None, **kwargs):
+    def __init__(
+        self, *args, grades: dict[int, tuple[str, str]] | None = None, assessors: list | None = None, **kwargs
+    ):
         super().__init__(*args, **kwargs)
+        if assessors:  # an existing collection's assessors: any of them can be made advisory
+            self.fields["advisory_assessors"] = forms.TypedMultipleChoiceField(
+                choices=[(user_id, username) for user_id, username in assessors],
+                coerce=int,
+                required=False,
+                widget=forms.CheckboxSelectMultiple,
+                label="Advisory assessors",
+                help_text="Their labels are measured in agreement and shown, never counted in the consensus the "
+                "metrics come from (implicit judgments from clicks are advisory from the start).",
+            )
         for value in range(MAX_SCALE + 1):
             label, description = (grades or {}).get(value, ("", ""))
             self.fields[f"grade_{value}_label"] = forms.CharField(max_length=60, required=False, initial=label)
@@ -207,6 +219,7 @@ class CollectionForm(forms.Form):
         names += ["consensus_method", "agreement_measure", "blind", "shuffle_within_priority", "guidelines"]
         names += ["judging_order"]
         names += ["researchers_see_assessors", "trec_eval_version"]
+        names += ["advisory_assessors"] if "advisory_assessors" in self.fields else []
         return {name: data[name] for name in names} | {"name": data["name"], "measures": data["measure_names"]}
 
 

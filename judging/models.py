@@ -85,6 +85,13 @@ class Collection(models.Model):
     agreement_measure = models.CharField(
         max_length=100, default="AP", help_text="The measure runs are ranked by when asking whether assessors agree."
     )
+    advisory_assessors = models.JSONField(
+        default=list,
+        blank=True,
+        null=True,  # a row written by code that predates the column (an older migration's state) has none: no one
+        help_text="Assessors (user ids) whose labels are measured in agreement and shown, never counted in the "
+        "consensus the metrics come from (clicks, machine judges).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -463,3 +463,12 @@ def login_lockouts() -> list[dict]:
         }
         for row in rows
     ]
+
+
+def collection_assessors(*, collection: Collection) -> list[tuple[int, str]]:
+    """(user id, username) of everyone who judged in the collection or is assigned one of its topics, by name:
+    the people an admin may make advisory."""
+    judged = Judgment.objects.filter(topic__collection=collection).values_list("assessor_id", flat=True)
+    assigned = Assignment.objects.filter(topic__collection=collection).values_list("assessor_id", flat=True)
+    ids = set(judged.distinct()) | set(assigned) | set(collection.advisory_assessors or ())
+    return list(User.objects.filter(pk__in=ids).order_by("username").values_list("pk", "username"))

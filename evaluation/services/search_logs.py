@@ -19,7 +19,7 @@ from judging import job_kinds, jobs, uploads
 from judging.importers.services import IMPORTED_NAMESPACE
 from judging.importers.topics import TopicRecord
 from judging.models import Collection, Document, Job, Topic, Upload
-from judging.services import imported_assessors, judgments_record_bulk, topics_upsert
+from judging.services import collection_settings_update, imported_assessors, judgments_record_bulk, topics_upsert
 
 from ..models import SearchLog
 from ..online import click_models, store, traffic
@@ -193,6 +193,11 @@ def implicit_judgments_import(
         created, updated, unchanged = judgments_record_bulk(
             labels=labels, changed_by=imported_by, note=f"implicit judgments ({model}) from log {search_log.name}"
         )
+        # Clicks measure the people, they are not people: their labels are advisory from the start.
+        if assessor.pk not in (collection.advisory_assessors or []):
+            collection_settings_update(
+                collection=collection, advisory_assessors=[*(collection.advisory_assessors or []), assessor.pk]
+            )
     return {
         "model": model,
         "min_impressions": min_impressions,

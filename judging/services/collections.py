@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
@@ -51,6 +52,8 @@ def collection_create(
         raise ValidationError({"relevance_threshold": f"must be between 1 and {max_grade}"})
     if "measures" in settings:
         settings["measures"] = measures_canonical(settings["measures"])
+    if "advisory_assessors" in settings:
+        settings["advisory_assessors"] = advisory_checked(settings["advisory_assessors"])
     labels = list(grades) if grades is not None else scale_labels(max_grade)
     if len(labels) != max_grade + 1:
         raise ValidationError({"grades": f"a 0..{max_grade} scale needs {max_grade + 1} labels, got {len(labels)}"})
@@ -78,6 +81,19 @@ def measures_canonical(measures) -> list[str]:
     return canonical_names(measures)
 
 
+def advisory_checked(assessors) -> list[int]:
+    """The advisory assessors as their sorted, distinct user ids (users or ids given); ValidationError naming any
+    that is no account."""
+    ids = sorted({getattr(a, "pk", a) for a in assessors or ()})
+    if not all(isinstance(i, int) for i in ids):
+        raise ValidationError({"advisory_assessors": "give accounts or their ids"})
+    known = set(get_user_model().objects.filter(pk__in=ids).values_list("pk", flat=True))
+    unknown = [i for i in ids if i not in known]
+    if unknown:
+        raise ValidationError({"advisory_assessors": f"no account with id {', '.join(map(str, unknown))}"})
+    return ids
+
+
 @transaction.atomic
 def collection_scale_update(*, collection: Collection, grades: Sequence[tuple[str, str]]) -> None:
     """Renames the grades of a collection's scale (label, description per value 0..max); the values never change
@@ -98,6 +114,8 @@ def collection_settings_update(*, collection: Collection, **changes) -> Collecti
     locked = Collection.objects.select_for_update().get(pk=collection.pk)
     if "measures" in changes:
         changes["measures"] = measures_canonical(changes["measures"])
+    if "advisory_assessors" in changes:
+        changes["advisory_assessors"] = advisory_checked(changes["advisory_assessors"])
     changed = {name for name, value in changes.items() if getattr(locked, name) != value}
     if "max_grade" in changed:
         if Judgment.objects.filter(topic__collection=locked).exists():

@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from .. import services
+from .. import selectors, services
 from ..forms import CollectionForm
 from ..models import Collection, Judgment
 from ..permissions import admin_required
@@ -47,7 +47,8 @@ def collection_edit(request: HttpRequest, collection_id: int) -> HttpResponse:
         "more_measures": ", ".join(m for m in chosen if m not in dict(CollectionForm.base_fields["measures"].choices)),
     }
     grades = {g.value: (g.label, g.description) for g in collection.grades.all()}
-    form = CollectionForm(request.POST or None, initial=initial, grades=grades)
+    assessors = selectors.collection_assessors(collection=collection)
+    form = CollectionForm(request.POST or None, initial=initial, grades=grades, assessors=assessors)
     scale_locked = Judgment.objects.filter(topic__collection=collection).exists()
     if scale_locked:  # judgments were made on this scale: its size stays (labels can still be reworded)
         form.fields["max_grade"].disabled = True

@@ -317,6 +317,7 @@ def test_the_settings_key_names_every_setting_a_stored_value_depends_on():
         "primary_assessor": other,
         "collection_size": 1000,
         "trec_eval_version": 9,
+        "advisory_assessors": [other.pk],
     }
     assert set(changed) == set(VALUE_SETTINGS)
     for name, value in changed.items():

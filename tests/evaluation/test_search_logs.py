@@ -216,6 +216,8 @@ def test_implicit_judgments_become_the_clicks_assessors_and_join_the_agreement(c
     assert found["matched"] == clicks.count() > 0
     assert found["created"] == found["matched"] and found["queries_without_topic"] == 0
     assert set(clicks.values_list("grade", flat=True)) <= set(range(collection.max_grade + 1))
+    collection.refresh_from_db()
+    assert collection.advisory_assessors == [clicks.first().assessor_id]  # measured, never counted in the consensus
     again = search_logs.implicit_judgments_import(search_log=log, model="pbm", min_impressions=5)
     assert again["created"] == 0 and again["unchanged"] == found["matched"]
     coec = search_logs.implicit_judgments_import(search_log=log, model="coec", min_impressions=5)

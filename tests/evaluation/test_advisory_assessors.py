@@ -1,0 +1,75 @@
+"""Advisory assessors (clicks, machine judges, anyone an admin names): their labels are measured in agreement and
+shown, and never counted in the consensus the stored metrics come from."""
+
+from __future__ import annotations
+
+import pytest
+
+from evaluation import selectors
+from evaluation import services as evaluation_services
+from evaluation.models import AgreementReport, TopicState
+from judging import services
+from tests.factories import make_collection, make_user, stored_aggregates, stored_values
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def judged():
+    collection = make_collection(max_grade=3, topics=2, documents=8, runs=3, depth=4, assessors_per_item=3)
+    topic = collection.topics.order_by("id").first()
+    person, machine = make_user(), make_user()
+    for user in (person, machine):
+        services.assignment_create(assessor=user, topic=topic)
+    documents = [item.document for item in topic.pool_items.order_by("id")]
+    for document, grade in zip(documents[:3], (3, 0, 2), strict=True):
+        services.judgment_record(assessor=person, topic=topic, document=document, grade=grade)
+    evaluation_services.collection_recompute(collection_id=collection.id)
+    return collection, topic, person, machine, documents
+
+
+def test_an_advisory_assessors_labels_never_change_the_stored_metrics(judged):
+    collection, topic, person, machine, documents = judged
+    services.collection_settings_update(collection=collection, advisory_assessors=[machine])
+    evaluation_services.collection_recompute(collection_id=collection.id)
+    before = (stored_values(collection), stored_aggregates(collection))
+    for document, grade in zip(documents[:4], (0, 3, 3, 3), strict=True):  # disagrees, and judges one more item
+        services.judgment_record(assessor=machine, topic=topic, document=document, grade=grade)
+    evaluation_services.topic_recompute(topic_id=topic.id)
+    assert TopicState.objects.get(topic=topic).fresh
+    assert (stored_values(collection), stored_aggregates(collection)) == before
+    collection.refresh_from_db()
+    labels = selectors.consensus_labels(collection=collection)[topic.id].labels
+    assert labels == {documents[0].id: 3, documents[1].id: 0, documents[2].id: 2}  # the fourth: advisory only
+    report = AgreementReport.objects.get(collection=collection, topic=topic).report
+    assert f"{person.pk}|{machine.pk}" in report["pairwise"]["cohen_kappa"]  # measured against the person
+    assert report["against_consensus"][str(machine.pk)]["items"] == 3  # and against the consensus it is not in
+
+
+def test_the_same_labels_counted_do_change_them_and_the_settings_key_says_which(judged):
+    collection, topic, _, machine, documents = judged
+    for document, grade in zip(documents[:3], (0, 3, 3), strict=True):
+        services.judgment_record(assessor=machine, topic=topic, document=document, grade=grade)
+    evaluation_services.topic_recompute(topic_id=topic.id)
+    counted = stored_aggregates(collection)
+    collection = services.collection_settings_update(collection=collection, advisory_assessors=[machine.pk])
+    assert selectors.settings_key(collection).endswith(f";advisory={machine.pk}")
+    evaluation_services.collection_recompute(collection_id=collection.id)
+    assert stored_aggregates(collection) != counted
+
+
+def test_an_admin_makes_an_assessor_advisory_on_the_settings_page(client, judged):
+    from tests.judging.test_setup_pages import FORM
+
+    collection, topic, _, machine, _ = judged
+    client.force_login(make_user("admin"))
+    page = client.get(f"/judging/collections/{collection.id}/settings/").content.decode()
+    assert f'value="{machine.pk}"' in page and machine.username in page
+    data = {**FORM, "name": collection.name, "max_grade": "3", "advisory_assessors": [str(machine.pk)]}
+    response = client.post(f"/judging/collections/{collection.id}/settings/", data)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    collection.refresh_from_db()
+    assert collection.advisory_assessors == [machine.pk]
+    assert not TopicState.objects.get(topic=topic).fresh  # a consensus setting: recomputed
+    with pytest.raises(Exception, match="no account"):
+        services.collection_settings_update(collection=collection, advisory_assessors=[10**9])
