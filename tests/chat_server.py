@@ -17,6 +17,7 @@ DOCUMENT = re.compile(r"\bdoc (\w+)\b")
 
 class ChatServer(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 256  # socketserver's 5 drops simultaneous connects, which then wait a second to retry
 
     def __init__(self, qrels: dict[tuple[str, str], int], *, noise: float = 0.0, seed: int = 0, scale_top: int = 3):
         super().__init__(("127.0.0.1", 0), _Handler)
