@@ -81,11 +81,7 @@ def test_a_docno_with_a_zero_width_space_and_a_run_tag_of_mixed_scripts_are_refu
     with pytest.raises(ImportFailed) as failure:
         imports.documents_import(collection=collection, path=documents)
     assert [(p.line, p.field) for p in failure.value.problems] == [(2, "docno")]
-    services.documents_create(collection=collection, documents=[{"docno": "d1"}])
-    run = _write(tmp_path, "run.txt", "1 Q0 d1 1 1.0 r\u0430n\n")  # Cyrillic а in a Latin tag
-    with pytest.raises(ImportFailed) as failure:
-        imports.runs_import(collection=collection, paths=[run])
-    assert [(p.line, p.field) for p in failure.value.problems] == [(1, "tag")]
+    assert _refused_run_line(tmp_path, "1 Q0 d1 1 1.0 r\u0430n") == [(1, "tag")]  # Cyrillic а in a Latin tag
 
 
 @pytest.mark.django_db
@@ -101,12 +97,7 @@ def test_a_fullwidth_username_is_the_taken_one_and_the_page_says_so(client):
 @pytest.mark.django_db
 @pytest.mark.parametrize("tag", ["../../etc/passwd", "runs/mine", "..", ".hidden", "a\\b"])
 def test_a_run_tag_that_looks_like_a_path_is_refused(tmp_path, tag):
-    collection = services.collection_create(name="tags", max_grade=1)
-    services.topics_create(collection=collection, topics=[{"number": "1", "title": "t"}])
-    services.documents_create(collection=collection, documents=[{"docno": "d1"}])
-    with pytest.raises(ImportFailed) as failure:
-        imports.runs_import(collection=collection, paths=[_write(tmp_path, "run.txt", f"1 Q0 d1 1 1.0 {tag}\n")])
-    assert [(p.line, p.field) for p in failure.value.problems] == [(1, "tag")]
+    assert _refused_run_line(tmp_path, f"1 Q0 d1 1 1.0 {tag}") == [(1, "tag")]
 
 
 @pytest.mark.django_db
@@ -135,9 +126,14 @@ def test_the_api_refuses_the_same_json_that_imports_do():
 @pytest.mark.django_db
 @pytest.mark.parametrize("rank", [str(2**64 + 1), "-1", "1.5", "x"])
 def test_a_rank_no_integer_column_holds_is_refused_naming_it(tmp_path, rank):
-    collection = services.collection_create(name="ranks", max_grade=1)
+    assert _refused_run_line(tmp_path, f"1 Q0 d1 {rank} 1.0 r") == [(1, "rank")]
+
+
+def _refused_run_line(tmp_path, line: str) -> list[tuple[int, str | None]]:
+    """(line, field) of each problem a one-line run file raises, in a collection with topic 1 and document d1."""
+    collection = services.collection_create(name="one-line", max_grade=1)
     services.topics_create(collection=collection, topics=[{"number": "1", "title": "t"}])
     services.documents_create(collection=collection, documents=[{"docno": "d1"}])
     with pytest.raises(ImportFailed) as failure:
-        imports.runs_import(collection=collection, paths=[_write(tmp_path, "run.txt", f"1 Q0 d1 {rank} 1.0 r\n")])
-    assert [(p.line, p.field) for p in failure.value.problems] == [(1, "rank")]
+        imports.runs_import(collection=collection, paths=[_write(tmp_path, "run.txt", line + "\n")])
+    return [(p.line, p.field) for p in failure.value.problems]
