@@ -23,7 +23,18 @@ from config import sql
 from .models import Job, JobState
 from .uploads import upload_delete, uploads_purge
 
-__all__ = ["Job", "JobRefused", "job_retry", "job_run", "job_start", "job_tracker", "jobs_sweep"]
+__all__ = [
+    "Job",
+    "JobCancelled",
+    "JobRefused",
+    "job_cancel",
+    "job_cancel_requested",
+    "job_retry",
+    "job_run",
+    "job_start",
+    "job_tracker",
+    "jobs_sweep",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +57,32 @@ class JobRefused(Exception):
     def __init__(self, message: str, result: dict | None = None):
         super().__init__(message)
         self.message, self.result = message, result or {}
+
+
+class JobCancelled(Exception):
+    """The work stopped because the Job was cancelled (`job_cancel`): the Job ends cancelled with `result` (what was
+    done before it stopped, which is kept)."""
+
+    def __init__(self, result: dict | None = None):
+        super().__init__("cancelled")
+        self.result = result or {}
+
+
+def job_cancel(*, job: Job) -> bool:
+    """Asks a queued or running Job to stop: a queued one is cancelled at once, a running one at its work's next
+    check (`job_cancel_requested`). Returns False when the Job had already ended."""
+    if Job.objects.filter(pk=job.pk, state=JobState.QUEUED).update(
+        state=JobState.CANCELLED,
+        cancel_requested=True,
+        message="Cancelled before it started.",
+        updated_at=timezone.now(),
+    ):
+        return True
+    return bool(Job.objects.filter(pk=job.pk, state=JobState.RUNNING).update(cancel_requested=True))
+
+
+def job_cancel_requested(job_id: int) -> bool:
+    return Job.objects.filter(pk=job_id, cancel_requested=True).exists()
 
 
 def _task(name: str):
@@ -98,15 +135,19 @@ def job_retry(*, job: Job, created_by=None, **changes) -> Job:
 
 
 def job_tracker(job_id: int | None) -> Progress:
-    """The `progress(done, total)` callback services accept, writing to the Job at most a few times a second."""
+    """The `progress(done, total, detail=None)` callback services accept, writing to the Job at most a few times a
+    second; `detail`, a dict of running figures (failures, tokens...), is the running Job's result until it ends."""
     last = [0.0]
 
-    def progress(done: int, total: int) -> None:
+    def progress(done: int, total: int, detail: dict | None = None) -> None:
         now = time.monotonic()
         if job_id is None or (now - last[0] < MIN_SECONDS_BETWEEN_WRITES and done < total):
             return
         last[0] = now
-        Job.objects.filter(pk=job_id, state=JobState.RUNNING).update(done=done, total=total, updated_at=timezone.now())
+        fields = {"done": done, "total": total, "updated_at": timezone.now()}
+        if detail is not None:
+            fields["result"] = detail
+        Job.objects.filter(pk=job_id, state=JobState.RUNNING).update(**fields)
 
     return progress
 
@@ -129,6 +170,11 @@ def job_run(job_id: int, work: Callable[[Job, Progress], dict]) -> dict:
     try:
         with _heartbeat(job_id):
             result = work(job, job_tracker(job_id))
+    except JobCancelled as cancelled:
+        Job.objects.filter(pk=job_id).update(
+            state=JobState.CANCELLED, message="Cancelled.", result=cancelled.result, updated_at=timezone.now()
+        )
+        return cancelled.result
     except JobRefused as refusal:
         _finish(job_id, result=refusal.result, error=refusal.message)
         return refusal.result

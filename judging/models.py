@@ -329,6 +329,7 @@ class JobState(models.TextChoices):
     RUNNING = "running", "Running"
     DONE = "done", "Done"
     FAILED = "failed", "Failed"
+    CANCELLED = "cancelled", "Cancelled"
 
 
 class Upload(models.Model):
@@ -375,6 +376,7 @@ class Job(models.Model):
     total = models.PositiveBigIntegerField(default=0)
     message = models.TextField(blank=True)
     result = models.JSONField(default=dict, blank=True)
+    cancel_requested = models.BooleanField(default=False, help_text="Asked to stop; the work stops at its next step.")
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -390,3 +392,84 @@ class Job(models.Model):
     @property
     def percent(self) -> int:
         return 100 if self.state == JobState.DONE else int(100 * self.done / self.total) if self.total else 0
+
+    @property
+    def ended(self) -> bool:
+        return self.state in (JobState.DONE, JobState.FAILED, JobState.CANCELLED)
+
+
+class MachineProvider(models.TextChoices):
+    CHAT = "chat", "OpenAI-compatible chat-completions server (OpenAI, Azure, vLLM, Ollama, llama.cpp, LM Studio)"
+    LEXICAL = "lexical", "Embedded BM25 baseline (offline; thresholds fitted on people's labels)"
+
+
+class MachineJudge(models.Model):
+    """A machine assessor: the account its labels are recorded under (kind "machine": it never logs in with a
+    password) and its configuration, whose `version` rises whenever what a reply depends on changes. Written only
+    through `judging.services.machine_judges`."""
+
+    collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="machine_judges")
+    account = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="machine_judge")
+    name = models.CharField(max_length=60)
+    provider = models.CharField(max_length=10, choices=MachineProvider.choices, default=MachineProvider.CHAT)
+    base_url = models.CharField(max_length=500, blank=True, help_text="The server's base, e.g. http://host:8000/v1")
+    model = models.CharField(max_length=200, blank=True)
+    api_key_env = models.CharField(
+        max_length=100, blank=True, help_text="The environment variable holding the API key (never the key itself)."
+    )
+    prompt = models.CharField(max_length=20, default="umbrela", help_text="umbrela, dna, binary or custom")
+    template = models.TextField(blank=True, help_text="A custom prompt: {title} {description} {narrative} {document}")
+    template_max_grade = models.PositiveSmallIntegerField(default=3, help_text="A custom prompt's scale: 0..this.")
+    scale_map = models.JSONField(
+        default=dict, blank=True, help_text="{prompt grade: collection grade}; empty maps the scales evenly."
+    )
+    batch = models.CharField(max_length=10, default="pair", help_text="pair: a call per pair; topic: per topic.")
+    concurrency = models.PositiveSmallIntegerField(default=4, validators=[MinValueValidator(1), MaxValueValidator(64)])
+    requests_per_minute = models.PositiveIntegerField(null=True, blank=True)
+    timeout = models.FloatField(default=60.0, validators=[MinValueValidator(0.1), MaxValueValidator(3600)])
+    retries = models.PositiveSmallIntegerField(default=3, validators=[MaxValueValidator(10)])
+    budget_requests = models.PositiveIntegerField(null=True, blank=True, help_text="Stop after this many calls.")
+    budget_tokens = models.PositiveBigIntegerField(null=True, blank=True, help_text="Stop after this many tokens.")
+    budget_words = models.PositiveIntegerField(default=400, help_text="Documents are cut to this many words.")
+    version = models.PositiveIntegerField(default=1)
+    configuration = models.CharField(max_length=64, blank=True, help_text="Hash of what a reply depends on.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["collection", "name"]
+        constraints = [models.UniqueConstraint(fields=["collection", "name"], name="machine_judge_unique_name")]
+
+    def __str__(self) -> str:
+        return f"{self.name} (v{self.version})"
+
+
+class MachineReply(models.Model):
+    """One pair's answer from a machine judge under one configuration: the reply cache (a rerun, a crash or a killed
+    worker never pays for a pair twice) and the provenance kept beside the judgment it gave: the raw reply, tokens
+    and latency, or the failure recorded instead of a grade."""
+
+    judge = models.ForeignKey(MachineJudge, on_delete=models.CASCADE, related_name="replies")
+    configuration = models.CharField(max_length=64)
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="+")
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
+    grade = models.SmallIntegerField(null=True, blank=True)
+    failure = models.CharField(max_length=300, blank=True)
+    reply = models.TextField(blank=True)
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+    seconds = models.FloatField(default=0.0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["judge", "configuration", "topic", "document"], name="machine_reply_unique_pair"
+            ),
+            models.CheckConstraint(
+                condition=Q(grade__isnull=False) | ~Q(failure=""), name="machine_reply_grade_or_failure"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.judge_id} {self.topic_id}/{self.document_id} = {self.grade if self.failure == '' else 'failed'}"

@@ -11,7 +11,7 @@ import numpy as np
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import connection
-from django.db.models import Count, Exists, F, Min, OuterRef, QuerySet, Subquery, Sum
+from django.db.models import Count, Exists, F, Min, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import Coalesce
 
 from config import sql as db
@@ -290,10 +290,15 @@ def assignments_for_assessor(*, assessor_id: int) -> list[Assignment]:
 
 def items_filled_by_others(*, assessor_id: int, topic_ids: list[int]) -> set[tuple[int, int]]:
     """(topic id, document id) of the pool items that already have their collection's k graded judgments from
-    assessors other than this one: unless the assessor judged them too, they are closed to them (the write service
-    refuses them; queues and totals leave them out)."""
+    assessors other than this one (advisory assessors, machines among them, take no slot): unless the assessor
+    judged them too, they are closed to them (the write service refuses them; queues and totals leave them out)."""
+    counted = Q()
+    for collection_id, advisory in (
+        Collection.objects.filter(topics__in=topic_ids).distinct().values_list("id", "advisory_assessors")
+    ):
+        counted |= Q(topic__collection_id=collection_id) & ~Q(assessor_id__in=advisory or [])
     return set(
-        Judgment.objects.filter(topic_id__in=topic_ids, grade__isnull=False)
+        Judgment.objects.filter(counted, topic_id__in=topic_ids, grade__isnull=False)
         .exclude(assessor_id=assessor_id)
         .values("topic_id", "document_id", "topic__collection__assessors_per_item")
         .annotate(n=Count("id"))

@@ -4,7 +4,7 @@ from celery import shared_task
 
 from . import jobs
 from .importers import services as imports
-from .services import pools
+from .services import machine_judges, pools
 
 
 @shared_task(acks_late=True)
@@ -22,3 +22,9 @@ def build_pool(job_id: int) -> dict:
 @shared_task(acks_late=True)
 def sweep_jobs() -> int:
     return jobs.jobs_sweep()
+
+
+@shared_task(acks_late=True)
+def machine_judge_run(job_id: int) -> dict:
+    # Safe to run twice (after a lost worker): every reply is kept as it arrives, a second run asks only the rest.
+    return jobs.job_run(job_id, machine_judges.machine_judge_run_job_work)

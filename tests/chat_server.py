@@ -13,6 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 TOPIC = re.compile(r"Query:\s*topic (\w+)")
 DOCUMENT = re.compile(r"\bdoc (\w+)\b")
+PASSAGE = re.compile(r"<<id: (\S+)>>\n(.*?)(?=\n\n<<id: |\Z)", re.S)
 
 
 class ChatServer(ThreadingHTTPServer):
@@ -27,6 +28,7 @@ class ChatServer(ThreadingHTTPServer):
         self.retry_after = "0"
         self.requests = 0
         self.prompts: list[str] = []
+        self.authorizations: list[str | None] = []
         self.active = self.most_active = 0
         self.lock = threading.Lock()
 
@@ -36,7 +38,19 @@ class ChatServer(ThreadingHTTPServer):
 
     def grade_for(self, prompt: str) -> int:
         topic, document = TOPIC.search(prompt), DOCUMENT.search(prompt.split("Query:", 1)[-1])
-        grade = self.qrels.get((topic.group(1), document.group(1)), 0) if topic and document else 0
+        return self._noisy(self.qrels.get((topic.group(1), document.group(1)), 0) if topic and document else 0)
+
+    def batch_answer(self, prompt: str) -> str:
+        """A batch prompt's answer: a JSON rating of every passage listed, by its id."""
+        topic = TOPIC.search(prompt)
+        rows = []
+        for passage_id, text in PASSAGE.findall(prompt.split("Passages:", 1)[1]):
+            document = DOCUMENT.search(text)
+            grade = self.qrels.get((topic.group(1), document.group(1)), 0) if topic and document else 0
+            rows.append({"id": passage_id, "score": self._noisy(grade)})
+        return json.dumps(rows)
+
+    def _noisy(self, grade: int) -> int:
         with self.lock:
             if self.random.random() < self.noise:
                 grade = self.random.choice([g for g in range(self.scale_top + 1) if g != grade])
@@ -58,6 +72,7 @@ class _Handler(BaseHTTPRequestHandler):
             server.most_active = max(server.most_active, server.active)
             fault = server.faults.pop(0) if server.faults else None
             server.prompts.append(body["messages"][0]["content"])
+            server.authorizations.append(self.headers.get("Authorization"))
         try:
             if server.delay:
                 threading.Event().wait(server.delay)
@@ -73,9 +88,12 @@ class _Handler(BaseHTTPRequestHandler):
             if fault == "empty":
                 self._send(json.dumps({"choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 0}}).encode())
                 return
-            grade = server.grade_for(body["messages"][0]["content"])
+            prompt = body["messages"][0]["content"]
+            content = (
+                server.batch_answer(prompt) if "Passages:" in prompt else f"##final score: {server.grade_for(prompt)}"
+            )
             answer = {
-                "choices": [{"message": {"role": "assistant", "content": f"##final score: {grade}"}}],
+                "choices": [{"message": {"role": "assistant", "content": content}}],
                 "usage": {"prompt_tokens": len(body["messages"][0]["content"].split()), "completion_tokens": 4},
             }
             self._send(json.dumps(answer).encode())

@@ -1,16 +1,27 @@
 """Pairs in, labels and failures out: each (topic, document) pair rendered with its template, answered from the
 cache or by the server, its grade read and mapped onto the collection's scale. A pair whose reply fails or does not
-parse is a failure with its reason, never a guessed grade."""
+parse is a failure with its reason, never a guessed grade.
+
+Two ways to ask (`batch`): "pair", one call per pair; "topic", one call per topic with up to BATCH_SIZE of its
+documents listed and a JSON rating of each asked back (as OpenSearch's relevance workbench does). Either way every
+pair's answer is cached under its own key, so a rerun in either mode asks only for what no reply covers.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import itertools
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from .cache import ReplyCache
 from .client import ChatClient
-from .prompts import PromptReplyError, Template, grade_of, render
+from .prompts import PromptReplyError, Template, batch_grades, grade_of, render, render_batch
+
+BATCH_SIZE = 20
 
 
 @dataclass(frozen=True)
@@ -18,6 +29,22 @@ class TopicText:
     title: str
     description: str = ""
     narrative: str = ""
+
+
+@dataclass(frozen=True)
+class PairResult:
+    """One pair's outcome: a grade on the collection's scale, or the reason there is none; with the reply's text,
+    its share of the call's tokens and time, and whether it came from the cache."""
+
+    topic: str
+    docno: str
+    grade: int | None
+    failure: str | None
+    reply: str | None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    cached: bool = False
 
 
 @dataclass
@@ -38,14 +65,34 @@ class JudgeRun:
             "tokens": {"prompt": self.prompt_tokens, "completion": self.completion_tokens},
         }
 
+    def add(self, result: PairResult) -> None:
+        self.cached += result.cached
+        if not result.cached:
+            self.prompt_tokens += result.prompt_tokens
+            self.completion_tokens += result.completion_tokens
+        if result.failure is not None:
+            self.failures.append({"topic": result.topic, "docno": result.docno, "reason": result.failure})
+        else:
+            self.labels.append(
+                {"topic": result.topic, "docno": result.docno, "grade": result.grade, "explanation": result.reply}
+            )
 
-def mapped(grade: int, source: tuple[int, int], target: tuple[int, int]) -> int:
-    """A grade on the template's scale as a grade of the collection's: the same when the scales are, else the
-    nearest of the target's (lowest to lowest, highest to highest, evenly between)."""
+
+def mapped(grade: int, source: tuple[int, int], target: tuple[int, int], mapping: Mapping | None = None) -> int:
+    """A grade on the template's scale as a grade of the collection's: `mapping`'s ({template grade: collection
+    grade}, keys as text or numbers) where it names one; else the same when the scales are, else the nearest of the
+    target's (lowest to lowest, highest to highest, evenly between)."""
+    if mapping:
+        for key in (grade, str(grade)):
+            if key in mapping:
+                return int(mapping[key])
     if source == target:
         return grade
     (low, high), (to_low, to_high) = source, target
     return to_low + round((grade - low) * (to_high - to_low) / (high - low))
+
+
+Stop = Callable[[], bool]
 
 
 def judge_pairs(
@@ -57,47 +104,123 @@ def judge_pairs(
     client: ChatClient,
     cache: ReplyCache,
     scale: tuple[int, int] | None = None,
+    mapping: Mapping | None = None,
     concurrency: int = 1,
     budget_words: int = 400,
+    batch: str = "pair",
+    on_result: Callable[[PairResult], None] | None = None,
+    stop: Stop | None = None,
 ) -> JudgeRun:
-    """Judges every distinct pair once. A pair whose topic or document is unknown is a failure."""
+    """Judges every distinct pair once, `concurrency` calls at a time. A pair whose topic or document is unknown is
+    a failure. `on_result` is called with each pair's PairResult in the calling thread, as results arrive (a
+    database write belongs there, not in the calls' threads). Once `stop()` is true no new call starts; the pairs not
+    started are left out of the result (neither labelled nor failed)."""
     run, scale = JudgeRun(), scale or template.scale
     identity = client.config.identity()
     todo = list(dict.fromkeys(pairs))
+    stop = stop or (lambda: False)
 
-    def one(pair: tuple[str, str]) -> tuple[tuple[str, str], dict | None, str | None, bool]:
-        topic_id, docno = pair
-        if topic_id not in topics or docno not in documents:
-            return pair, None, "unknown topic" if topic_id not in topics else "unknown document", False
-        key = ReplyCache.key(identity, template.version, topic_id, docno)
-        stored = cache.get(key)
-        if stored is not None:
-            return pair, stored, None, True
-        topic = topics[topic_id]
-        prompt = render(template, title=topic.title, description=topic.description, narrative=topic.narrative,
-                        document=documents[docno], budget_words=budget_words)  # fmt: skip
-        reply = client.complete(prompt)
-        answer = {"text": reply.text, "prompt_tokens": reply.prompt_tokens,
-                  "completion_tokens": reply.completion_tokens, "attempts": reply.attempts}  # fmt: skip
-        if reply.error is not None:
-            return pair, answer, reply.error, False
-        cache.put(key, answer)
-        return pair, answer, None, False
+    def key(topic_id: str, docno: str) -> str:
+        return ReplyCache.key(identity, template.version, topic_id, docno)
 
-    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        for (topic_id, docno), answer, error, from_cache in pool.map(one, todo):
-            if answer is not None and not from_cache:
-                run.requests += answer.get("attempts", 1)
-                run.prompt_tokens += answer["prompt_tokens"]
-                run.completion_tokens += answer["completion_tokens"]
-            run.cached += from_cache
-            if error is None:
-                try:
-                    grade = mapped(grade_of(template, answer["text"]), template.scale, scale)
-                except PromptReplyError as refusal:
-                    error = str(refusal)
-            if error is not None:
-                run.failures.append({"topic": topic_id, "docno": docno, "reason": error})
+    def outcome(topic_id, docno, answer: dict, cached: bool, error: str | None) -> PairResult:
+        grade = None
+        if error is None:
+            try:
+                raw = (
+                    batch_grades(template, answer["text"])[docno]
+                    if answer.get("batch")
+                    else grade_of(template, answer["text"])
+                )
+                grade = mapped(raw, template.scale, scale, mapping)
+            except KeyError:
+                error = "the batch reply rates no such document"
+            except PromptReplyError as refusal:
+                error = str(refusal)
+        return PairResult(
+            topic_id,
+            docno,
+            grade,
+            error,
+            answer.get("text"),
+            answer.get("prompt_tokens", 0),
+            answer.get("completion_tokens", 0),
+            answer.get("seconds", 0.0),
+            cached,
+        )
+
+    def ask(group: list[tuple[str, str]]) -> list[PairResult] | None:
+        """The results of one call (a pair, or a topic's batch), from the cache where every pair is there."""
+        if halted.is_set() or stop():
+            return None
+        results, missing = [], []
+        for topic_id, docno in group:
+            if topic_id not in topics or docno not in documents:
+                reason = "unknown topic" if topic_id not in topics else "unknown document"
+                results.append(PairResult(topic_id, docno, None, reason, None))
+                continue
+            stored = cache.get(key(topic_id, docno))
+            if stored is not None:
+                results.append(outcome(topic_id, docno, stored, True, None))
             else:
-                run.labels.append({"topic": topic_id, "docno": docno, "grade": grade, "explanation": answer["text"]})
+                missing.append((topic_id, docno))
+        if not missing:
+            return results
+        topic_id = missing[0][0]
+        topic = topics[topic_id]
+        texts = {"title": topic.title, "description": topic.description, "narrative": topic.narrative}
+        if batch == "topic":
+            prompt = render_batch(
+                template, **texts, documents=[(d, documents[d]) for _, d in missing], budget_words=budget_words
+            )
+        else:
+            prompt = render(template, **texts, document=documents[missing[0][1]], budget_words=budget_words)
+        started = time.monotonic()
+        reply = client.complete(prompt)
+        share = len(missing)
+        answer = {
+            "text": reply.text,
+            "prompt_tokens": reply.prompt_tokens // share,
+            "completion_tokens": reply.completion_tokens // share,
+            "seconds": (time.monotonic() - started) / share,
+            "batch": batch == "topic",
+        }
+        for pair in missing:
+            if reply.error is None:
+                cache.put(key(*pair), answer)
+            results.append(outcome(*pair, answer, False, reply.error))
+        with lock:
+            requests[0] += reply.attempts
+        return results
+
+    requests, lock = [0], threading.Lock()
+    halted = threading.Event()  # the caller raised: the calls not started never start (nobody would keep replies)
+    groups = iter(_groups(todo, batch))
+    width = max(1, concurrency)
+    with ThreadPoolExecutor(max_workers=width) as pool:
+        # At most `width` calls ahead of the results handed over: a crash loses at most their replies.
+        window = deque(pool.submit(ask, group) for group in itertools.islice(groups, width))
+        try:
+            while window:
+                results = window.popleft().result()
+                for group in itertools.islice(groups, 1):
+                    window.append(pool.submit(ask, group))
+                for result in results or ():
+                    run.add(result)
+                    if on_result is not None:
+                        on_result(result)
+        except BaseException:
+            halted.set()
+            pool.shutdown(cancel_futures=True)
+            raise
+    run.requests = requests[0]
     return run
+
+
+def _groups(todo: list[tuple[str, str]], batch: str) -> list[list[tuple[str, str]]]:
+    if batch != "topic":
+        return [[pair] for pair in todo]
+    by_topic: dict[str, list[tuple[str, str]]] = {}
+    for pair in todo:
+        by_topic.setdefault(pair[0], []).append(pair)
+    return [pairs[i : i + BATCH_SIZE] for pairs in by_topic.values() for i in range(0, len(pairs), BATCH_SIZE)]

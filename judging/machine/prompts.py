@@ -12,8 +12,10 @@ grade. The document is cut to a token budget, counted as words (about 0.75 of a 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+import string
 from dataclasses import dataclass
 
 
@@ -107,10 +109,28 @@ _FINAL_SCORE = re.compile(r"##\s*final score:\s*(-?\d+)", re.IGNORECASE)
 def custom(text: str, *, scale: tuple[int, int], name: str = "custom") -> Template:
     """An admin's own template: its placeholders are {title}, {description}, {narrative} and {document}; its
     reply must end in `##final score: N` on `scale`. Its version is its text's, so editing it starts afresh."""
-    import hashlib
-
-    version = "custom-" + hashlib.sha256(text.encode()).hexdigest()[:12]
+    version = "custom-" + hashlib.sha256(f"{scale}{text}".encode()).hexdigest()[:12]
     return Template(name, version, scale, text, "final_score")
+
+
+PLACEHOLDERS = ("title", "description", "narrative", "document")
+
+
+def template_problem(text: str) -> str | None:
+    """Why an admin's template cannot be used (a placeholder that is not one of PLACEHOLDERS, an unclosed brace,
+    no {document}), or None. A literal brace is written twice, as in Python's str.format."""
+    try:
+        fields = [name for _, name, _, _ in string.Formatter().parse(text) if name is not None]
+    except ValueError as error:
+        return f"the template's braces do not pair up ({error}); write a literal brace twice: {{{{ or }}}}"
+    unknown = sorted({name for name in fields if name not in PLACEHOLDERS})
+    if unknown:
+        return f"unknown placeholder {{{unknown[0]}}}; the placeholders are " + ", ".join(
+            "{" + p + "}" for p in PLACEHOLDERS
+        )
+    if "document" not in fields:
+        return "the template never shows the document: put {document} where its text goes"
+    return None
 
 
 def truncated(text: str, budget_words: int) -> str:
@@ -124,6 +144,42 @@ def render(template: Template, *, title: str, document: str, description: str = 
     return template.text.format(
         title=title, description=description or title, narrative=narrative, document=truncated(document, budget_words)
     )
+
+
+BATCH_INSTRUCTIONS = """Judge each of the passages below for the query, on the scale and with the meanings above (the
+passage's text replaces {{document}}). Answer with a JSON array and nothing else, one object per passage, in the
+order given: [{{"id": "<the passage's id>", "score": <integer from {low} to {high}>}}, ...]"""
+
+
+def render_batch(template: Template, *, title: str, documents: list[tuple[str, str]], description: str = "",
+                 narrative: str = "", budget_words: int = 400) -> str:  # fmt: skip
+    """One prompt for several documents of a topic: the template's instructions with the document left out,
+    then each document under its id, a JSON rating of each asked back (`batch_grades` reads it)."""
+    low, high = template.scale
+    listed = "\n\n".join(f"<<id: {docno}>>\n{truncated(text, budget_words)}" for docno, text in documents)
+    head = template.text.format(
+        title=title, description=description or title, narrative=narrative, document="(see the passages below)"
+    )
+    return f"{head}\n\n{BATCH_INSTRUCTIONS.format(low=low, high=high)}\n\nPassages:\n\n{listed}"
+
+
+def batch_grades(template: Template, reply: str) -> dict[str, int]:
+    """{document id: grade} from a batch reply; PromptReplyError when it is not the JSON asked for. A grade off the
+    scale, or not an integer, makes that document's entry missing (its pair fails, the others stand)."""
+    start, end = (reply or "").find("["), (reply or "").rfind("]")
+    try:
+        rows = json.loads(reply[start : end + 1]) if start >= 0 else None
+    except (json.JSONDecodeError, TypeError) as error:
+        raise PromptReplyError("the batch reply is not a JSON array of ratings") from error
+    if not isinstance(rows, list):
+        raise PromptReplyError("the batch reply is not a JSON array of ratings")
+    low, high = template.scale
+    grades = {}
+    for row in rows:
+        score = row.get("score") if isinstance(row, dict) else None
+        if isinstance(score, int) and not isinstance(score, bool) and low <= score <= high:
+            grades[str(row.get("id"))] = score
+    return grades
 
 
 def grade_of(template: Template, reply: str) -> int:

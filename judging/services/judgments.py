@@ -57,7 +57,8 @@ class ItemFull(PermissionDenied):
 
 
 def _claim_item_slot(*, assessor, topic: Topic, document: Document, grade: int | None) -> None:
-    """Refuses a grade on an item that already has `assessors_per_item` graded judgments from others.
+    """Refuses a grade on an item that already has `assessors_per_item` graded judgments from others (advisory
+    assessors' labels, a machine judge's among them, take no slot).
 
     Counted at the moment a grade is added, so a first "can't judge" (no grade) takes no slot and gives no right to
     one later. Call inside the judgment's transaction: the pool item's row lock (and only its row: `of=self`, so the
@@ -70,13 +71,13 @@ def _claim_item_slot(*, assessor, topic: Topic, document: Document, grade: int |
     if grade is None:
         return
     labels = Judgment.objects.filter(topic=topic, document=document).values_list("assessor_id", "grade")
-    others = 0
+    others, advisory = 0, set(topic.collection.advisory_assessors or ())
     for assessor_id, label in labels:
         if assessor_id == assessor.pk:
             if label is not None:
                 return
             continue
-        others += label is not None
+        others += label is not None and assessor_id not in advisory
     k = topic.collection.assessors_per_item
     if others >= k:
         raise ItemFull(f"document {document.docno} of topic {topic.number} already has its {k} judgment(s)")

@@ -1,0 +1,425 @@
+"""Writes of machine judges: their accounts and versioned configurations, their runs (a Job, or the foreground
+`manage.py judge`), and each reply with the judgment it gives, recorded through the one judgments write path.
+
+A machine judge is an assessor whose account (`machine:NAME`) never logs in; it is advisory from its creation
+(measured in agreement, never counted in the consensus) until an admin counts it. Every reply is kept by
+(judge, configuration, topic, document): a rerun asks only for pairs with no reply under the current configuration,
+so a crash, a killed worker or a cancel never pays for a pair twice; "retry the failed pairs" asks again only for
+those whose reply was a failure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from urllib.parse import urlparse
+
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from .. import job_kinds, jobs
+from ..identifiers import identifier, identifier_problem
+from ..machine.cache import ReplyCache
+from ..machine.client import Budget, ChatClient, ServerConfig
+from ..machine.judge import PairResult, TopicText, judge_pairs
+from ..machine.lexical import lexical_labels
+from ..machine.prompts import TEMPLATES, Template, custom, template_problem
+from ..models import Collection, Document, Judgment, MachineJudge, MachineProvider, MachineReply, PoolItem, Topic
+from .collections import collection_settings_update
+from .judgments import judgment_record
+
+User = get_user_model()
+MACHINE_NAMESPACE = "machine:"
+LEXICAL_VERSION = "bm25-quantiles-1"
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
+BUDGET_SPENT = "budget spent"
+RETRY_BACKOFF = 1.0  # seconds before a fault's first retry, doubling (a 429's Retry-After, when longer, wins)
+SETTINGS = (
+    "provider", "base_url", "model", "api_key_env", "prompt", "template", "template_max_grade", "scale_map", "batch",
+    "concurrency", "requests_per_minute", "timeout", "retries", "budget_requests", "budget_tokens", "budget_words",
+)  # fmt: skip
+# What a reply depends on: a change of any of these is a new configuration (and version); limits are not.
+REPLY_DEPENDS_ON = ("provider", "base_url", "model", "prompt", "template", "template_max_grade", "budget_words")
+
+
+def judge_template(judge: MachineJudge) -> Template:
+    if judge.prompt == "custom":
+        return custom(judge.template, scale=(0, judge.template_max_grade), name=f"{judge.name} (custom)")
+    return TEMPLATES[judge.prompt]
+
+
+def configuration_hash(judge: MachineJudge) -> str:
+    """The hash of what a reply depends on, the prompt's version included: the reply cache's key."""
+    if judge.provider == MachineProvider.LEXICAL:
+        parts = {"provider": judge.provider, "version": LEXICAL_VERSION}
+    else:
+        parts = {name: getattr(judge, name) for name in REPLY_DEPENDS_ON}
+        parts["base_url"] = parts["base_url"].rstrip("/")
+        parts["prompt_version"] = judge_template(judge).version
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+def _validated(judge: MachineJudge, collection: Collection) -> None:
+    """Refuses a configuration that could not run, naming the field."""
+    if judge.provider not in MachineProvider.values:
+        raise ValidationError({"provider": f"choose one of {', '.join(MachineProvider.values)}"})
+    if judge.batch not in ("pair", "topic"):
+        raise ValidationError({"batch": "choose pair (a call per pair) or topic (a call per topic's documents)"})
+    if judge.api_key_env and not _ENV_NAME.fullmatch(judge.api_key_env):
+        raise ValidationError(
+            {"api_key_env": "give the NAME of an environment variable (letters, digits, _), never a key"}
+        )
+    if judge.provider == MachineProvider.CHAT:
+        url = urlparse(judge.base_url or "")
+        if url.scheme not in ("http", "https") or not url.netloc:
+            raise ValidationError({"base_url": "give the server's http(s) base URL, e.g. http://localhost:8000/v1"})
+        if url.username or url.password:
+            raise ValidationError({"base_url": "put no credentials in the URL; name a variable in api_key_env"})
+        if not judge.model.strip():
+            raise ValidationError({"model": "name the model the server should use"})
+    if judge.prompt not in (*TEMPLATES, "custom"):
+        raise ValidationError({"prompt": f"choose one of {', '.join(TEMPLATES)} or custom"})
+    if judge.prompt == "custom":
+        problem = template_problem(judge.template)
+        if problem:
+            raise ValidationError({"template": problem})
+        if not 1 <= judge.template_max_grade <= 10:
+            raise ValidationError({"template_max_grade": "a custom prompt's scale is 0..N with N from 1 to 10"})
+    low, high = judge_template(judge).scale
+    if not isinstance(judge.scale_map, dict):
+        raise ValidationError({"scale_map": "give {prompt grade: collection grade}"})
+    for key, value in judge.scale_map.items():
+        if not str(key).lstrip("-").isdigit() or not low <= int(key) <= high:
+            raise ValidationError({"scale_map": f"{key!r} is not a grade of the prompt's scale {low}..{high}"})
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= collection.max_grade:
+            top = collection.max_grade
+            raise ValidationError({"scale_map": f"{value!r} is not a grade of the collection's scale 0..{top}"})
+    if not 1 <= judge.budget_words <= 100_000:
+        raise ValidationError({"budget_words": "cut documents to between 1 and 100,000 words"})
+    try:
+        judge.full_clean(exclude=["collection", "account", "configuration", "version"])
+    except ValidationError as error:
+        raise ValidationError(error.message_dict) from error
+
+
+def _name_checked(name: str) -> str:
+    normal = identifier(name.strip())
+    reason = identifier_problem(normal) if normal else "must not be empty"
+    if reason or not re.fullmatch(r"[\w.@+-]{1,60}", normal):
+        raise ValidationError({"name": f"{name!r} {reason or 'may hold letters, digits and . @ + - _ only'}"})
+    return normal
+
+
+@transaction.atomic
+def machine_judge_create(*, collection: Collection, name: str, advisory: bool = True, **settings) -> MachineJudge:
+    """Creates a machine judge of `collection` and its account `machine:NAME` (no usable password, inactive: it
+    stands for labels and never logs in). Advisory unless `advisory=False`. `settings` are MachineJudge's fields
+    (SETTINGS); ValidationError names the first that cannot be used."""
+    name = _name_checked(name)
+    unknown = sorted(set(settings) - set(SETTINGS))
+    if unknown:
+        raise ValidationError({unknown[0]: "not a setting of a machine judge"})
+    if MachineJudge.objects.filter(collection=collection, name__iexact=name).exists():
+        raise ValidationError({"name": f"this collection already has a judge named {name!r}"})
+    judge = MachineJudge(collection=collection, name=name, **settings)
+    _validated(judge, collection)
+    username = f"{MACHINE_NAMESPACE}{collection.id}:{name}"
+    account = User.objects.filter(username=username).first()
+    if account is None:
+        account = User(username=username, is_active=False)
+        account.set_unusable_password()
+        account.save()
+    judge.account = account
+    judge.configuration = configuration_hash(judge)
+    judge.save()
+    if advisory and account.pk not in (collection.advisory_assessors or []):
+        updated = collection_settings_update(
+            collection=collection, advisory_assessors=[*(collection.advisory_assessors or []), account.pk]
+        )
+        collection.advisory_assessors = updated.advisory_assessors
+    return judge
+
+
+@transaction.atomic
+def machine_judge_update(*, judge: MachineJudge, **changes) -> MachineJudge:
+    """Changes a judge's settings; when what a reply depends on changed, the version rises and the next run asks
+    afresh (replies under the old configuration stay as its history). The labels already given stay until then."""
+    unknown = sorted(set(changes) - set(SETTINGS))
+    if unknown:
+        raise ValidationError({unknown[0]: "not a setting of a machine judge"})
+    judge = MachineJudge.objects.select_for_update().get(pk=judge.pk)
+    for name, value in changes.items():
+        setattr(judge, name, value)
+    _validated(judge, judge.collection)
+    configuration = configuration_hash(judge)
+    if configuration != judge.configuration:
+        judge.configuration, judge.version = configuration, judge.version + 1
+    judge.save()
+    return judge
+
+
+@transaction.atomic
+def machine_judge_delete(*, judge: MachineJudge) -> None:
+    """Deletes a judge's configuration and replies. Its labels stay (they are an assessor's judgments, with their
+    history); delete them through the judgments write path if they must go."""
+    judge.delete()
+
+
+@dataclass
+class RunTally:
+    """A run's running figures, what its Job shows while it works and keeps when it ends."""
+
+    total: int = 0
+    labelled: int = 0
+    failed: int = 0
+    cached: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    started: float = field(default_factory=time.monotonic)
+    stopped: str = ""
+
+    @property
+    def done(self) -> int:
+        return self.labelled + self.failed
+
+    def as_dict(self) -> dict:
+        elapsed = time.monotonic() - self.started
+        left = max(self.total - self.done, 0)
+        rate = self.done / elapsed if elapsed > 0 and self.done else None
+        return {
+            "total": self.total,
+            "labelled": self.labelled,
+            "failed": self.failed,
+            "left": left,
+            "cached": self.cached,
+            "tokens": {"prompt": self.prompt_tokens, "completion": self.completion_tokens},
+            "elapsed": round(elapsed, 1),
+            "eta": round(left / rate, 1) if rate else None,
+            "stopped": self.stopped,
+        }
+
+
+def _pairs(judge: MachineJudge, *, topic_ids: Sequence[int] | None, limit: int | None, retry_failed: bool):
+    """The (topic, document) pool items to ask about, in topic and pool order: those with no reply under the judge's
+    configuration, or (`retry_failed`) those whose reply was a failure."""
+    items = PoolItem.objects.filter(topic__collection=judge.collection).order_by("topic_id", "-priority", "id")
+    if topic_ids:
+        items = items.filter(topic_id__in=topic_ids)
+    replies = MachineReply.objects.filter(judge=judge, configuration=judge.configuration)
+    if retry_failed:
+        wanted = set(replies.exclude(failure="").values_list("topic_id", "document_id"))
+        pairs = [p for p in items.values_list("topic_id", "document_id") if p in wanted]
+    else:
+        answered = set(replies.values_list("topic_id", "document_id"))
+        pairs = [p for p in items.values_list("topic_id", "document_id") if p not in answered]
+    return pairs[:limit] if limit else pairs
+
+
+@transaction.atomic
+def machine_reply_record(*, judge: MachineJudge, topic: Topic, document: Document, result: PairResult) -> None:
+    """Keeps one pair's reply (replacing a failed one) and, when it gives a grade, records it as the judge's
+    judgment through `judgment_record` (history and staleness included; no assignment or item slot needed)."""
+    MachineReply.objects.update_or_create(
+        judge=judge,
+        configuration=judge.configuration,
+        topic=topic,
+        document=document,
+        defaults={
+            "grade": result.grade,
+            "failure": (result.failure or "")[:300],
+            "reply": result.reply or "",
+            "prompt_tokens": result.prompt_tokens,
+            "completion_tokens": result.completion_tokens,
+            "seconds": result.seconds,
+        },
+    )
+    if result.grade is not None:
+        judgment_record(
+            assessor=judge.account,
+            topic=topic,
+            document=document,
+            grade=result.grade,
+            seconds_spent=result.seconds,
+            require_assignment=False,
+        )
+
+
+def machine_judge_run(
+    *,
+    judge: MachineJudge,
+    topic_ids: Sequence[int] | None = None,
+    limit: int | None = None,
+    retry_failed: bool = False,
+    progress: Callable | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> dict:
+    """Asks the judge about every pool item (of `topic_ids`, at most `limit`) it has no reply for, recording each
+    reply as it arrives; returns the run's figures (RunTally). Faults are per pair (recorded as failures); a spent
+    budget or `cancelled()` (asked in this thread as replies arrive, and before the first) ends the run early with
+    `stopped` saying why, the pairs not asked left for a later run."""
+    pairs = _pairs(judge, topic_ids=topic_ids, limit=limit, retry_failed=retry_failed)
+    tally = RunTally(total=len(pairs))
+    topics = {t.id: t for t in Topic.objects.filter(pk__in={t for t, _ in pairs})}
+    documents = {d.id: d for d in Document.objects.filter(pk__in={d for _, d in pairs})}
+    progress = progress or (lambda done, total, detail=None: None)
+    progress(0, tally.total, tally.as_dict())
+    stopping = threading.Event()  # what the calls' threads look at; only this thread asks `cancelled`
+    if cancelled is not None and cancelled():
+        stopping.set()
+
+    def record(result: PairResult) -> None:
+        if cancelled is not None and cancelled():
+            stopping.set()
+        if result.failure and result.failure.startswith(BUDGET_SPENT):
+            tally.stopped = "the budget is spent; raise it and run again for the pairs left"
+            return
+        topic, document = topics[int(result.topic)], documents[int(result.docno)]
+        machine_reply_record(judge=judge, topic=topic, document=document, result=result)
+        tally.labelled += result.failure is None
+        tally.failed += result.failure is not None
+        tally.cached += result.cached
+        tally.prompt_tokens += result.prompt_tokens
+        tally.completion_tokens += result.completion_tokens
+        progress(tally.done, tally.total, tally.as_dict())
+
+    if judge.provider == MachineProvider.LEXICAL:
+        _lexical_run(judge, pairs, record, stopping.is_set)
+    else:
+        _chat_run(judge, pairs, topics, documents, record, stopping.is_set)
+    if stopping.is_set() and tally.done < tally.total:
+        tally.stopped = "cancelled"
+    final = tally.as_dict()
+    progress(tally.done, tally.total, final)
+    return final
+
+
+def _texts(topics: dict, documents: dict):
+    topic_texts = {str(t.id): TopicText(t.title, t.description, t.narrative) for t in topics.values()}
+    document_texts = {str(d.id): " ".join(p for p in (d.title, d.body) if p) for d in documents.values()}
+    return topic_texts, document_texts
+
+
+def _chat_run(judge, pairs, topics, documents, record, stop) -> None:
+    config = ServerConfig(
+        base_url=judge.base_url,
+        model=judge.model,
+        api_key_env=judge.api_key_env or None,
+        timeout=judge.timeout,
+        retries=judge.retries,
+        backoff=RETRY_BACKOFF,
+        requests_per_minute=judge.requests_per_minute,
+    )
+    client = ChatClient(config, budget=Budget(requests=judge.budget_requests, tokens=judge.budget_tokens))
+    topic_texts, document_texts = _texts(topics, documents)
+    template = judge_template(judge)
+    judge_pairs(
+        [(str(t), str(d)) for t, d in pairs],
+        topics=topic_texts,
+        documents=document_texts,
+        template=template,
+        client=client,
+        cache=ReplyCache(None),  # the replies table is the cache: pairs it answers are not asked at all
+        scale=(0, judge.collection.max_grade),
+        mapping=judge.scale_map or None,
+        concurrency=judge.concurrency,
+        budget_words=judge.budget_words,
+        batch=judge.batch,
+        on_result=record,
+        stop=stop,
+    )
+
+
+def _lexical_run(judge, pairs, record, stop) -> None:
+    """The embedded BM25 baseline over the collection's pooled documents, its thresholds fitted on the counted
+    (not advisory) assessors' labels of the other topics."""
+    collection = judge.collection
+    advisory = set(collection.advisory_assessors or ())
+    pooled = PoolItem.objects.filter(topic__collection=collection)
+    every_pair = list(pooled.values_list("topic_id", "document_id"))
+    texts = {
+        str(d): " ".join(p for p in (title, body) if p)
+        for d, title, body in Document.objects.filter(pk__in={d for _, d in every_pair}).values_list(
+            "id", "title", "body"
+        )
+    }
+    queries = {str(t.id): f"{t.title} {t.description}" for t in Topic.objects.filter(collection=collection)}
+    people = {
+        (str(t), str(d)): g
+        for t, d, a, g in Judgment.objects.filter(topic__collection=collection, grade__isnull=False).values_list(
+            "topic_id", "document_id", "assessor_id", "grade"
+        )
+        if a not in advisory
+    }
+    labels = lexical_labels(
+        queries, [(str(t), str(d)) for t, d in every_pair], texts, people, max_grade=collection.max_grade
+    )
+    for topic_id, document_id in pairs:
+        if stop():
+            return
+        key = (str(topic_id), str(document_id))
+        if key not in labels:
+            record(PairResult(*key, None, "the document has no text to score", None))
+            continue
+        grade, score, cuts = labels[key]
+        reply = f"BM25 {score:.3f} of the topic's best; grade cuts {', '.join(f'{c:.3f}' for c in cuts)}"
+        record(PairResult(*key, grade, None, reply))
+
+
+MACHINE_TASK = "judging.tasks.machine_judge_run"
+job_kinds.register(job_kinds.JobKind(MACHINE_TASK, "Machine judge run", "judging/jobs/_machine_result.html"))
+
+
+def machine_judge_run_start(
+    *,
+    judge: MachineJudge,
+    topic_ids: Sequence[int] | None = None,
+    limit: int | None = None,
+    retry_failed: bool = False,
+    created_by=None,
+):
+    """Starts a run of the judge as a Job (the page's and the API's one way in)."""
+    return jobs.job_start(
+        kind=f"machine judge {judge.name}" + (" (retrying failed pairs)" if retry_failed else ""),
+        task=MACHINE_TASK,
+        arguments={
+            "judge_id": judge.id,
+            "topic_ids": list(topic_ids or []),
+            "limit": limit,
+            "retry_failed": retry_failed,
+        },
+        collection=judge.collection,
+        created_by=created_by,
+    )
+
+
+def machine_judge_run_job_work(job, progress) -> dict:
+    """The work of a machine-judge Job: `machine_judge_run`, stopping when the Job is cancelled (looked up at most
+    every half second)."""
+    judge = MachineJudge.objects.select_related("collection", "account").filter(pk=job.arguments["judge_id"]).first()
+    if judge is None:
+        raise jobs.JobRefused("the machine judge was deleted")
+    checked = [0.0, False]
+
+    def cancelled() -> bool:
+        now = time.monotonic()
+        if not checked[1] and now - checked[0] > 0.5:
+            checked[0], checked[1] = now, jobs.job_cancel_requested(job.id)
+        return checked[1]
+
+    result = machine_judge_run(
+        judge=judge,
+        topic_ids=job.arguments.get("topic_ids") or None,
+        limit=job.arguments.get("limit"),
+        retry_failed=job.arguments.get("retry_failed", False),
+        progress=progress,
+        cancelled=cancelled,
+    )
+    if result["stopped"] == "cancelled":
+        raise jobs.JobCancelled(result)
+    return result
