@@ -12,10 +12,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from judging.api.jobs import JobSerializer, job_accepted
-from judging.models import Collection, Run
+from judging.models import Collection, MachineJudge, Run
 from judging.permissions import IsResearcherOrAdmin, ReadsOwnCollectionStatus, sees_assessors
 
-from . import analysis, downloads, selectors, services
+from . import analysis, downloads, selectors, services, verification
 from .api_serializers import (
     AgreementSerializer,
     CompareSerializer,
@@ -252,3 +252,19 @@ class TrialRunView(_ResearchersRead):
         serializer.is_valid(raise_exception=True)
         job = trial_run_start(collection=collection, file=serializer.validated_data["run"], created_by=request.user)
         return job_accepted(request, job)
+
+
+class MachineVerificationView(_ResearchersRead):
+    """One machine judge measured against people: Cohen's kappa (graded and binarised), Krippendorff's alpha and
+    the confusion matrix against the consensus and each person; error rates per grade on verified items with
+    Wilson intervals; the runs' Kendall's tau and tau_ap under its labels versus the consensus; the leaderboard
+    with the pool's holes filled by its labels beside the people's; the share of plausible corrections of its
+    unverified labels that keep tau >= 0.9. The same figures as the machine judges page."""
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    def get(self, request: Request, collection_id: int, judge_id: int) -> Response:
+        collection = self.collection(collection_id)
+        judge = get_object_or_404(MachineJudge.objects.select_related("collection", "account"), pk=judge_id,
+                                  collection=collection)  # fmt: skip
+        reveal = sees_assessors(request.user, collection)
+        return Response(verification.judge_verification(judge=judge, reveal=reveal))

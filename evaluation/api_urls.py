@@ -15,4 +15,9 @@ urlpatterns = [
     path("compare/", api.CompareView.as_view(), name="api-compare"),
     path("pairs/", api.PairsView.as_view(), name="api-pairs"),
     path("trial/", api.TrialRunView.as_view(), name="api-trial"),
+    path(
+        "machine-judges/<int:judge_id>/verification/",
+        api.MachineVerificationView.as_view(),
+        name="api-machine-verification",
+    ),
 ]

@@ -15,8 +15,10 @@ from django.db import transaction
 
 from . import services
 from .models import Collection, Document, Topic
+from .services import machine_judges
 
 DEMO_NAME = "Python docstrings (demo)"
+DEMO_JUDGE = "bm25-baseline"
 DEMO_USERS = [
     ("admin", "admin-demo-pass", "admin"),
     ("alice", "alice-demo-pass", "assessor"),
@@ -176,7 +178,8 @@ def _simulated_grade(topic_title: str, document: Document, rng: random.Random, n
 
 @transaction.atomic
 def demo_create(*, judged_share: float = 0.6) -> Collection:
-    """Creates the demo collection, users, pool (depth 10), assignments and part of the judgments."""
+    """Creates the demo collection, users, pool (depth 10), assignments, part of the judgments, and the embedded
+    BM25 machine judge's labels of the whole pool (advisory)."""
     users = {}
     from django.contrib.auth import get_user_model
 
@@ -228,4 +231,7 @@ def demo_create(*, judged_share: float = 0.6) -> Collection:
                     grade=_simulated_grade(topic.title, by_id[item.document_id], rng, noise),
                     seconds_spent=rng.uniform(4, 30),
                 )
+    # The embedded baseline judge labels the whole pool, so the machine-judge pages show from the first command.
+    judge = machine_judges.machine_judge_create(collection=collection, name=DEMO_JUDGE, provider="lexical")
+    machine_judges.machine_judge_run(judge=judge)
     return collection

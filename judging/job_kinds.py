@@ -17,6 +17,8 @@ class JobKind:
     label: str
     result_template: str | None = None  # rendered with `job` and `r` (its result) once the job is done
     corrected_file_url: Callable | None = None  # job -> the page that takes a corrected upload, for a failed job
+    running_template: str | None = None  # rendered with `job` and `r`, its running figures, while it runs
+    cancellable: bool = False  # its work stops when asked (`jobs.job_cancel`)
 
 
 REGISTRY: dict[str, JobKind] = {}

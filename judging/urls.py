@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from .views import adjudication, assessor, assigning, campaign, people, setup
+from .views import adjudication, assessor, assigning, campaign, machines, people, setup
 
 app_name = "judging"
 urlpatterns = [
@@ -28,4 +28,9 @@ urlpatterns = [
     path("adjudication/<int:topic_id>/<int:document_id>/", adjudication.decide, name="adjudicate"),
     path("jobs/<int:job_id>/", campaign.job, name="job"),
     path("jobs/<int:job_id>/retry/", campaign.job_retry, name="job_retry"),
+    path("jobs/<int:job_id>/cancel/", machines.job_cancel, name="job_cancel"),
+    path("collections/<int:collection_id>/machine-judges/", machines.machine_judges, name="machine_judges"),
+    path("machine-judges/<int:judge_id>/", machines.machine_judge_edit, name="machine_judge_edit"),
+    path("machine-judges/<int:judge_id>/preview/", machines.machine_judge_preview, name="machine_judge_preview"),
+    path("machine-judges/<int:judge_id>/run/", machines.machine_judge_run, name="machine_judge_run"),
 ]

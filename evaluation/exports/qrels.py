@@ -14,12 +14,13 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from judging import selectors as judging_selectors
-from judging.models import Collection, Document, Judgment, Topic
+from judging.models import Collection, Document, Judgment, MachineJudge, Topic
 
 from .. import selectors
+from ..verification import holes_filled_qrels
 from . import export_name, provenance, spreadsheet_text
 
-SOURCES = ("consensus", "assessor", "all")
+SOURCES = ("consensus", "assessor", "all", "filled")
 FORMATS = {"trec": "txt", "jsonl": "jsonl", "csv": "csv"}
 CSV_FIELDS = ["topic", "docno", "grade", "assessor", "time", "seconds", "note", "confidence", "assessors"]
 
@@ -47,10 +48,14 @@ def qrels_rows(
     reveal_assessors: bool = True,
 ) -> Iterator[QrelsRow]:
     """The rows of a qrels export. `source`: "consensus" (one label per item, as evaluated; with its confidence),
-    "assessor" (the one named by `assessor`, a username or pseudonym) or "all" (every assessor's label).
+    "assessor" (the one named by `assessor`, a username or pseudonym), "all" (every assessor's label) or "filled"
+    (the consensus with the pool's holes filled by the machine judge named by `assessor`; its rows name it).
     `binarise_at`: grades at or above it become 1, the others 0. Judgments without a grade are never exported."""
     if source not in SOURCES:
         raise ValueError(f"unknown source {source!r}; one of {', '.join(SOURCES)}")
+    if source == "filled":
+        yield from _filled_rows(collection, assessor, topics, binarise_at)
+        return
     names = judging_selectors.assessor_names(collection=collection, reveal=reveal_assessors)
     wanted_assessor = None
     if source == "assessor":
@@ -80,6 +85,24 @@ def qrels_rows(
             yield QrelsRow(number, docno, grade_of(grade), names[assessor_id], updated.isoformat(), seconds, note)
 
 
+def _filled_rows(collection, judge_name, topics, binarise_at) -> Iterator[QrelsRow]:
+    judge = MachineJudge.objects.filter(collection=collection, name=judge_name).first()
+    if judge is None:
+        raise ValueError(f"no machine judge {judge_name!r} in this collection")
+    consensus = selectors.consensus_qrels(collection=collection)
+    filled = holes_filled_qrels(judge=judge)
+    topic_rows = Topic.objects.filter(collection=collection).order_by("id")
+    if topics is not None:
+        topic_rows = topic_rows.filter(number__in=list(topics))
+    for topic_id, number in topic_rows.values_list("id", "number"):
+        labels = filled.get(topic_id, {})
+        docnos = dict(Document.objects.filter(pk__in=list(labels)).values_list("pk", "docno"))
+        for document_id in sorted(labels, key=lambda d: docnos[d]):
+            grade = labels[document_id] if binarise_at is None else int(labels[document_id] >= binarise_at)
+            machine = document_id not in consensus.get(topic_id, {})
+            yield QrelsRow(number, docnos[document_id], grade, assessor=f"machine:{judge.name}" if machine else "")
+
+
 def _consensus_rows(collection, topic_id, number, rows, grade_of) -> Iterator[QrelsRow]:
     by_document: dict[int, dict[int, int]] = {}
     docnos: dict[int, str] = {}
@@ -106,7 +129,8 @@ def qrels_lines(rows: Iterable[QrelsRow], fmt: str) -> Iterator[str]:
     assessor's labels: trec_eval ignores that column), "jsonl" or "csv" (with a header row)."""
     if fmt == "trec":
         for row in rows:
-            yield f"{row.topic} {row.assessor or 0} {row.docno} {row.grade}\n"
+            who = row.assessor if row.assessor and not row.assessor.startswith("machine:") else 0
+            yield f"{row.topic} {who} {row.docno} {row.grade}\n"
     elif fmt == "jsonl":
         for row in rows:
             record = {k: v for k, v in row.__dict__.items() if v not in ("", None)}
@@ -161,8 +185,12 @@ def qrels_export(
             yield from rows
 
     details = {"kind": "qrels", "source": source, "format": fmt, "binarised_at": binarise_at, "topics": topics}
-    if source == "assessor":
-        details["assessor"] = assessor
+    if source in ("assessor", "filled"):
+        details["assessor" if source == "assessor" else "machine_judge"] = assessor
+    if source == "filled":
+        judge = MachineJudge.objects.filter(collection=collection, name=assessor).first()
+        details["machine_judge_version"] = judge.version if judge else None
+        details["method"] = "consensus labels; the machine judge's label for each pooled item without one"
     meta = provenance(collection, **details)
     label = "qrels" if source == "consensus" else f"qrels-{source}" + (f"-{assessor}" if assessor else "")
     return export_name(collection, label, meta["qrels_version"], FORMATS[fmt]), meta, qrels_lines(chained(), fmt)

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import campaign, jobs, judgments
+from . import campaign, jobs, judgments, machines
 
 urlpatterns = [
     path("jobs/<int:job_id>/", jobs.JobView.as_view(), name="api-job"),
@@ -16,4 +16,15 @@ urlpatterns = [
     path("collections/<int:collection_id>/assignments/", campaign.AssignmentList.as_view(), name="api-assignments"),
     path("assignments/<int:assignment_id>/", campaign.AssignmentDetail.as_view(), name="api-assignment"),
     path("judgments/", judgments.JudgmentListCreate.as_view(), name="api-judgments"),
+    path("jobs/<int:job_id>/cancel/", machines.JobCancel.as_view(), name="api-job-cancel"),
+    path(
+        "collections/<int:collection_id>/machine-judges/",
+        machines.MachineJudgeList.as_view(),
+        name="api-machine-judges",
+    ),
+    path("machine-judges/<int:judge_id>/", machines.MachineJudgeDetail.as_view(), name="api-machine-judge"),
+    path("machine-judges/<int:judge_id>/preview/", machines.MachineJudgePreview.as_view(), name="api-machine-preview"),
+    path("machine-judges/<int:judge_id>/runs/", machines.MachineJudgeRun.as_view(), name="api-machine-runs"),
+    path("machine-judges/<int:judge_id>/labels/", machines.MachineJudgeLabels.as_view(), name="api-machine-labels"),
+    path("topics/<int:topic_id>/queue/", machines.AssessorQueue.as_view(), name="api-assessor-queue"),
 ]

@@ -29,7 +29,7 @@ from ..machine.cache import ReplyCache
 from ..machine.client import Budget, ChatClient, ServerConfig
 from ..machine.judge import PairResult, TopicText, judge_pairs
 from ..machine.lexical import lexical_labels
-from ..machine.prompts import TEMPLATES, Template, custom, template_problem
+from ..machine.prompts import TEMPLATES, Template, custom, render, template_problem
 from ..models import Collection, Document, Judgment, MachineJudge, MachineProvider, MachineReply, PoolItem, Topic
 from .collections import collection_settings_update
 from .judgments import judgment_record
@@ -305,8 +305,8 @@ def _texts(topics: dict, documents: dict):
     return topic_texts, document_texts
 
 
-def _chat_run(judge, pairs, topics, documents, record, stop) -> None:
-    config = ServerConfig(
+def _server_config(judge: MachineJudge) -> ServerConfig:
+    return ServerConfig(
         base_url=judge.base_url,
         model=judge.model,
         api_key_env=judge.api_key_env or None,
@@ -315,7 +315,11 @@ def _chat_run(judge, pairs, topics, documents, record, stop) -> None:
         backoff=RETRY_BACKOFF,
         requests_per_minute=judge.requests_per_minute,
     )
-    client = ChatClient(config, budget=Budget(requests=judge.budget_requests, tokens=judge.budget_tokens))
+
+
+def _chat_run(judge, pairs, topics, documents, record, stop) -> None:
+    budget = Budget(requests=judge.budget_requests, tokens=judge.budget_tokens)
+    client = ChatClient(_server_config(judge), budget=budget)
     topic_texts, document_texts = _texts(topics, documents)
     template = judge_template(judge)
     judge_pairs(
@@ -372,7 +376,15 @@ def _lexical_run(judge, pairs, record, stop) -> None:
 
 
 MACHINE_TASK = "judging.tasks.machine_judge_run"
-job_kinds.register(job_kinds.JobKind(MACHINE_TASK, "Machine judge run", "judging/jobs/_machine_result.html"))
+job_kinds.register(
+    job_kinds.JobKind(
+        MACHINE_TASK,
+        "Machine judge run",
+        "judging/jobs/_machine_result.html",
+        running_template="judging/jobs/_machine_result.html",
+        cancellable=True,
+    )
+)
 
 
 def machine_judge_run_start(
@@ -423,3 +435,52 @@ def machine_judge_run_job_work(job, progress) -> dict:
     if result["stopped"] == "cancelled":
         raise jobs.JobCancelled(result)
     return result
+
+
+def machine_judge_preview(
+    *, judge: MachineJudge, topic: Topic, document: Document, ask: bool = False, template_text: str | None = None
+) -> dict:
+    """What the judge would send for one pair (the prompt), and with `ask` what the model answers and the grade read
+    from it, recording nothing. `template_text` previews an unsaved custom template (ValidationError when unusable).
+    Returns {"prompt", "reply", "grade", "failure", "seconds", "tokens"}."""
+    if template_text is not None:
+        problem = template_problem(template_text)
+        if problem:
+            raise ValidationError({"template": problem})
+        template = custom(template_text, scale=(0, judge.template_max_grade), name="preview")
+    else:
+        template = judge_template(judge)
+    text = " ".join(p for p in (document.title, document.body) if p)
+    preview = {"prompt": None, "reply": None, "grade": None, "failure": None, "seconds": None, "tokens": None}
+    if judge.provider == MachineProvider.LEXICAL:
+        preview["prompt"] = f"BM25 of {topic.title!r} {topic.description!r} against the document"
+    else:
+        texts = {"title": topic.title, "description": topic.description, "narrative": topic.narrative}
+        preview["prompt"] = render(template, **texts, document=text, budget_words=judge.budget_words)
+    if not ask:
+        return preview
+    results: list[PairResult] = []
+    if judge.provider == MachineProvider.LEXICAL:
+        _lexical_run(judge, [(str(topic.id), str(document.id))], results.append, lambda: False)
+    else:
+        judge_pairs(
+            [("t", "d")],
+            topics={"t": TopicText(topic.title, topic.description, topic.narrative)},
+            documents={"d": text},
+            template=template,
+            client=ChatClient(_server_config(judge)),
+            cache=ReplyCache(None),
+            scale=(0, judge.collection.max_grade),
+            mapping=judge.scale_map or None,
+            budget_words=judge.budget_words,
+            on_result=results.append,
+        )
+    answer = results[0]
+    preview.update(
+        reply=answer.reply,
+        grade=answer.grade,
+        failure=answer.failure,
+        seconds=round(answer.seconds, 3),
+        tokens=answer.prompt_tokens + answer.completion_tokens,
+    )
+    return preview

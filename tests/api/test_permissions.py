@@ -9,8 +9,11 @@ from __future__ import annotations
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import get_resolver
+from rest_framework.authtoken.models import Token
 
 from judging import jobs, services
+from judging.models import Topic
+from judging.services import machine_judges
 
 from ..api_clients import role_clients
 from ..factories import make_collection, make_user
@@ -52,6 +55,16 @@ ENDPOINTS = [
     ("get", "/api/collections/{c}/compare/?a=run0&b=run1", None, READERS),
     ("get", "/api/collections/{c}/pairs/", None, READERS),
     ("post", "/api/collections/{c}/trial/", _file, READERS),
+    ("get", "/api/collections/{c}/machine-judges/", None, READERS),
+    ("post", "/api/collections/{c}/machine-judges/", {"name": "bm", "provider": "lexical"}, {ADMIN}),
+    ("get", "/api/machine-judges/{m}/", None, READERS),
+    ("patch", "/api/machine-judges/{m}/", {"concurrency": 2}, {ADMIN}),
+    ("post", "/api/machine-judges/{m}/preview/", {"topic": "1", "docno": "d1"}, {ADMIN}),
+    ("post", "/api/machine-judges/{m}/runs/", {"limit": 1}, {ADMIN}),
+    ("get", "/api/machine-judges/{m}/labels/", None, READERS),
+    ("post", "/api/jobs/{j}/cancel/", None, {ADMIN}),
+    ("get", "/api/topics/{t}/queue/", None, {ASSESSOR}),
+    ("get", "/api/collections/{c}/machine-judges/{m}/verification/", None, READERS),
 ]
 
 
@@ -61,13 +74,17 @@ def world():
     assessor = make_user(ASSESSOR)
     assignment = services.assignment_create(assessor=assessor, topic=collection.topics.first())
     job = jobs.job_start(kind="recompute", task="x", arguments={}, collection=collection, created_by=make_user(ADMIN))
-    return {"c": collection.id, "a": assignment.id, "j": job.id}
+    judge = machine_judges.machine_judge_create(collection=collection, name="baseline", provider="lexical")
+    return {"c": collection.id, "a": assignment.id, "j": job.id, "m": judge.id, "t": assignment.topic_id}
 
 
 @pytest.mark.parametrize("role", [ADMIN, RESEARCHER, ASSESSOR, "anonymous"])
 @pytest.mark.parametrize(("method", "path", "body", "allowed"), ENDPOINTS, ids=[f"{m} {p}" for m, p, *_ in ENDPOINTS])
 def test_each_endpoint_admits_exactly_its_roles(world, role, method, path, body, allowed):
     client = role_clients()[role]
+    if "{t}" in path and role == ASSESSOR:  # a topic's queue is its own assessors': this one is assigned it
+        token = client._credentials["HTTP_AUTHORIZATION"].split()[1]
+        services.assignment_create(assessor=Token.objects.get(key=token).user, topic=Topic.objects.get(pk=world["t"]))
     url = path.format(**world)
     data = body() if callable(body) else body
     response = getattr(client, method)(url, data, format="multipart" if callable(body) else "json")
@@ -85,6 +102,7 @@ def test_each_endpoint_admits_exactly_its_roles(world, role, method, path, body,
 def test_every_api_route_is_in_the_table():
     tabled = {path.split("?")[0].replace("{c}", "<int:collection_id>") for _, path, *_ in ENDPOINTS}
     tabled = {p.replace("{a}", "<int:assignment_id>").replace("{j}", "<int:job_id>") for p in tabled}
+    tabled = {p.replace("{m}", "<int:judge_id>").replace("{t}", "<int:topic_id>") for p in tabled}
     public = {"api/schema/", "api/docs/"}
 
     def flattened(patterns, prefix=""):

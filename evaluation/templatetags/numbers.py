@@ -1,0 +1,31 @@
+"""Template filters for figures: a statistic that may be undefined, a share as a percentage, a signed difference,
+and a list's item by position."""
+
+from __future__ import annotations
+
+from django import template
+
+register = template.Library()
+
+
+@register.filter
+def statistic(value) -> str:
+    return "undefined" if value is None else f"{value:.3f}"
+
+
+@register.filter
+def percentage(value) -> str:
+    return "—" if value is None else f"{100 * value:.0f}%"
+
+
+@register.filter
+def signed(value) -> str:
+    return "—" if value is None else f"{value:+.3f}"
+
+
+@register.filter
+def index(sequence, position: int):
+    try:
+        return sequence[position]
+    except (IndexError, TypeError, KeyError):
+        return None
