@@ -22,10 +22,13 @@ LOOKAHEAD = 50  # documents ordered by the strategy itself; the rest of the fron
 
 def topic_labels_in_arrival_order(*, topic_id: int) -> list[tuple[int, int | None]]:
     """(document id, label) for each document someone judged, in the order their first judgments arrived. The label
-    is the highest grade any assessor gave (None if every assessor could not judge it): a run found a relevant
-    document if anyone says so, as the pool builder's Move-to-Front reads it."""
+    is the highest grade any counted assessor gave (None if every one could not judge it): a run found a relevant
+    document if anyone says so, as the pool builder's Move-to-Front reads it. Advisory assessors (machine judges,
+    clicks) steer no order: their labels are measured, never taken as evidence."""
     labels: dict[int, int | None] = {}
-    rows = Judgment.objects.filter(topic_id=topic_id).order_by("created_at", "id").values_list("document_id", "grade")
+    advisory = Topic.objects.filter(pk=topic_id).values_list("collection__advisory_assessors", flat=True).first()
+    rows = Judgment.objects.filter(topic_id=topic_id).exclude(assessor_id__in=advisory or [])
+    rows = rows.order_by("created_at", "id").values_list("document_id", "grade")
     for document_id, grade in rows:
         labels[document_id] = _higher(labels.get(document_id), grade)
     return list(labels.items())

@@ -122,6 +122,7 @@ class CollectionAdmin(ServiceAdmin):
     ]
     list_filter = ["blind", "consensus_method", "max_grade"]
     search_fields = ["name", "description"]
+    exclude = ["verification_judge", "verification_mode"]  # chosen on the settings page, among its machine judges
 
     def get_inlines(self, request, obj):
         return [GradeInline] if obj is not None else []  # a new collection gets its scale from the service

@@ -13,6 +13,7 @@ from .models import (
     ROLE_ADMIN,
     ROLE_ASSESSOR,
     ROLE_RESEARCHER,
+    Collection,
     ConsensusMethod,
     Run,
     Topic,
@@ -173,9 +174,27 @@ class CollectionForm(forms.Form):
     description.widget = forms.Textarea(attrs={"rows": 2})
 
     def __init__(
-        self, *args, grades: dict[int, tuple[str, str]] | None = None, assessors: list | None = None, **kwargs
+        self,
+        *args,
+        grades: dict[int, tuple[str, str]] | None = None,
+        assessors: list | None = None,
+        machine_judges: list | None = None,
+        **kwargs,
     ):
         super().__init__(*args, **kwargs)
+        if machine_judges:  # an existing collection's machine judges: people can verify one's labels
+            self.fields["verification_judge"] = forms.TypedChoiceField(
+                choices=[("", "None: the judging order decides"), *machine_judges],
+                coerce=int,
+                empty_value=None,
+                required=False,
+                label="Verify a machine judge",
+                help_text="Assessors' queues put this judge's likeliest errors first (a stated score: other judges "
+                "disagreeing, a grade at the relevance threshold, the item's weight in the runs' AP).",
+            )
+            self.fields["verification_mode"] = forms.ChoiceField(
+                choices=Collection._meta.get_field("verification_mode").choices, initial="blind", required=False
+            )
         if assessors:  # an existing collection's assessors: any of them can be made advisory
             self.fields["advisory_assessors"] = forms.TypedMultipleChoiceField(
                 choices=[(user_id, username) for user_id, username in assessors],
@@ -220,6 +239,8 @@ class CollectionForm(forms.Form):
         names += ["judging_order"]
         names += ["researchers_see_assessors", "trec_eval_version"]
         names += ["advisory_assessors"] if "advisory_assessors" in self.fields else []
+        if "verification_judge" in self.fields:
+            names += ["verification_judge", "verification_mode"]
         return {name: data[name] for name in names} | {"name": data["name"], "measures": data["measure_names"]}
 
 

@@ -92,6 +92,21 @@ class Collection(models.Model):
         help_text="Assessors (user ids) whose labels are measured in agreement and shown, never counted in the "
         "consensus the metrics come from (clicks, machine judges).",
     )
+    verification_judge = models.ForeignKey(
+        "MachineJudge",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The machine judge whose labels assessors verify: their queues put its likeliest errors first.",
+    )
+    verification_mode = models.CharField(
+        max_length=10,
+        choices=[("blind", "Blind: judge first, then see the machine's grade"),
+                 ("post_edit", "Post-editing: the machine's grade is shown beside the document")],
+        default="blind",
+        db_default="blind",  # a row written by code that predates the column (an older migration's state) has it
+    )  # fmt: skip
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -16,7 +16,7 @@ from django.db.models.functions import Coalesce
 
 from config import sql as db
 
-from . import adaptive
+from . import adaptive, verifying
 from .models import (
     ROLE_ASSESSOR,
     Adjudication,
@@ -276,9 +276,9 @@ def assignments_for_assessor(*, assessor_id: int) -> list[Assignment]:
     own = set(
         Judgment.objects.filter(assessor_id=assessor_id, topic_id__in=topic_ids).values_list("topic_id", "document_id")
     )
-    closed = Counter(
-        topic_id for topic_id, _ in items_filled_by_others(assessor_id=assessor_id, topic_ids=topic_ids) - own
-    )
+    advisory = {a.topic.collection_id: a.topic.collection.advisory_assessors for a in assignments}
+    filled = items_filled_by_others(assessor_id=assessor_id, topic_ids=topic_ids, advisory=advisory)
+    closed = Counter(topic_id for topic_id, _ in filled - own)
     for assignment in assignments:
         assignment.total -= closed[assignment.topic_id]
         row = judged.get(assignment.topic_id, {})
@@ -288,15 +288,19 @@ def assignments_for_assessor(*, assessor_id: int) -> list[Assignment]:
     return assignments
 
 
-def items_filled_by_others(*, assessor_id: int, topic_ids: list[int]) -> set[tuple[int, int]]:
+def items_filled_by_others(
+    *, assessor_id: int, topic_ids: list[int], advisory: dict[int, list[int] | None] | None = None
+) -> set[tuple[int, int]]:
     """(topic id, document id) of the pool items that already have their collection's k graded judgments from
     assessors other than this one (advisory assessors, machines among them, take no slot): unless the assessor
-    judged them too, they are closed to them (the write service refuses them; queues and totals leave them out)."""
+    judged them too, they are closed to them (the write service refuses them; queues and totals leave them out).
+    `advisory`, {collection id: its advisory assessors} for the topics' collections, saves reading them."""
+    if advisory is None:
+        found = Collection.objects.filter(topics__in=topic_ids).distinct().values_list("id", "advisory_assessors")
+        advisory = dict(found)
     counted = Q()
-    for collection_id, advisory in (
-        Collection.objects.filter(topics__in=topic_ids).distinct().values_list("id", "advisory_assessors")
-    ):
-        counted |= Q(topic__collection_id=collection_id) & ~Q(assessor_id__in=advisory or [])
+    for collection_id, accounts in advisory.items():
+        counted |= Q(topic__collection_id=collection_id) & ~Q(assessor_id__in=accounts or [])
     return set(
         Judgment.objects.filter(counted, topic_id__in=topic_ids, grade__isnull=False)
         .exclude(assessor_id=assessor_id)
@@ -356,7 +360,9 @@ def judging_queue(*, assessor_id: int, topic: Topic) -> list[dict]:
     still need this assessor (shuffled in bands likewise, so a second assessor does not follow the first's sequence),
     then the frontier nobody labelled, in the order the strategy proposes now (`adaptive.topic_frontier`); with
     shuffling on, the frontier is dealt in bands as wide as the topic has assessors, each assessor starting at their
-    own place, so assessors judging the topic at the same time get different documents."""
+    own place, so assessors judging the topic at the same time get different documents. With a verification judge
+    (a machine judge whose labels people verify), the documents still to judge come in verification order
+    (`verifying.verification_order`: the machine's likeliest errors first), whatever the judging order."""
     collection = topic.collection
     own = {
         j["document_id"]: j
@@ -364,7 +370,9 @@ def judging_queue(*, assessor_id: int, topic: Topic) -> list[dict]:
         .order_by("created_at", "id")
         .values("document_id", "grade", "note", "cannot_judge_reason", "seconds_spent")
     }
-    closed = {d for _, d in items_filled_by_others(assessor_id=assessor_id, topic_ids=[topic.id])} - set(own)
+    advisory = {collection.id: collection.advisory_assessors}
+    filled = items_filled_by_others(assessor_id=assessor_id, topic_ids=[topic.id], advisory=advisory)
+    closed = {d for _, d in filled} - set(own)
     pool = PoolItem.objects.filter(topic=topic).order_by("-priority", "id")
     pool = pool.values_list("document_id", "document__docno")
     items = [item for item in pool if item[0] not in closed]
@@ -394,6 +402,10 @@ def judging_queue(*, assessor_id: int, topic: Topic) -> list[dict]:
                 for item in _rotated(upcoming[start : start + width], turn)
             ]
         items = mine + others + upcoming
+    if collection.verification_judge_id is not None:  # the machine's likeliest errors first, after what is judged
+        scores = verifying.verification_order(topic=topic, rankings=topic_rankings(topic_id=topic.id))
+        waiting = sorted((i for i in items if i[0] not in own), key=lambda item: -scores.get(item[0], 0.0))
+        items = [i for i in items if i[0] in own] + waiting
     queue = []
     for document_id, docno in items:
         judgment = own.get(document_id)

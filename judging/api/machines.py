@@ -5,6 +5,7 @@ an assessor account's token as a person's page does."""
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions, generics, serializers
 from rest_framework.request import Request
@@ -76,7 +77,7 @@ class PreviewSerializer(serializers.Serializer):
 class MachineJudgePreview(APIView):
     permission_classes = [IsAdmin]
 
-    @extend_schema(request=PreviewSerializer, responses={200: None})
+    @extend_schema(request=PreviewSerializer, responses={200: OpenApiTypes.OBJECT})
     def post(self, request: Request, judge_id: int) -> Response:
         judge = get_object_or_404(MachineJudge.objects.select_related("collection"), pk=judge_id)
         serializer = PreviewSerializer(data=request.data)
@@ -94,7 +95,7 @@ class MachineJudgePreview(APIView):
         return Response(preview)
 
 
-class RunSerializer(serializers.Serializer):
+class MachineRunSerializer(serializers.Serializer):
     topics = serializers.ListField(child=serializers.CharField(), required=False, help_text="topic numbers")
     limit = serializers.IntegerField(required=False, min_value=1)
     retry_failed = serializers.BooleanField(default=False)
@@ -105,10 +106,10 @@ class MachineJudgeRun(APIView):
 
     permission_classes = [IsAdmin]
 
-    @extend_schema(request=RunSerializer, responses={202: JobSerializer})
+    @extend_schema(request=MachineRunSerializer, responses={202: JobSerializer})
     def post(self, request: Request, judge_id: int) -> Response:
         judge = get_object_or_404(MachineJudge.objects.select_related("collection"), pk=judge_id)
-        serializer = RunSerializer(data=request.data)
+        serializer = MachineRunSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         topics = selectors.topics_numbered(collection=judge.collection, numbers=data.get("topics") or [])
@@ -176,7 +177,10 @@ class AssessorQueue(APIView):
 
     permission_classes = [IsAssessor]
 
-    @extend_schema(parameters=[OpenApiParameter("limit", int, description=f"at most this many (≤ {QUEUE_LIMIT})")])
+    @extend_schema(
+        parameters=[OpenApiParameter("limit", int, description=f"at most this many (≤ {QUEUE_LIMIT})")],
+        responses={200: OpenApiTypes.OBJECT},
+    )
     def get(self, request: Request, topic_id: int) -> Response:
         topic = get_object_or_404(Topic.objects.select_related("collection"), pk=topic_id)
         if not Assignment.objects.filter(assessor=request.user, topic=topic).exists():

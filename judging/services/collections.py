@@ -17,6 +17,7 @@ from ..models import (
     Collection,
     Grade,
     Judgment,
+    MachineJudge,
 )
 
 DEFAULT_GRADE_LABELS = {
@@ -81,6 +82,18 @@ def measures_canonical(measures) -> list[str]:
     return canonical_names(measures)
 
 
+def _verification_judge(collection: Collection, judge):
+    """The machine judge (given or by id) whose labels the collection's assessors verify, or None; it must be one
+    of the collection's own."""
+    if judge is None or judge == "":
+        return None
+    judge_id = getattr(judge, "pk", judge)
+    found = MachineJudge.objects.filter(pk=judge_id, collection=collection).first()
+    if found is None:
+        raise ValidationError({"verification_judge": f"no machine judge {judge_id!r} in this collection"})
+    return found
+
+
 def advisory_checked(assessors) -> list[int]:
     """The advisory assessors as their sorted, distinct user ids (users or ids given); ValidationError naming any
     that is no account."""
@@ -116,6 +129,10 @@ def collection_settings_update(*, collection: Collection, **changes) -> Collecti
         changes["measures"] = measures_canonical(changes["measures"])
     if "advisory_assessors" in changes:
         changes["advisory_assessors"] = advisory_checked(changes["advisory_assessors"])
+    if "verification_judge" in changes:
+        changes["verification_judge"] = _verification_judge(locked, changes["verification_judge"])
+    if changes.get("verification_mode", "blind") in (None, ""):
+        changes.pop("verification_mode")
     changed = {name for name, value in changes.items() if getattr(locked, name) != value}
     if "max_grade" in changed:
         if Judgment.objects.filter(topic__collection=locked).exists():

@@ -14,7 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from .. import selectors, services
+from .. import selectors, services, verifying
 from ..forms import JudgmentSaveForm
 from ..highlighting import document_blocks, query_terms
 from ..models import Assignment, Document, PoolItem, Topic
@@ -55,11 +55,13 @@ def _pool_item(topic: Topic, document_id: int) -> PoolItem:
 
 def _document_context(topic: Topic, item: PoolItem) -> dict:
     collection = topic.collection
+    post_editing = collection.verification_judge_id is not None and collection.verification_mode == "post_edit"
     return {
         "topic": topic,
         "document": item.document,
         "blocks": document_blocks(item.document.body, query_terms(topic.title)),
         "pool_item": None if collection.blind else item,
+        "machine": verifying.machine_label(topic=topic, document_id=item.document_id) if post_editing else None,
     }
 
 
@@ -97,6 +99,7 @@ def judge(request: HttpRequest, topic_id: int) -> HttpResponse:
             "start": start,
             "queue": queue,
             "adaptive": topic.collection.judging_order != "best_rank",
+            "verifying": topic.collection.verification_judge_id is not None,
             "keys": _grade_keys(topic, grades),
             "labels": {g.value: g.label for g in grades},
             "undo": selectors.undo_history(assessor_id=request.user.id, topic=topic),
@@ -157,5 +160,8 @@ def judge_save(request: HttpRequest, topic_id: int, document_id: int) -> HttpRes
         answer: dict = {"saved": True}
         if topic.collection.judging_order != "best_rank":  # the next document depends on this judgment
             answer["order"] = selectors.upcoming_order(assessor_id=request.user.id, topic=topic)
+        if topic.collection.verification_judge_id is not None and data["action"] != "delete":
+            # Blind verification: the machine's grade only once the person's own is saved (post-editing showed it).
+            answer["machine"] = verifying.machine_label(topic=topic, document_id=document.id)
         return JsonResponse(answer)
     return redirect("judging:judge", topic_id=topic.id)

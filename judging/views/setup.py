@@ -48,7 +48,11 @@ def collection_edit(request: HttpRequest, collection_id: int) -> HttpResponse:
     }
     grades = {g.value: (g.label, g.description) for g in collection.grades.all()}
     assessors = selectors.collection_assessors(collection=collection)
-    form = CollectionForm(request.POST or None, initial=initial, grades=grades, assessors=assessors)
+    judges = list(collection.machine_judges.order_by("name").values_list("id", "name"))
+    initial["verification_judge"] = collection.verification_judge_id
+    form = CollectionForm(
+        request.POST or None, initial=initial, grades=grades, assessors=assessors, machine_judges=judges
+    )
     scale_locked = Judgment.objects.filter(topic__collection=collection).exists()
     if scale_locked:  # judgments were made on this scale: its size stays (labels can still be reworded)
         form.fields["max_grade"].disabled = True

@@ -264,8 +264,9 @@
       save.inFlight = false;
       if (response.ok) {
         outbox = outbox.filter((pending) => pending !== save);
-        const answer = config.adaptive ? await response.json().catch(() => ({})) : {};
+        const answer = config.adaptive || config.verifying ? await response.json().catch(() => ({})) : {};
         if (answer.order) applyOrder(answer.order);
+        if (answer.machine !== undefined && save.fields.action !== "delete") showMachine(save, answer.machine);
       } else {
         const answer = await response.json().catch(() => ({}));
         save.rejected = answer.error || `the server refused it (${response.status})`;
@@ -282,6 +283,28 @@
     renderSaveError();
     renderProgress();
     flush();
+  }
+
+  // --- verification -------------------------------------------------------------------------------------------
+  // Blind verification: once the person's judgment is saved, the machine's grade for that document is shown, with
+  // its reply folded, so that the person learns where it errs without having been led by it.
+  function showMachine(save, machine) {
+    const note = document.getElementById("machine-note");
+    if (!note) return;
+    const entry = queue.find((item) => item.id === save.id);
+    note.replaceChildren();
+    if (!machine) { note.hidden = true; return; }
+    const yours = save.fields.grade === "" ? "can't judge" : save.fields.grade;
+    const agree = String(machine.grade) === String(save.fields.grade);
+    note.append(`${entry ? entry.docno : "That document"}: you ${yours}, ${machine.judge} (machine) ${machine.grade} ${machine.label}`);
+    note.append(Object.assign(document.createElement("strong"), { textContent: agree ? " · agreed" : " · differs" }));
+    if (machine.explanation) {
+      const details = document.createElement("details");
+      details.append(Object.assign(document.createElement("summary"), { textContent: "Its reply" }));
+      details.append(Object.assign(document.createElement("pre"), { className: "reply", textContent: machine.explanation }));
+      note.append(details);
+    }
+    note.hidden = false;
   }
 
   // --- adaptive order ------------------------------------------------------------------------------------------
