@@ -5,20 +5,34 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('judging', '0015_machine_judges'),
+        ("judging", "0015_machine_judges"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='collection',
-            name='verification_judge',
-            field=models.ForeignKey(blank=True, help_text='The machine judge whose labels assessors verify: their queues put its likeliest errors first.', null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='judging.machinejudge'),
+            model_name="collection",
+            name="verification_judge",
+            field=models.ForeignKey(
+                blank=True,
+                help_text="The machine judge whose labels assessors verify: their queues put its likeliest errors first.",
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to="judging.machinejudge",
+            ),
         ),
         migrations.AddField(
-            model_name='collection',
-            name='verification_mode',
-            field=models.CharField(choices=[('blind', "Blind: judge first, then see the machine's grade"), ('post_edit', "Post-editing: the machine's grade is shown beside the document")], db_default='blind', default='blind', max_length=10),
+            model_name="collection",
+            name="verification_mode",
+            field=models.CharField(
+                choices=[
+                    ("blind", "Blind: judge first, then see the machine's grade"),
+                    ("post_edit", "Post-editing: the machine's grade is shown beside the document"),
+                ],
+                db_default="blind",
+                default="blind",
+                max_length=10,
+            ),
         ),
     ]
