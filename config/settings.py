@@ -116,6 +116,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
     DATABASES["default"]["CONN_MAX_AGE"] = 0
+    # Tests on a file, not in memory: an in-memory database is shared between the live server's threads through
+    # SQLite's shared cache, whose table locks fail at once ("database table is locked") instead of waiting, so a
+    # browser test's overlapping requests (a save beside a prefetch) failed now and then.
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-workbench.sqlite3")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -75,6 +75,7 @@ def demo_pages(collection: Collection, search_log: SearchLog | None = None) -> d
         f"/results/{c}/compare/?a={runs[0].tag}&b={runs[1].tag}",
         f"/results/{c}/curves/",
         f"/results/{c}/agreement/",
+        f"/results/{c}/machines/",
         f"/results/{c}/trial/",
         f"/results/{c}/online/" + (f"?log={search_log.pk}" if search_log else ""),
         "/results/measures/",
@@ -91,6 +92,9 @@ def demo_pages(collection: Collection, search_log: SearchLog | None = None) -> d
         f"/judging/collections/{c}/assignments/",
         f"/judging/collections/{c}/adjudication/",
         f"/judging/collections/{c}/adjudication/next/",
+        f"/judging/collections/{c}/machine-judges/",
+        *(f"/judging/machine-judges/{judge.id}/" for judge in collection.machine_judges.all()),
+        *(f"/judging/machine-judges/{judge.id}/preview/" for judge in collection.machine_judges.all()),
     ]
     assessor = ["/judging/assignments/", f"/judging/judge/{topic.id}/", "/accounts/me/"]
     return {"admin": admin + results, "researcher": results, "assessor": assessor}

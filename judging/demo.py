@@ -234,4 +234,5 @@ def demo_create(*, judged_share: float = 0.6) -> Collection:
     # The embedded baseline judge labels the whole pool, so the machine-judge pages show from the first command.
     judge = machine_judges.machine_judge_create(collection=collection, name=DEMO_JUDGE, provider="lexical")
     machine_judges.machine_judge_run(judge=judge)
-    return collection
+    # Assessors verify its labels, blind: its likeliest errors come first in their queues.
+    return services.collection_settings_update(collection=collection, verification_judge=judge)

@@ -1,0 +1,142 @@
+"""In a real browser, against a real chat-completions server on a local port (tests/chat_server.py): an admin
+configures a machine judge, previews its prompt on a pair with the model's answer, runs it on two topics and reads
+the agreement panel; an assessor verifies items from the queue at 1280 px and on a 390 px phone (blind: the machine's
+grade only after their own); a researcher sees the people's and the holes-filled leaderboards side by side and
+downloads both qrels. No page breaks its Content-Security-Policy or throws."""
+
+from __future__ import annotations
+
+import pytest
+
+from evaluation import services as evaluation_services
+from judging import services
+from judging.models import MachineJudge, PoolItem
+from judging.services import machine_judges
+from tests.chat_server import chat_server
+
+from ..factories import make_collection, make_user
+from .conftest import log_in
+from .test_judging_page import grade_key, open_topic
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+
+def _watch(page, problems: list[str]) -> None:
+    def on_console(message):
+        if message.type == "error" or "Content Security Policy" in message.text:
+            problems.append(f"{page.url}: {message.type}: {message.text}")
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda error: problems.append(f"{page.url}: {error}"))
+
+
+@pytest.fixture
+def campaign():
+    collection = make_collection(max_grade=3, threshold=2, topics=3, documents=12, runs=3, depth=6)
+    person = make_user("assessor")
+    truth = {}
+    for item in PoolItem.objects.filter(topic__collection=collection).select_related("topic", "document"):
+        number = item.document.docno[1:]
+        truth[(item.topic.number, number)] = (int(number) + int(item.topic.number)) % 4
+    for topic in collection.topics.order_by("id"):
+        services.assignment_create(assessor=person, topic=topic)
+        if topic.number == "3":
+            continue  # left for the verification walk
+        for item in PoolItem.objects.filter(topic=topic).select_related("document").order_by("id")[:4]:
+            grade = truth[(topic.number, item.document.docno[1:])]
+            services.judgment_record(assessor=person, topic=topic, document=item.document, grade=grade)
+    evaluation_services.collection_recompute(collection_id=collection.id)
+    return collection, person, truth
+
+
+def test_an_admin_configures_previews_and_runs_a_judge_then_reads_its_agreement(
+    browser, page, live_server, campaign, screenshot
+):
+    collection, _, truth = campaign
+    admin = make_user("admin")
+    problems: list[str] = []
+    _watch(page, problems)
+    with chat_server(truth, noise=0.2, seed=4) as server:
+        log_in(page, live_server, admin.username)
+        page.goto(f"{live_server.url}/judging/collections/{collection.id}/machine-judges/")
+        page.fill("#id_name", "umbrela-local")
+        page.check("input[name=provider][value=chat]")
+        page.fill("#id_base_url", server.base_url)
+        page.fill("#id_model", "tiny")
+        page.click("main form:not([action]) button[type=submit]")
+        page.wait_for_selector("#machine-judges [data-judge=umbrela-local]")
+        judge = MachineJudge.objects.get(collection=collection, name="umbrela-local")
+
+        page.goto(f"{live_server.url}/judging/machine-judges/{judge.id}/preview/")
+        page.click("button[name=ask]")
+        page.wait_for_selector("#preview [data-grade]")
+        assert "Query: topic" in page.inner_text("pre.prompt")
+        assert page.inner_text("pre.reply").startswith("##final score:")
+        screenshot(page, "machine-preview-1280")
+        requests_before = server.requests
+
+        page.goto(f"{live_server.url}/judging/collections/{collection.id}/machine-judges/")
+        topics = [str(t.id) for t in collection.topics.order_by("id")[:2]]
+        page.select_option(f"#id_run{judge.id}-topics", topics)
+        page.click(f"form[action$='/machine-judges/{judge.id}/run/'] button[type=submit]")
+        page.wait_for_selector("[data-state=done]")
+        figures = page.locator(".machine-figures")
+        pooled = PoolItem.objects.filter(topic_id__in=topics).count()
+        assert figures.get_attribute("data-labelled") == str(pooled) and figures.get_attribute("data-failed") == "0"
+        assert server.requests - requests_before == pooled
+        screenshot(page, "machine-run-done-1280")
+
+    page.goto(f"{live_server.url}/results/{collection.id}/machines/")
+    assert page.locator("#machine-agreement [data-against=consensus]").count() == 1
+    assert page.locator("#machine-agreement tbody tr").count() == 2  # the consensus and the one person
+    screenshot(page, "machine-agreement-1280")
+    assert problems == []
+
+
+def test_an_assessor_verifies_blind_at_1280_and_on_a_phone(browser, live_server, campaign, screenshot):
+    collection, person, _ = campaign
+    judge = machine_judges.machine_judge_create(collection=collection, name="bm25", provider="lexical")
+    machine_judges.machine_judge_run(judge=judge)
+    services.collection_settings_update(collection=collection, verification_judge=judge)
+    topic = collection.topics.get(number="3")
+    problems: list[str] = []
+    for width, height in ((1280, 800), (390, 844)):
+        context = browser.new_context(viewport={"width": width, "height": height})
+        page = context.new_page()
+        _watch(page, problems)
+        open_topic(page, live_server, person, topic)
+        assert page.locator("#machine-label").count() == 0  # blind: nothing of the machine before judging
+        grade_key(page, "2")
+        page.wait_for_selector("#machine-note:not([hidden])")
+        note = page.inner_text("#machine-note")
+        assert "you 2" in note and "bm25 (machine)" in note
+        screenshot(page, f"machine-verify-{width}")
+        box = page.locator("#machine-note").bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width + 1  # on the screen, not cut at the right
+        context.close()
+    assert problems == []
+
+
+def test_a_researcher_compares_the_leaderboards_and_downloads_both_qrels(page, live_server, campaign, screenshot):
+    collection, _, _ = campaign
+    judge = machine_judges.machine_judge_create(collection=collection, name="bm25", provider="lexical")
+    machine_judges.machine_judge_run(judge=judge)
+    evaluation_services.collection_recompute(collection_id=collection.id)
+    researcher = make_user("researcher")
+    problems: list[str] = []
+    _watch(page, problems)
+    log_in(page, live_server, researcher.username)
+    page.goto(f"{live_server.url}/results/{collection.id}/machines/")
+    page.select_option("select[name=measure]", "nDCG@10")
+    page.wait_for_selector("#holes-filled-leaderboard[data-measure='nDCG@10']")
+    assert page.locator("#holes-filled-leaderboard tbody tr").count() == 3
+    screenshot(page, "machine-holes-filled-1280")
+    links = page.locator("#holes-filled .actions a")
+    people = page.request.get(live_server.url + links.nth(0).get_attribute("href"))
+    filled = page.request.get(live_server.url + links.nth(1).get_attribute("href"))
+    assert people.status == filled.status == 200
+    people_lines, filled_lines = people.text().splitlines(), filled.text().splitlines()
+    assert len(filled_lines) == PoolItem.objects.filter(topic__collection=collection).count()
+    assert set(people_lines) < set(filled_lines)
+    assert "filled" in filled.headers["content-disposition"]
+    assert problems == []
