@@ -1,12 +1,21 @@
-"""Machine judges' throughput against a chat-completions server with a fixed latency, and the app's own cost per pair.
+"""Machine judges' throughput against a chat-completions server with a fixed latency, the app's own cost per pair,
+how many machine errors the verification queue finds per human verification, and the embedded judge's agreement.
 
-    .venv/bin/python benchmarks/machine_judges.py [--pairs 256] [--latency 0.2]
+    .venv/bin/python benchmarks/machine_judges.py [--pairs 256] [--latency 0.2] [--seeds 50]
 
 Starts the tests' chat-completions server (tests/chat_server.py) on a local port, answering every request after
 `--latency` seconds, and judges `--pairs` pairs at concurrency 1, 8 and 32 through `judging.machine.judge_pairs`.
 Target: at least 0.9 × concurrency / latency pairs a second, so the app is never the bottleneck. The app's own
 cost per pair (rendering, the HTTP round trip's client side, parsing, caching, the thread pool) is measured with
-no latency, one pair at a time: target at most 5 ms. Peer: the ideal (concurrency / latency).
+no latency, one pair at a time: target at most 5 ms; then the same through the whole app (a run over a
+collection's pool in a temporary SQLite database, each label recorded through `judgment_record` with its reply).
+Peer: the ideal (concurrency / latency).
+
+Verification queue: a generated collection (30 topics, 60 pooled documents each, 5 runs) and a simulated judge whose
+errors concentrate near the relevance threshold (half its labels of grades 1 and 2 wrong, 5% of the others); people
+verify 10% or 20% of the pool, in the queue's order or at random. Target: the ranked queue finds at least 2x the
+errors per verification. Last, the embedded BM25 judge's kappa against the demo's consensus, with no target: it
+is the floor.
 """
 
 from __future__ import annotations
@@ -24,6 +33,7 @@ from judging.machine.cache import ReplyCache  # noqa: E402
 from judging.machine.client import ChatClient, ServerConfig  # noqa: E402
 from judging.machine.judge import TopicText, judge_pairs  # noqa: E402
 from judging.machine.prompts import UMBRELA  # noqa: E402
+from judging.machine.verification import impact_weights, verification_scores  # noqa: E402
 from tests.chat_server import chat_server  # noqa: E402
 
 
@@ -47,7 +57,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pairs", type=int, default=256)
     parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--seeds", type=int, default=50)
     args = parser.parse_args()
+    verification_queue(args.seeds)
+    through_the_app(args.pairs)
     qrels, chosen, topics, documents = _collection(args.pairs)
     print(f"{len(chosen)} pairs, server latency {args.latency * 1000:.0f} ms")
     with chat_server(qrels) as server:
@@ -69,6 +82,95 @@ def main() -> None:
             seconds, labelled = _run(server, chosen, topics, documents, 8, folder)
             print(f"  a rerun from the cache: {labelled} pairs in {seconds * 1000:.0f} ms, "
                   f"{server.requests - sent} requests sent")  # fmt: skip
+
+
+def verification_queue(seeds: int) -> None:
+    """Machine errors found per human verification: the ranked queue against a random order."""
+    import random
+
+    print(f"verification queue: 30 topics x 60 pooled documents, 5 runs, {seeds} seeds")
+    for share in (0.1, 0.2):
+        ranked_found = random_found = verified = 0
+        for seed in range(seeds):
+            rng = random.Random(seed)
+            for _ in range(30):
+                pool = list(range(60))
+                truth = {d: rng.choice([0, 0, 0, 0, 1, 1, 2, 3]) for d in pool}
+                machine = {}
+                for d, grade in truth.items():
+                    near = grade in (1, 2)
+                    if rng.random() < (0.5 if near else 0.05):
+                        machine[d] = 3 - grade if near else min(3, grade + 1)
+                    else:
+                        machine[d] = grade
+                rankings = {f"run{r}": rng.sample(pool, len(pool)) for r in range(5)}
+                scores = verification_scores(pool, machine, [], impact_weights(rankings, pool), threshold=2)
+                budget = int(share * len(pool))
+                ranked = sorted(pool, key=lambda d: -scores[d])[:budget]
+                shuffled = rng.sample(pool, budget)
+                ranked_found += sum(machine[d] != truth[d] for d in ranked)
+                random_found += sum(machine[d] != truth[d] for d in shuffled)
+                verified += budget
+        ratio = ranked_found / max(random_found, 1)
+        print(f"  verifying {share:.0%}: errors found per verification, ranked {ranked_found / verified:.3f}, "
+              f"random {random_found / verified:.3f}, ratio {ratio:.2f} ({'meets' if ratio >= 2 else 'BELOW'} "
+              f"the 2x target)")  # fmt: skip
+
+
+def through_the_app(pairs: int) -> None:
+    """A run through the whole app on a temporary SQLite database: the own cost per pair with each label recorded,
+    and the embedded judge's agreement with the demo's consensus."""
+    import os
+
+    folder = tempfile.mkdtemp()
+    os.environ["DATABASE_URL"] = f"sqlite:///{folder}/bench.sqlite3"
+    os.environ.setdefault("DEBUG", "true")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from evaluation import services as evaluation_services
+    from evaluation import verification
+    from judging import services
+    from judging.demo import DEMO_JUDGE, demo_create
+    from judging.models import MachineJudge, PoolItem
+    from judging.services import machine_judges
+
+    call_command("migrate", verbosity=0)
+    collection = services.collection_create(name="bench", max_grade=3, relevance_threshold=2)
+    topics = max(1, pairs // 32)
+    services.topics_create(
+        collection=collection, topics=[{"number": str(t), "title": f"topic {t}"} for t in range(topics)]
+    )
+    services.documents_create(
+        collection=collection, documents=[{"docno": f"d{i}", "title": f"doc {i}", "body": "words " * 200}
+                                          for i in range(32)]
+    )  # fmt: skip
+    scores = {str(t): {f"d{i}": float(32 - i) for i in range(32)} for t in range(topics)}
+    services.run_create(collection=collection, tag="r", scores=scores)
+    services.pool_build_depth(collection=collection, depth=32)
+    qrels = {(str(t), str(i)): (t + i) % 4 for t in range(topics) for i in range(32)}
+    with chat_server(qrels) as server:
+        judge = machine_judges.machine_judge_create(
+            collection=collection, name="bench", base_url=server.base_url, model="m", concurrency=1
+        )
+        started = time.perf_counter()
+        result = machine_judges.machine_judge_run(judge=judge)
+        seconds = time.perf_counter() - started
+    per_pair = seconds / result["labelled"] * 1000
+    print(f"through the app (SQLite, each reply kept and its label recorded, the server's own time included): "
+          f"{result['labelled']} pairs, {per_pair:.2f} ms a pair (target: at most 5 ms)")  # fmt: skip
+    demo = demo_create()
+    evaluation_services.collection_recompute(collection_id=demo.id)
+    judge = MachineJudge.objects.get(collection=demo, name=DEMO_JUDGE)
+    report = verification.judge_verification(judge=judge, reveal=True)
+    against = report["against_consensus"]
+    print(f"the embedded BM25 judge on the demo ({PoolItem.objects.filter(topic__collection=demo).count()} pooled, "
+          f"{against['items']} with a consensus label): Cohen's kappa {against['cohen_kappa']:.3f}, binarised "
+          f"{against['binary_cohen_kappa']:.3f}, Krippendorff's alpha {against['krippendorff_alpha']:.3f} "
+          f"(no target: the floor)")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -30,15 +30,28 @@ from ..machine.client import Budget, ChatClient, ServerConfig
 from ..machine.judge import PairResult, TopicText, judge_pairs
 from ..machine.lexical import lexical_labels
 from ..machine.prompts import TEMPLATES, Template, custom, render, template_problem
-from ..models import Collection, Document, Judgment, MachineJudge, MachineProvider, MachineReply, PoolItem, Topic
+from ..models import (
+    Collection,
+    Document,
+    Job,
+    Judgment,
+    MachineJudge,
+    MachineProvider,
+    MachineReply,
+    PoolItem,
+    Topic,
+)
 from .collections import collection_settings_update
-from .judgments import judgment_record
+from .judgments import judgments_record_bulk
 
 User = get_user_model()
 MACHINE_NAMESPACE = "machine:"
 LEXICAL_VERSION = "bm25-quantiles-1"
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
 BUDGET_SPENT = "budget spent"
+# Labels are recorded as judgments in batches (one transaction, the topics marked stale once), at least every
+# LABEL_SECONDS; each reply is kept at once, so a worker killed between the two loses no reply (see `_pairs`).
+LABEL_BATCH, LABEL_SECONDS = 50, 1.0
 RETRY_BACKOFF = 1.0  # seconds before a fault's first retry, doubling (a 429's Retry-After, when longer, wins)
 SETTINGS = (
     "provider", "base_url", "model", "api_key_env", "prompt", "template", "template_max_grade", "scale_map", "batch",
@@ -221,15 +234,14 @@ def _pairs(judge: MachineJudge, *, topic_ids: Sequence[int] | None, limit: int |
     return pairs[:limit] if limit else pairs
 
 
-@transaction.atomic
-def machine_reply_record(*, judge: MachineJudge, topic: Topic, document: Document, result: PairResult) -> None:
-    """Keeps one pair's reply (replacing a failed one) and, when it gives a grade, records it as the judge's
-    judgment through `judgment_record` (history and staleness included; no assignment or item slot needed)."""
+def machine_reply_record(*, judge: MachineJudge, topic_id: int, document_id: int, result: PairResult) -> None:
+    """Keeps one pair's reply at once (replacing a failed one): the cache every later run reads, so a reply is
+    never paid for twice. Its grade becomes the judge's judgment through `machine_labels_record`."""
     MachineReply.objects.update_or_create(
         judge=judge,
         configuration=judge.configuration,
-        topic=topic,
-        document=document,
+        topic_id=topic_id,
+        document_id=document_id,
         defaults={
             "grade": result.grade,
             "failure": (result.failure or "")[:300],
@@ -239,15 +251,27 @@ def machine_reply_record(*, judge: MachineJudge, topic: Topic, document: Documen
             "seconds": result.seconds,
         },
     )
-    if result.grade is not None:
-        judgment_record(
-            assessor=judge.account,
-            topic=topic,
-            document=document,
-            grade=result.grade,
-            seconds_spent=result.seconds,
-            require_assignment=False,
-        )
+
+
+def machine_labels_record(*, judge: MachineJudge, labels: dict[tuple[int, int], int] | None = None) -> int:
+    """Records grades as the judge's judgments through the judgments write path (`judgments_record_bulk`: history,
+    and the topics marked stale once a batch). `labels`, {(topic id, document id): grade}; None records every grade
+    of its replies under the current configuration that its judgments do not hold yet (a run that stopped between
+    keeping a reply and recording its label). Returns how many judgments were created or changed."""
+    if labels is None:
+        replies = MachineReply.objects.filter(judge=judge, configuration=judge.configuration, grade__isnull=False)
+        mine = Judgment.objects.filter(assessor=judge.account).values_list("topic_id", "document_id", "grade")
+        held = {(t, d): g for t, d, g in mine}
+        rows = replies.values_list("topic_id", "document_id", "grade")
+        labels = {(t, d): g for t, d, g in rows if held.get((t, d)) != g}
+    if not labels:
+        return 0
+    account = judge.account
+    note = f"machine judge {judge.name} v{judge.version}"
+    created, changed, _ = judgments_record_bulk(
+        labels={(account, t, d): g for (t, d), g in labels.items()}, changed_by=account, note=note
+    )
+    return created + changed
 
 
 def machine_judge_run(
@@ -273,14 +297,26 @@ def machine_judge_run(
     if cancelled is not None and cancelled():
         stopping.set()
 
+    pending: dict[tuple[int, int], int] = {}  # labels kept as replies, not yet recorded as judgments
+    flushed = [time.monotonic()]
+
+    def flush() -> None:
+        machine_labels_record(judge=judge, labels=dict(pending))
+        pending.clear()
+        flushed[0] = time.monotonic()
+
     def record(result: PairResult) -> None:
         if cancelled is not None and cancelled():
             stopping.set()
         if result.failure and result.failure.startswith(BUDGET_SPENT):
             tally.stopped = "the budget is spent; raise it and run again for the pairs left"
             return
-        topic, document = topics[int(result.topic)], documents[int(result.docno)]
-        machine_reply_record(judge=judge, topic=topic, document=document, result=result)
+        pair = (int(result.topic), int(result.docno))
+        machine_reply_record(judge=judge, topic_id=pair[0], document_id=pair[1], result=result)
+        if result.grade is not None:
+            pending[pair] = result.grade
+        if len(pending) >= LABEL_BATCH or time.monotonic() - flushed[0] >= LABEL_SECONDS:
+            flush()
         tally.labelled += result.failure is None
         tally.failed += result.failure is not None
         tally.cached += result.cached
@@ -288,10 +324,14 @@ def machine_judge_run(
         tally.completion_tokens += result.completion_tokens
         progress(tally.done, tally.total, tally.as_dict())
 
-    if judge.provider == MachineProvider.LEXICAL:
-        _lexical_run(judge, pairs, record, stopping.is_set)
-    else:
-        _chat_run(judge, pairs, topics, documents, record, stopping.is_set)
+    machine_labels_record(judge=judge)  # what an earlier run kept as replies but stopped before recording
+    try:
+        if judge.provider == MachineProvider.LEXICAL:
+            _lexical_run(judge, pairs, record, stopping.is_set)
+        else:
+            _chat_run(judge, pairs, topics, documents, record, stopping.is_set)
+    finally:
+        flush()
     if stopping.is_set() and tally.done < tally.total:
         tally.stopped = "cancelled"
     final = tally.as_dict()
@@ -395,7 +435,11 @@ def machine_judge_run_start(
     retry_failed: bool = False,
     created_by=None,
 ):
-    """Starts a run of the judge as a Job (the page's and the API's one way in)."""
+    """Starts a run of the judge as a Job (the page's and the API's one way in). Refused while another run of the
+    same judge is queued or running: both would ask for the same pairs."""
+    going = Job.objects.filter(task=MACHINE_TASK, arguments__judge_id=judge.id, state__in=["queued", "running"])
+    if going.exists():
+        raise ValidationError({"judge": f"a run of {judge.name} is already under way (job {going.first().pk})"})
     return jobs.job_start(
         kind=f"machine judge {judge.name}" + (" (retrying failed pairs)" if retry_failed else ""),
         task=MACHINE_TASK,

@@ -119,13 +119,17 @@ def machine_judge_run(request: HttpRequest, judge_id: int) -> HttpResponse:
     if not form.is_valid():
         messages.error(request, "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items()))
         return redirect("judging:machine_judges", collection_id=judge.collection_id)
-    job = service.machine_judge_run_start(
-        judge=judge,
-        topic_ids=[t.id for t in form.cleaned_data["topics"]],
-        limit=form.cleaned_data["limit"],
-        retry_failed=bool(request.POST.get("retry_failed")),
-        created_by=request.user,
-    )
+    try:
+        job = service.machine_judge_run_start(
+            judge=judge,
+            topic_ids=[t.id for t in form.cleaned_data["topics"]],
+            limit=form.cleaned_data["limit"],
+            retry_failed=bool(request.POST.get("retry_failed")),
+            created_by=request.user,
+        )
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+        return redirect("judging:machine_judges", collection_id=judge.collection_id)
     return redirect("judging:job", job_id=job.id)
 
 

@@ -227,6 +227,10 @@ def test_a_run_as_a_job_keeps_its_figures_and_a_queued_job_can_be_cancelled(djan
         job = machine_judges.machine_judge_run_start(judge=judge, limit=4, created_by=admin)
     job.refresh_from_db()
     assert job.state == JobState.DONE and job.result["labelled"] == 4 and job.result["left"] == 0
+    waiting = machine_judges.machine_judge_run_start(judge=judge, limit=1)  # not sent: no commit in this test
+    with pytest.raises(ValidationError, match="already under way"):
+        machine_judges.machine_judge_run_start(judge=judge)
+    jobs.job_cancel(job=waiting)
     queued = Job.objects.create(kind="machine judge", task=machine_judges.MACHINE_TASK, arguments={"judge_id": 0})
     assert jobs.job_cancel(job=queued)
     queued.refresh_from_db()
