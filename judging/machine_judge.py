@@ -57,7 +57,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--retries", type=int, default=3)
     parser.add_argument("--budget-requests", type=int, help="stop sending after this many requests")
     parser.add_argument("--budget-tokens", type=int, help="stop sending after this many tokens")
-    parser.add_argument("--batch", choices=("pair",), default="pair", help="one call per pair")
+    parser.add_argument(
+        "--batch",
+        choices=("pair", "topic"),
+        default="pair",
+        help="pair: one call per pair; topic: one call per topic's documents (up to 20), JSON ratings back",
+    )
     parser.add_argument("--cache", type=Path, help="a folder keeping every reply (reruns send no request twice)")
     parser.add_argument("--api-key-env", help="the environment variable holding the API key (never the key)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON (the only output format)")
@@ -122,6 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         cache=ReplyCache(args.cache),
         scale=args.scale,
         concurrency=args.concurrency,
+        batch=args.batch,
     )
     print(json.dumps(run.as_dict(), ensure_ascii=False))
     return 0 if not run.failures else 1

@@ -165,3 +165,14 @@ def test_the_command_maps_grades_onto_the_scale_asked_for(tmp_path):
     with chat_server(QRELS) as server:
         result = json.loads(_command(server, tmp_path, "--scale", "0-1").stdout)
     assert {label["grade"] for label in result["labels"]} == {0, 1}
+
+
+def test_the_command_rates_a_topics_documents_in_one_call_with_batch_topic(tmp_path):
+    with chat_server(QRELS) as server:
+        done = _command(server, tmp_path, "--batch", "topic", "--cache", str(tmp_path / "cache"))
+        assert done.returncode == 0, done.stderr
+        result = json.loads(done.stdout)
+        assert {(label["topic"], label["docno"]): label["grade"] for label in result["labels"]} == QRELS
+        assert result["requests"] == server.requests == 2  # two topics
+        again = json.loads(_command(server, tmp_path, "--cache", str(tmp_path / "cache")).stdout)  # per pair now
+        assert again["requests"] == 0 and again["cached"] == 16
