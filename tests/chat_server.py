@@ -1,6 +1,7 @@
 """A small OpenAI-compatible chat-completions server for tests, on a local port: it answers from a seeded model of
 the qrels (each prompt's topic and document looked up, a grade flipped with probability `noise`), and can be made
-slow, answer 429 with Retry-After, 500, a body that is not JSON, or no choice, for its first N requests."""
+slow, answer 429 with Retry-After, 500, 400 (a prompt over the context) or 401 (quoting the key, as OpenAI does),
+a body that is not JSON, or no choice, for its first N requests."""
 
 from __future__ import annotations
 
@@ -82,6 +83,11 @@ class _Handler(BaseHTTPRequestHandler):
                     self.send_header("Retry-After", server.retry_after)
                 self.end_headers()
                 return
+            if fault in ("400", "401"):  # as OpenAI words them: an over-long prompt; a key it quotes in part
+                words = {"400": "This model's maximum context length is 8192 tokens; your messages had 9000 tokens",
+                         "401": f"Incorrect API key provided: {self.headers.get('Authorization', '')[7:]}"}  # fmt: skip
+                self._send(json.dumps({"error": {"message": words[fault]}}).encode(), status=int(fault))
+                return
             if fault == "garbage":
                 self._send(b"<html>bad gateway</html>")
                 return
@@ -101,8 +107,8 @@ class _Handler(BaseHTTPRequestHandler):
             with server.lock:
                 server.active -= 1
 
-    def _send(self, data: bytes) -> None:
-        self.send_response(200)
+    def _send(self, data: bytes, status: int = 200) -> None:
+        self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()

@@ -135,7 +135,7 @@ class ChatClient:
             with urllib.request.urlopen(request, timeout=self.config.timeout) as response:
                 raw = response.read()
         except urllib.error.HTTPError as error:
-            reply.error = f"HTTP {error.code}"
+            reply.error = f"HTTP {error.code}" + self._detail(error)
             if error.code not in RETRIED_STATUSES:
                 return None, reply
             return _retry_after(error.headers.get("Retry-After")), reply
@@ -147,6 +147,23 @@ class ChatClient:
             return 0.0, reply
         reply = _parsed(raw, reply, self.budget)
         return (0.0 if reply.error else None), reply
+
+    def _detail(self, error: urllib.error.HTTPError) -> str:
+        """The server's own words for a refusal it will repeat (400: say, a prompt over the model's context), from
+        its JSON error's message: at most 200 characters, never for 401 or 403 (some servers quote part of the key
+        there), and with the key itself taken out should a server echo it."""
+        if error.code in RETRIED_STATUSES or error.code in (401, 403):
+            return ""
+        try:
+            body = json.loads(error.read(4096) or b"{}")
+            message = body.get("error", {}).get("message") if isinstance(body.get("error"), dict) else body.get("error")
+        except (ValueError, AttributeError, OSError):
+            return ""
+        if not isinstance(message, str) or not message.strip():
+            return ""
+        if self._key:
+            message = message.replace(self._key, "[key]")
+        return ": " + " ".join(message.split())[:200]
 
 
 def _retry_after(value: str | None) -> float:

@@ -38,7 +38,9 @@ def people(request: HttpRequest) -> HttpResponse:
             link = _absolute(request, path)
             messages.success(request, f"{user.username} added as {form.cleaned_data['role']}.")
             form = UserCreateForm()
-    users = User.objects.exclude(username__startswith="qrels:").prefetch_related("groups").order_by("username")
+    # Accounts that stand for labels (imported qrels, machine judges) are not people: they never log in.
+    users = User.objects.exclude(username__startswith="qrels:").exclude(username__startswith="machine:")
+    users = users.prefetch_related("groups").order_by("username")
     rows = [(user, sorted(user_roles(user))) for user in users]
     context = {"form": form, "rows": rows, "link": link, "role_choices": ROLES, "lockouts": selectors.login_lockouts()}
     return render(request, "judging/people.html", context)

@@ -176,3 +176,14 @@ def test_the_command_rates_a_topics_documents_in_one_call_with_batch_topic(tmp_p
         assert result["requests"] == server.requests == 2  # two topics
         again = json.loads(_command(server, tmp_path, "--cache", str(tmp_path / "cache")).stdout)  # per pair now
         assert again["requests"] == 0 and again["cached"] == 16
+
+
+def test_a_prompt_over_the_context_fails_at_once_with_the_servers_words_and_a_401_never_quotes_the_key(monkeypatch):
+    monkeypatch.setenv("JUDGE_KEY", "sk-quoted-secret-42")
+    with chat_server(QRELS) as server:
+        server.faults = ["400", "401"]
+        client = ChatClient(ServerConfig(base_url=server.base_url, model="m", api_key_env="JUDGE_KEY", backoff=0.01))
+        over = client.complete("Query: topic 1 doc d1")
+        refused = client.complete("Query: topic 1 doc d2")
+    assert over.attempts == 1 and over.error.startswith("HTTP 400: This model's maximum context length is 8192")
+    assert refused.attempts == 1 and refused.error == "HTTP 401" and "sk-quoted" not in refused.error

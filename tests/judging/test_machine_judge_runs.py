@@ -296,3 +296,14 @@ def test_the_embedded_bm25_judge_labels_offline_with_thresholds_from_peoples_lab
     assert result["failed"] == 0 and result["labelled"] == PoolItem.objects.filter(topic__collection=collection).count()
     assert set(Judgment.objects.filter(assessor=judge.account).values_list("grade", flat=True)) <= {0, 1, 2, 3}
     assert MachineReply.objects.filter(judge=judge).first().reply.startswith("BM25 ")
+
+
+def test_a_collection_with_a_judge_and_its_labels_deletes_cleanly_and_its_account_is_no_person(client):
+    collection = _collection()
+    judge = machine_judges.machine_judge_create(collection=collection, name="bm25", provider="lexical")
+    machine_judges.machine_judge_run(judge=judge)
+    services.collection_settings_update(collection=collection, verification_judge=judge)
+    client.force_login(make_user("admin"))
+    assert judge.account.username not in client.get("/judging/people/").content.decode()
+    services.collection_delete(collection=collection)
+    assert not MachineReply.objects.exists() and not Judgment.objects.filter(assessor=judge.account).exists()
