@@ -108,7 +108,14 @@ class _Item:
 
 
 def _items(names: list[str], trec_eval: int, json_output: bool) -> list[_Item]:
+    # trec_eval computes each of its measures once, with the parameters of the first -m that gives it some
+    # (`-m all_trec -m relstring.20` prints relstring_20 alone; `-m P.5 -m P.10`, P_5 alone), else its defaults.
+    first = {}
+    for name in names:
+        if name not in NICKNAMES and is_trec_style(name) and "." in name:
+            first.setdefault(name.partition(".")[0], name)
     expanded = [n for name in names for n in NICKNAMES.get(name, [name])]
+    expanded = [first.get(n.partition(".")[0], n) if is_trec_style(n) else n for n in expanded]
     items: list[_Item] = []
     for index, name in enumerate(expanded):
         base = name.partition(".")[0]

@@ -54,8 +54,25 @@ _families = [
     ),
     Family("infAP", ranked.inferred_ap, "none", REL, trec="infAP"),
     Family("Success", ranked.success, "required", REL, trec="success", trec_cut="success"),
-    Family("IPrec", ranked.interpolated_precision, "fraction", REL, trec="iprec_at_recall", trec_cut="iprec_at_recall"),
-    Family("11pt_avg", ranked.eleven_point_average, "none", {"rel": 1, "levels": ""}, trec="11pt_avg"),
+    # -c's missing topics: trec_eval ranks one non-relevant document there (its "bogus ranking", so that nothing is
+    # 0 / 0), which makes their interpolated precision 0, where an empty ranking's 0 / 0 start gives NaN.
+    Family(
+        "IPrec",
+        ranked.interpolated_precision,
+        "fraction",
+        REL,
+        trec="iprec_at_recall",
+        trec_cut="iprec_at_recall",
+        missing_topic_value=0.0,
+    ),
+    Family(
+        "11pt_avg",
+        ranked.eleven_point_average,
+        "none",
+        {"rel": 1, "levels": ""},
+        trec="11pt_avg",
+        missing_topic_value=0.0,
+    ),
     Family("RprecMult", ranked.r_precision_multiple, "multiple", REL, trec="Rprec_mult", trec_cut="Rprec_mult"),
     Family("Unjudged", ranked.unjudged, "required", trec="unj", trec_cut="unj", source=TREC_10),
     Family(

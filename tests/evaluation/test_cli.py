@@ -158,3 +158,35 @@ def test_all_trec_prints_every_family_of_trec_eval_10(files, capsys):
     for name in ["runid", "num_q", "Rprec_mult_0.20", "utility", "binG", "G", "ndcg_rel", "Rndcg", "rbp"]:
         assert name in printed
     assert {"rbp_resid", "unj_5", "unj_10", "unj_20", "set_F", "num_nonrel_judged_ret", "11pt_avg"} <= printed
+
+
+def test_with_c_a_topic_missing_from_the_run_has_interpolated_precision_0_not_nan(tmp_path, capsys):
+    """trec_eval ranks one non-relevant document for -c's missing topics (its 'bogus ranking'), so their
+    interpolated precision starts from 0 / 1, not 0 / 0: 0.0000 per topic, and means over every qrels topic."""
+    (tmp_path / "qrels").write_text("1 0 a 1\n1 0 b 0\n1 0 c 1\n2 0 a 1\n2 0 d 1\n3 0 x 1\n")
+    (tmp_path / "run").write_text("1 Q0 a 1 3.0 r\n1 Q0 b 2 2.0 r\n2 Q0 d 1 1.0 r\n")
+    arguments = [str(tmp_path / "qrels"), str(tmp_path / "run"), "-c", "-q"]
+    assert main([*arguments, "-m", "iprec_at_recall.0", "-m", "11pt_avg"]) == 0
+    lines = {tuple(line.split("\t")[:2]): line.split("\t")[2] for line in capsys.readouterr().out.splitlines()}
+    # Topic 1: a (rel) at rank 1, b (non-rel), c (rel) not retrieved; R = 2, so the levels need lround(r * 2)
+    # relevant documents: 0 for r < 0.25, 1 up to 0.7, 2 from 0.8. One is found, at precision 1: 8 of the 11
+    # levels get 1 -> 8/11. Topic 2: d at rank 1, a not: the same 8/11. Topic 3: 0.
+    assert lines[(f"{'iprec_at_recall_0.00':<22}", "3")] == "0.0000"
+    assert lines[(f"{'11pt_avg':<22}", "3")] == "0.0000"
+    assert lines[(f"{'iprec_at_recall_0.00':<22}", "all")] == f"{2 / 3:.4f}"
+    assert lines[(f"{'11pt_avg':<22}", "1")] == f"{8 / 11:.4f}"
+    assert lines[(f"{'11pt_avg':<22}", "all")] == f"{(8 / 11 + 8 / 11) / 3:.4f}"
+
+
+def test_a_measure_given_parameters_is_printed_once_with_the_first_ones_given(tmp_path, capsys):
+    """trec_eval computes each measure once: `-m all_trec -m relstring.20` prints relstring_20 alone, and of
+    `-m P.5 -m P.10` the first parameters win."""
+    (tmp_path / "qrels").write_text("1 0 a 1\n1 0 b 0\n")
+    (tmp_path / "run").write_text("1 Q0 a 1 3.0 r\n1 Q0 b 2 2.0 r\n")
+    files = [str(tmp_path / "qrels"), str(tmp_path / "run")]
+    assert main([*files, "-q", "-m", "all_trec", "-m", "relstring.20"]) == 0
+    names = [line.split("\t")[0].strip() for line in capsys.readouterr().out.splitlines()]
+    assert [n for n in names if n.startswith("relstring")] == ["relstring_20"]
+    assert main([*files, "-m", "P.5", "-m", "P.10", "-m", "all_trec"]) == 0
+    names = [line.split("\t")[0].strip() for line in capsys.readouterr().out.splitlines()]
+    assert [n for n in names if n.startswith("P_")] == ["P_5"]
