@@ -1,5 +1,5 @@
-"""Everything derived from judgments: the pure measures and agreement engines, and the stored results.
+"""Everything derived from judgments: the stored results, and the command lines over the pure engines.
 
-`measures` and `evaluation.agreement` import no Django; `python -m evaluation` is a trec_eval-compatible
-command line over them.
+`measures` (with the agreement statistics, `measures.agreement`) imports no Django; `python -m evaluation` is a
+trec_eval-compatible command line over it.
 """

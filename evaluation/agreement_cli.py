@@ -13,8 +13,8 @@ import sys
 from collections import defaultdict
 
 from measures import TrecFormatError
+from measures.agreement import agreement_report
 
-from .agreement import agreement_report
 from .consensus import METHODS, consensus
 
 COLUMNS = ("topic", "docno", "assessor", "grade")

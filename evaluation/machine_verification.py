@@ -19,29 +19,17 @@ Conventions:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 from measures import PreparedQrels, RunSet, evaluate, kendall_tau, parse_measure
-
-from .agreement import cohen_kappa, confusion_matrix, krippendorff_alpha
+from measures.agreement import cohen_kappa, confusion_matrix, krippendorff_alpha
+from measures.intervals import wilson
 
 Qrels = Mapping[int, Mapping[int, int]]  # topic -> document -> grade
-Z95 = 1.959963984540054
 TAU_THRESHOLD = 0.9
 DRAWS = 200
-
-
-def wilson(errors: int, n: int, z: float = Z95) -> tuple[float | None, float | None]:
-    """Wilson's score interval for `errors` out of `n` (None without items)."""
-    if n <= 0:
-        return None, None
-    p, z2 = errors / n, z * z
-    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-    half = z / (1 + z2 / n) * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def pair_agreement(pairs: Sequence[tuple[int, int]], *, categories: Sequence[int], threshold: int) -> dict:

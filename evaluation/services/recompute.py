@@ -14,9 +14,9 @@ from config import sql
 from judging import job_kinds, jobs
 from judging import selectors as judging_selectors
 from judging.models import Collection, Topic
-from measures import PreparedQrels, as_measures, evaluate, parse_measure
+from measures import PreparedQrels, agreement, as_measures, evaluate, parse_measure
 
-from .. import agreement, ranking_cache
+from .. import ranking_cache
 from ..models import CollectionState, TopicState
 from ..ranking_agreement import system_ranking_agreement
 from ..selectors import consensus_inputs, consensus_labels, engine_options, stored_measures

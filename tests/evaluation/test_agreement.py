@@ -10,7 +10,7 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss
 
-from evaluation import agreement
+from measures import agreement
 
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", section C: 4 observers, 12 units, missing data.
 KRIPPENDORFF_EXAMPLE = [

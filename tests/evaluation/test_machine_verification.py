@@ -20,6 +20,7 @@ from evaluation.selectors import consensus_qrels, engine_options
 from judging import services
 from judging.models import PoolItem, Topic
 from judging.services import machine_judges
+from measures.intervals import wilson
 
 from ..api_clients import api_as
 from ..factories import make_collection, make_user, stored_aggregates
@@ -46,7 +47,7 @@ def test_error_rates_per_grade_by_hand_with_wilson_intervals_as_statsmodels():
     low, high = proportion_confint(1, 3, method="wilson")
     assert (by_grade[0]["low"], by_grade[0]["high"]) == (pytest.approx(low), pytest.approx(high))
     assert rates["binary"]["errors"] == 0  # every error stays on its side of grade 2
-    assert verify.wilson(0, 0) == (None, None)
+    assert wilson(0, 0) == (None, None)
 
 
 def test_holes_are_filled_only_where_people_gave_no_label():

@@ -7,7 +7,12 @@ import sys
 
 PURE = [
     "measures",
+    "measures.agreement",
     "evaluation.agreement",
+    "evaluation.machine_verification",
+    "judging.machine.lexical",
+    "judging.machine.verification",
+    "judging.quality",
     "evaluation.consensus",
     "evaluation.ranking_agreement",
     "evaluation.significance",
