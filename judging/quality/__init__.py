@@ -1,0 +1,253 @@
+"""Assessor quality, pure (no Django): from one assessor's labels in time order, their accuracy on gold items, their
+agreement with themselves on repeated items, and the moments their labelling changed, each by a stated rule.
+`python -m judging.quality LABELS.jsonl` runs it on any labels export; the campaign page runs it on the database.
+
+Rules (the numbers are module constants, so a test or a caller can state them):
+
+- A label is (topic, docno, grade, time, seconds); an assessor's labels are taken in time order (ties: as given).
+  An assessor's second or later label of the same (topic, docno) is a **repeat**; everything else is measured on
+  first labels only.
+- **Gold accuracy**: of the assessor's first labels of gold items, the share equal to the gold grade (exact), within
+  one grade, and on the same side of the relevance threshold (binarised), each with Wilson's 95% interval.
+- **Self-agreement**: Cohen's kappa between each repeated item's first label and its repeat (unweighted; None
+  without two repeats, or when it is undefined), with the share of repeats that agree exactly.
+- **Drift** ("drift"): a change point. Every boundary between windows of WINDOW judgments (at least two windows
+  before it and one after) splits the labels in two, compared by Pearson's chi-square test of homogeneity on their
+  grade counts; the split with the smallest p is flagged when p < ALPHA / (splits tested), Bonferroni, so a steady
+  assessor is flagged with probability at most ALPHA however long they judge. `from` is the first judgment after
+  the split. Testing everything since a split (not one window) lets the evidence grow with every judgment.
+- **Random answering** ("random"): a flagged change after which the grades no longer differ from the uniform
+  distribution over the grades used (chi-square goodness of fit, p > 0.05) while those before did (p < 0.05); or,
+  tested first, with gold items: the split whose gold accuracy after it falls furthest below the accuracy before
+  it, by a one-sided two-proportion z-test at the same Bonferroni level.
+- **Too fast** ("fast"): FAST_RUN judgments in a row, each under max(FAST_FLOOR_S, FAST_SHARE x the assessor's own
+  median seconds). `from` is the run's first judgment.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from statistics import NormalDist
+
+from measures.agreement import cohen_kappa
+from measures.intervals import chi2_sf, wilson
+
+WINDOW = 20
+ALPHA = 0.05
+FAST_RUN = 5
+FAST_SHARE = 0.25
+FAST_FLOOR_S = 2.0
+
+
+@dataclass(frozen=True)
+class Label:
+    topic: str
+    docno: str
+    grade: int
+    assessor: str
+    time: str = ""  # ISO 8601; compared as given (the export writes one time zone)
+    seconds: float | None = None
+    order: int = 0  # its place in the input, for ties in time
+
+
+@dataclass
+class Flag:
+    kind: str  # "drift" | "random" | "fast"
+    start: int  # the assessor's own index (time order) of the window's or run's first judgment
+    reason: str
+
+    def as_dict(self) -> dict:
+        return {"kind": self.kind, "from": self.start, "reason": self.reason}
+
+
+@dataclass
+class AssessorQuality:
+    judgments: int
+    repeats: int
+    gold_items: int
+    gold_accuracy: float | None
+    gold_interval: tuple[float | None, float | None]
+    gold_within_one: float | None
+    gold_binary: float | None
+    self_agreement: float | None
+    self_exact: float | None
+    median_seconds: float | None
+    flags: list[Flag] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        low, high = self.gold_interval
+        return {
+            "judgments": self.judgments,
+            "repeats": self.repeats,
+            "gold_items": self.gold_items,
+            "gold_accuracy": self.gold_accuracy,
+            "gold_accuracy_interval": [low, high],
+            "gold_within_one": self.gold_within_one,
+            "gold_binary": self.gold_binary,
+            "self_agreement": self.self_agreement,
+            "self_exact": self.self_exact,
+            "median_seconds": self.median_seconds,
+            "flags": [flag.as_dict() for flag in self.flags],
+        }
+
+
+def in_time_order(labels: Iterable[Label]) -> dict[str, list[Label]]:
+    """Each assessor's labels, oldest first."""
+    mine: dict[str, list[Label]] = {}
+    for label in labels:
+        mine.setdefault(label.assessor, []).append(label)
+    return {name: sorted(rows, key=lambda r: (r.time, r.order)) for name, rows in mine.items()}
+
+
+def _split(labels: Sequence[Label]) -> tuple[list[Label], list[tuple[Label, Label]]]:
+    """(first labels, (first, repeat) pairs)."""
+    first: dict[tuple[str, str], Label] = {}
+    firsts, repeats = [], []
+    for label in labels:
+        key = (label.topic, label.docno)
+        if key in first:
+            repeats.append((first[key], label))
+        else:
+            first[key] = label
+            firsts.append(label)
+    return firsts, repeats
+
+
+def _share(hits: int, n: int) -> float | None:
+    return hits / n if n else None
+
+
+def chi2_homogeneity(first: Counter, second: Counter) -> float:
+    """p-value of Pearson's chi-square test that two samples of grades come from one distribution."""
+    grades = sorted(g for g in set(first) | set(second) if first[g] + second[g] > 0)
+    n1, n2 = sum(first.values()), sum(second.values())
+    if len(grades) < 2 or not n1 or not n2:
+        return 1.0
+    statistic = 0.0
+    for grade in grades:
+        total = first[grade] + second[grade]
+        for count, n in ((first[grade], n1), (second[grade], n2)):
+            expected = total * n / (n1 + n2)
+            statistic += (count - expected) ** 2 / expected
+    return chi2_sf(statistic, len(grades) - 1)
+
+
+def chi2_uniform(counts: Counter, grades: Sequence[int]) -> float:
+    """p-value of the chi-square goodness of fit of grade counts to the uniform distribution over `grades`."""
+    n = sum(counts[g] for g in grades)
+    if len(grades) < 2 or not n:
+        return 1.0
+    expected = n / len(grades)
+    return chi2_sf(sum((counts[g] - expected) ** 2 / expected for g in grades), len(grades) - 1)
+
+
+def _lower_proportion_p(before: tuple[int, int], now: tuple[int, int]) -> float:
+    """One-sided p of the two-proportion z-test that the `now` rate (hits, n) is below the `before` one."""
+    (h1, n1), (h2, n2) = before, now
+    if not n1 or not n2:
+        return 1.0
+    pooled = (h1 + h2) / (n1 + n2)
+    spread = math.sqrt(pooled * (1 - pooled) * (1 / n1 + 1 / n2))
+    if spread == 0:
+        return 1.0
+    return NormalDist().cdf((h2 / n2 - h1 / n1) / spread)
+
+
+def _change_flags(
+    labels: Sequence[Label], positions: Sequence[int], gold: Mapping[tuple[str, str], int], window: int
+) -> list[Flag]:
+    """At most one flag: the likeliest change point among the window boundaries, if it passes the test (see the
+    module). `positions` gives each first label's index among all the assessor's labels."""
+    candidates = list(range(2 * window, len(labels) - window + 1, window))
+    if not candidates:
+        return []
+    level = ALPHA / len(candidates)
+    used = sorted({label.grade for label in labels})
+
+    def gold_rate(rows) -> tuple[int, int]:
+        keys = [((r.topic, r.docno), r.grade) for r in rows if (r.topic, r.docno) in gold]
+        return sum(gold[key] == grade for key, grade in keys), len(keys)
+
+    best_gold = min((_lower_proportion_p(gold_rate(labels[:k]), gold_rate(labels[k:])), k) for k in candidates)
+    if best_gold[0] < level:
+        p, k = best_gold
+        (h1, n1), (h2, n2) = gold_rate(labels[:k]), gold_rate(labels[k:])
+        reason = f"gold accuracy {h2}/{n2} from judgment {positions[k]} on, against {h1}/{n1} before"
+        return [Flag("random", positions[k], f"{reason} (one-sided z-test p = {p:.2g} < {level:.2g})")]
+    grades = [Counter(r.grade for r in labels[:k]) for k in candidates]
+    total = Counter(r.grade for r in labels)
+    p, k, before = min(
+        (chi2_homogeneity(counts, total - counts), k, counts) for k, counts in zip(candidates, grades, strict=True)
+    )
+    if p >= level:
+        return []
+    after = total - before
+    if chi2_uniform(after, used) > 0.05 and chi2_uniform(before, used) < 0.05:
+        kind, how = "random", " and no longer differ from answering at random"
+    else:
+        kind, how = "drift", ""
+    reason = f"the grades from judgment {positions[k]} on differ from the {k} before"
+    return [Flag(kind, positions[k], f"{reason} (chi-square p = {p:.2g} < {level:.2g}){how}")]
+
+
+def _fast_flags(labels: Sequence[Label], median: float | None) -> list[Flag]:
+    if median is None:
+        return []
+    limit = max(FAST_FLOOR_S, FAST_SHARE * median)
+    flags, run = [], 0
+    for index, label in enumerate(labels):
+        quick = label.seconds is not None and 0 < label.seconds < limit
+        run = run + 1 if quick else 0
+        if run == FAST_RUN:
+            start = index - FAST_RUN + 1
+            flags.append(Flag("fast", start, f"{FAST_RUN} judgments in a row under {limit:.1f} s "
+                                             f"(own median {median:.1f} s)"))  # fmt: skip
+    return flags
+
+
+def assessor_quality(
+    labels: Sequence[Label], *, gold: Mapping[tuple[str, str], int] | None = None, threshold: int = 1,
+    window: int = WINDOW,
+) -> AssessorQuality:  # fmt: skip
+    """One assessor's figures and flags, `labels` in time order (see the module for every rule)."""
+    gold = gold or {}
+    firsts, repeats = _split(labels)
+    on_gold = [
+        (label.grade, gold[(label.topic, label.docno)]) for label in firsts if (label.topic, label.docno) in gold
+    ]
+    exact = sum(a == b for a, b in on_gold)
+    seconds = [label.seconds for label in labels if label.seconds is not None and label.seconds > 0]
+    median = statistics.median(seconds) if seconds else None
+    pairs = [{"first": a.grade, "repeat": b.grade} for a, b in repeats]
+    kappa = cohen_kappa(pairs) if len(pairs) >= 2 else None
+    position = {id(label): i for i, label in enumerate(labels)}
+    positions = [position[id(label)] for label in firsts]
+    flags = _change_flags(firsts, positions, gold, window) + _fast_flags(labels, median)
+    return AssessorQuality(
+        judgments=len(firsts),
+        repeats=len(repeats),
+        gold_items=len(on_gold),
+        gold_accuracy=_share(exact, len(on_gold)),
+        gold_interval=wilson(exact, len(on_gold)),
+        gold_within_one=_share(sum(abs(a - b) <= 1 for a, b in on_gold), len(on_gold)),
+        gold_binary=_share(sum((a >= threshold) == (b >= threshold) for a, b in on_gold), len(on_gold)),
+        self_agreement=kappa,
+        self_exact=_share(sum(a.grade == b.grade for a, b in repeats), len(repeats)),
+        median_seconds=median,
+        flags=sorted(flags, key=lambda f: (f.start, f.kind)),
+    )
+
+
+def quality_report(
+    labels: Iterable[Label], *, gold: Mapping[tuple[str, str], int] | None = None, threshold: int = 1,
+    window: int = WINDOW,
+) -> dict[str, AssessorQuality]:  # fmt: skip
+    """{assessor: AssessorQuality} for every assessor of `labels` (any order)."""
+    return {
+        name: assessor_quality(rows, gold=gold, threshold=threshold, window=window)
+        for name, rows in sorted(in_time_order(labels).items())
+    }
