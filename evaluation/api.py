@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -15,7 +17,7 @@ from judging.api.jobs import JobSerializer, job_accepted
 from judging.models import Collection, MachineJudge, Run
 from judging.permissions import IsResearcherOrAdmin, ReadsOwnCollectionStatus, sees_assessors
 
-from . import analysis, downloads, selectors, services, verification
+from . import analysis, downloads, reliability, selectors, services, verification
 from .api_serializers import (
     AgreementSerializer,
     CompareSerializer,
@@ -268,3 +270,15 @@ class MachineVerificationView(_ResearchersRead):
                                   collection=collection)  # fmt: skip
         reveal = sees_assessors(request.user, collection)
         return Response(verification.judge_verification(judge=judge, reveal=reveal))
+
+
+class ReliabilityView(_ResearchersRead):
+    """Per assessor (people, machine judges, imported labels): judgments, median seconds, gold accuracy against the
+    adjudicated items with Wilson's interval, self-agreement on repeats, Cohen's kappa with the consensus,
+    Dawid–Skene's estimated accuracy, and the flags of `judging.quality` (change, random answering, too fast)."""
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    def get(self, request: Request, collection_id: int) -> Response:
+        collection = self.collection(collection_id)
+        rows = reliability.assessor_reliability(collection=collection, reveal=sees_assessors(request.user, collection))
+        return Response({"collection": collection.name, "assessors": [asdict(row) for row in rows]})

@@ -15,6 +15,7 @@ urlpatterns = [
     path("compare/", api.CompareView.as_view(), name="api-compare"),
     path("pairs/", api.PairsView.as_view(), name="api-pairs"),
     path("trial/", api.TrialRunView.as_view(), name="api-trial"),
+    path("reliability/", api.ReliabilityView.as_view(), name="api-reliability"),
     path(
         "machine-judges/<int:judge_id>/verification/",
         api.MachineVerificationView.as_view(),

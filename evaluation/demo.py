@@ -76,6 +76,7 @@ def demo_pages(collection: Collection, search_log: SearchLog | None = None) -> d
         f"/results/{c}/curves/",
         f"/results/{c}/agreement/",
         f"/results/{c}/machines/",
+        f"/results/{c}/reliability/",
         f"/results/{c}/trial/",
         f"/results/{c}/online/" + (f"?log={search_log.pk}" if search_log else ""),
         "/results/measures/",

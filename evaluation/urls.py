@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from .views import agreement, leaderboard, machines, measures, online, plots, runs, trial
+from .views import agreement, leaderboard, machines, measures, online, plots, reliability, runs, trial
 
 app_name = "evaluation"
 urlpatterns = [
@@ -18,6 +18,7 @@ urlpatterns = [
     path("<int:collection_id>/curves/", runs.curves, name="curves"),
     path("<int:collection_id>/agreement/", agreement.agreement, name="agreement"),
     path("<int:collection_id>/machines/", machines.machines, name="machines"),
+    path("<int:collection_id>/reliability/", reliability.reliability, name="reliability"),
     path("<int:collection_id>/trial/", trial.trial_run, name="trial"),
     path("<int:collection_id>/online/", online.online, name="online"),
     path("<int:collection_id>/online/new/", online.search_log_new, name="search_log_new"),

@@ -41,6 +41,7 @@ class AssessorProgress:
     judgments: int = 0
     last_hour: int = 0
     median_seconds: float | None = None
+    advisory: bool = False  # a machine judge or imported labels: listed, never counted in the campaign's figures
 
 
 @dataclass
@@ -78,6 +79,14 @@ def _disagree(low: int, high: int, tolerance: int) -> bool:
     return high - low > tolerance
 
 
+def counted_judgments(collection: Collection):
+    """The collection's judgments that count in its campaign figures: advisory assessors' (machine judges,
+    clicks, anyone an admin names) are measured elsewhere, never counted as pool work, disagreements or pace."""
+    return Judgment.objects.filter(topic__collection=collection).exclude(
+        assessor_id__in=collection.advisory_assessors or []
+    )
+
+
 def campaign_progress(*, collection: Collection, now: datetime | None = None) -> CampaignProgress:
     """The dashboard's figures. An item needs the collection's k graded judgments (an adjudication settles it);
     the time to finish is the labels still needed at the median seconds per judgment, shared by the assessors who
@@ -91,7 +100,8 @@ def campaign_progress(*, collection: Collection, now: datetime | None = None) ->
     adjudicated = set(Adjudication.objects.filter(topic__collection=collection).values_list("topic_id", "document_id"))
     pooled = PoolItem.objects.filter(topic_id=OuterRef("topic_id"), document_id=OuterRef("document_id"))
     items = (
-        Judgment.objects.filter(topic__collection=collection, grade__isnull=False)
+        counted_judgments(collection)
+        .filter(grade__isnull=False)
         .values("topic_id", "document_id")
         .annotate(n=Count("id"), low=Min("grade"), high=Max("grade"), pooled=Exists(pooled))
         .values_list("topic_id", "document_id", "n", "low", "high", "pooled")
@@ -109,18 +119,21 @@ def campaign_progress(*, collection: Collection, now: datetime | None = None) ->
     assessors = _assessor_progress(collection, topics, now)
     needed = sum(t.pool_size for t in topics.values()) * k
     remaining = needed - sum(filled.values())
-    last_hour = sum(a.last_hour for a in assessors)
+    people = [a for a in assessors if not a.advisory]
+    last_hour = sum(a.last_hour for a in people)
     pace = _median_seconds(collection)
-    working = sum(1 for a in assessors if a.last_hour) or sum(1 for a in assessors if a.topics)
-    first_recent = Judgment.objects.filter(
-        topic__collection=collection, created_at__gte=now - timedelta(hours=1)
-    ).aggregate(first=Min("created_at"))["first"]
+    working = sum(1 for a in people if a.last_hour) or sum(1 for a in people if a.topics)
+    first_recent = (
+        counted_judgments(collection)
+        .filter(created_at__gte=now - timedelta(hours=1))
+        .aggregate(first=Min("created_at"))["first"]
+    )
     window = max((now - first_recent).total_seconds() if first_recent else 0, MIN_RATE_WINDOW.total_seconds())
     return CampaignProgress(
         topics=list(topics.values()),
         assessors=assessors,
         judgments=sum(t.judgments for t in topics.values()),
-        cannot_judge=Judgment.objects.filter(topic__collection=collection, grade__isnull=True).count(),
+        cannot_judge=counted_judgments(collection).filter(grade__isnull=True).count(),
         last_hour=last_hour,
         items=sum(t.pool_size for t in topics.values()),
         items_judged=items_judged,
@@ -149,8 +162,8 @@ def _eta(
 
 
 def _median_seconds(collection: Collection, **filters) -> float | None:
-    seconds = Judgment.objects.filter(topic__collection=collection, seconds_spent__gt=0, **filters).values_list(
-        "seconds_spent", flat=True
+    seconds = (
+        counted_judgments(collection).filter(seconds_spent__gt=0, **filters).values_list("seconds_spent", flat=True)
     )
     values = np.fromiter(seconds.iterator(chunk_size=10_000), dtype=float)
     return float(np.median(values)) if values.size else None
@@ -172,11 +185,13 @@ def _assessor_progress(collection: Collection, topics: dict[int, TopicProgress],
             recent=Count("id", filter=Q(grade__isnull=False, created_at__gte=now - timedelta(hours=1))),
         )
     )
+    advisory = set(collection.advisory_assessors or ())
     for row in rows:
         person = people.setdefault(
             row["assessor_id"], AssessorProgress(id=row["assessor_id"], username=row["assessor__username"])
         )
         person.judgments, person.last_hour = row["n"], row["recent"]
+        person.advisory = row["assessor_id"] in advisory
     seconds = defaultdict(list)
     for assessor_id, value in Judgment.objects.filter(topic__collection=collection, seconds_spent__gt=0).values_list(
         "assessor_id", "seconds_spent"
@@ -201,7 +216,8 @@ class DisputedItem:
 def _disputed_keys(collection: Collection, adjudicated, include_settled: bool) -> list[tuple[int, int]]:
     tolerance = collection.disagreement_tolerance
     spread = (
-        Judgment.objects.filter(topic__collection=collection, grade__isnull=False)
+        counted_judgments(collection)
+        .filter(grade__isnull=False)
         .values("topic_id", "document_id")
         .annotate(n=Count("id"), low=Min("grade"), high=Max("grade"))
         .filter(n__gt=1, high__gt=F("low") + tolerance)
@@ -228,6 +244,7 @@ def disputed_items(*, collection: Collection, include_settled: bool = False, lim
         Judgment.objects.filter(
             topic_id__in={t for t, _ in keys}, document_id__in={d for _, d in keys}, grade__isnull=False
         )
+        .exclude(assessor_id__in=collection.advisory_assessors or [])
         .select_related("assessor", "document", "topic")
         .order_by("assessor__username")
     )

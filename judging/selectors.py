@@ -320,11 +320,18 @@ def assessor_pace(*, assessor_id: int) -> float | None:
 
 
 def collections_overview() -> QuerySet[Collection]:
-    """Every collection with its size and how much of its pool has a graded judgment: one query, whatever the
-    number of topics (the dashboard)."""
+    """Every collection with its size and how much of its pool has a graded judgment from a counted (not
+    advisory) assessor, as the campaign page counts it: two queries, whatever the number of topics (the
+    dashboard)."""
     judged = Judgment.objects.filter(
         topic_id=OuterRef("topic_id"), document_id=OuterRef("document_id"), grade__isnull=False
     )
+    advisory = Q()
+    for collection_id, accounts in Collection.objects.values_list("id", "advisory_assessors"):
+        if accounts:
+            advisory |= Q(topic__collection_id=collection_id, assessor_id__in=accounts)
+    if advisory:
+        judged = judged.exclude(advisory)
 
     def count(queryset, collection_field: str):
         rows = queryset.filter(**{collection_field: OuterRef("pk")}).order_by().values(collection_field)

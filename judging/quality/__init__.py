@@ -13,7 +13,9 @@ Rules (the numbers are module constants, so a test or a caller can state them):
   without two repeats, or when it is undefined), with the share of repeats that agree exactly.
 - **Drift** ("drift"): a change point. Every boundary between windows of WINDOW judgments (at least two windows
   before it and one after) splits the labels in two, compared by Pearson's chi-square test of homogeneity on their
-  grade counts; the split with the smallest p is flagged when p < ALPHA / (splits tested), Bonferroni, so a steady
+  grade counts, stratified by topic (each topic labelled on both sides adds its own statistic and degrees of
+  freedom: topics differ in how much of them is relevant, and judging one topic after another must not read as a
+  change); the split with the smallest p is flagged when p < ALPHA / (splits tested), Bonferroni, so a steady
   assessor is flagged with probability at most ALPHA however long they judge. `from` is the first judgment after
   the split. Testing everything since a split (not one window) lets the evidence grow with every judgment.
 - **Random answering** ("random"): a flagged change after which the grades no longer differ from the uniform
@@ -136,6 +138,29 @@ def chi2_homogeneity(first: Counter, second: Counter) -> float:
     return chi2_sf(statistic, len(grades) - 1)
 
 
+def chi2_homogeneity_by_topic(before: Sequence[Label], after: Sequence[Label]) -> float:
+    """p-value of the topic-stratified homogeneity test: each topic labelled on both sides contributes Pearson's
+    statistic of its own two samples, with its own degrees of freedom, and the sum is referred to the chi-square
+    distribution with the summed degrees of freedom. A topic's relevant share is its own, so a change of topic
+    between the sides never reads as a change in the assessor."""
+    topics = {label.topic for label in before} & {label.topic for label in after}
+    statistic, df = 0.0, 0
+    for topic in topics:
+        first = Counter(r.grade for r in before if r.topic == topic)
+        second = Counter(r.grade for r in after if r.topic == topic)
+        grades = [g for g in set(first) | set(second) if first[g] + second[g] > 0]
+        if len(grades) < 2:
+            continue
+        n1, n2 = sum(first.values()), sum(second.values())
+        for grade in grades:
+            total = first[grade] + second[grade]
+            for count, n in ((first[grade], n1), (second[grade], n2)):
+                expected = total * n / (n1 + n2)
+                statistic += (count - expected) ** 2 / expected
+        df += len(grades) - 1
+    return chi2_sf(statistic, df) if df else 1.0
+
+
 def chi2_uniform(counts: Counter, grades: Sequence[int]) -> float:
     """p-value of the chi-square goodness of fit of grade counts to the uniform distribution over `grades`."""
     n = sum(counts[g] for g in grades)
@@ -178,14 +203,10 @@ def _change_flags(
         (h1, n1), (h2, n2) = gold_rate(labels[:k]), gold_rate(labels[k:])
         reason = f"gold accuracy {h2}/{n2} from judgment {positions[k]} on, against {h1}/{n1} before"
         return [Flag("random", positions[k], f"{reason} (one-sided z-test p = {p:.2g} < {level:.2g})")]
-    grades = [Counter(r.grade for r in labels[:k]) for k in candidates]
-    total = Counter(r.grade for r in labels)
-    p, k, before = min(
-        (chi2_homogeneity(counts, total - counts), k, counts) for k, counts in zip(candidates, grades, strict=True)
-    )
+    p, k = min((chi2_homogeneity_by_topic(labels[:k], labels[k:]), k) for k in candidates)
     if p >= level:
         return []
-    after = total - before
+    before, after = Counter(r.grade for r in labels[:k]), Counter(r.grade for r in labels[k:])
     if chi2_uniform(after, used) > 0.05 and chi2_uniform(before, used) < 0.05:
         kind, how = "random", " and no longer differ from answering at random"
     else:

@@ -65,6 +65,7 @@ ENDPOINTS = [
     ("post", "/api/jobs/{j}/cancel/", None, {ADMIN}),
     ("get", "/api/topics/{t}/queue/", None, {ASSESSOR}),
     ("get", "/api/collections/{c}/machine-judges/{m}/verification/", None, READERS),
+    ("get", "/api/collections/{c}/reliability/", None, READERS),
 ]
 
 

@@ -307,3 +307,32 @@ def test_a_collection_with_a_judge_and_its_labels_deletes_cleanly_and_its_accoun
     assert judge.account.username not in client.get("/judging/people/").content.decode()
     services.collection_delete(collection=collection)
     assert not MachineReply.objects.exists() and not Judgment.objects.filter(assessor=judge.account).exists()
+
+
+def test_a_machine_judges_labels_are_no_pool_work_disagreement_or_pace_on_the_campaign_page():
+    from judging.progress import campaign_progress, disputed_count
+
+    collection = _collection(assessors_per_item=1)
+    person = make_user("assessor")
+    topic = collection.topics.order_by("id").first()
+    services.assignment_create(assessor=person, topic=topic)
+    item = PoolItem.objects.filter(topic=topic).select_related("document").first()
+    services.judgment_record(assessor=person, topic=topic, document=item.document, grade=3, seconds_spent=30.0)
+    before = campaign_progress(collection=collection)
+    judge = machine_judges.machine_judge_create(collection=collection, name="bm25", provider="lexical")
+    machine_judges.machine_judge_run(judge=judge)  # labels the whole pool, that item included (its grade differs)
+    collection.refresh_from_db()
+    after = campaign_progress(collection=collection)
+    figures = ("items_judged", "items_complete", "judgments", "last_hour", "remaining", "median_seconds")
+    assert [getattr(after, f) for f in figures] == [getattr(before, f) for f in figures]
+    assert disputed_count(collection=collection) == 0
+    assert [a.advisory for a in after.assessors if a.judgments > 1] == [True]
+
+
+def test_the_dashboard_counts_no_item_a_machine_alone_judged(admin_client):
+    collection = _collection()
+    machine_judges.machine_judge_run(
+        judge=machine_judges.machine_judge_create(collection=collection, name="bm25", provider="lexical")
+    )
+    row = admin_client.get("/judging/dashboard/").content.decode().split(f'data-collection="{collection.id}"')[1]
+    assert "0 of" in row.split("</tr>")[0]

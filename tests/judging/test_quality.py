@@ -146,3 +146,22 @@ def test_a_report_covers_every_assessor_in_any_input_order():
     labels = [_label(i, i % 2, assessor=name) for i in range(6) for name in ("b", "a")]
     random.Random(1).shuffle(labels)
     assert list(quality_report(labels)) == ["a", "b"]
+
+
+def test_judging_one_topic_after_another_is_not_a_change_in_the_assessor():
+    """Topics differ in how much of them is relevant: an assessor who judges a mostly-irrelevant topic, then a
+    mostly-relevant one, has changed topic, not behaviour. The test is stratified by topic, so it does not flag."""
+    flagged = 0
+    for seed in range(100):
+        rng = random.Random(seed)
+        labels = []
+        for topic in range(8):
+            weights = [0.7, 0.2, 0.05, 0.05] if topic % 2 == 0 else [0.05, 0.1, 0.35, 0.5]
+            for _ in range(25):
+                i = len(labels)
+                grade = rng.choices(range(4), weights)[0]
+                labels.append(Label(str(topic), f"d{i}", grade, "ann", f"{i:05d}", 10.0, i))
+        flagged += any(f.kind in ("drift", "random") for f in assessor_quality(labels).flags)
+    assert flagged <= 100 * ALPHA + 5
+    shifted = [Label("0", f"x{i}", 3 if i >= 60 else 0, "ann", f"{i:05d}", 10.0, i) for i in range(100)]
+    assert [f.kind for f in assessor_quality(shifted).flags] == ["drift"]  # within one topic it is a change
