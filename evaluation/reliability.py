@@ -8,7 +8,8 @@ assessor who labelled the collection, people, machine judges and imported labels
 - agreement with the consensus: Cohen's kappa from the stored collection-wide agreement report;
 - Dawid–Skene's estimated accuracy (the prior-weighted diagonal of its confusion matrix for the assessor), fitted
   over every labelled item;
-- flags from `judging.quality`: a change in their grades, random answering, runs of implausibly fast judgments.
+- flags from `judging.quality`: a change in their agreement with the counted assessors (or, without enough shared
+  items, in their grades), random answering, runs of implausibly fast judgments.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 
 from judging import selectors as judging_selectors
 from judging.models import Collection, Judgment, MachineJudge
-from judging.quality import Label, assessor_quality
+from judging.quality import Label, assessor_quality, others_labels
 
 from .consensus import dawid_skene
 from .exports import spreadsheet_text
@@ -85,8 +86,10 @@ def assessor_reliability(*, collection: Collection, reveal: bool) -> list[Reliab
     kinds = _kinds(collection, usernames)
     advisory = set(collection.advisory_assessors or ())
     table = []
+    counted = {str(who): rows for who, rows in labels.items() if who not in advisory}  # the yardstick: people
     for who, mine in labels.items():
-        quality = assessor_quality(mine, gold=gold, threshold=collection.relevance_threshold)
+        others = others_labels({**counted, str(who): mine}, str(who))
+        quality = assessor_quality(mine, gold=gold, threshold=collection.relevance_threshold, others=others)
         low, high = quality.gold_interval
         table.append(
             ReliabilityRow(

@@ -11,7 +11,12 @@ Rules (the numbers are module constants, so a test or a caller can state them):
   one grade, and on the same side of the relevance threshold (binarised), each with Wilson's 95% interval.
 - **Self-agreement**: Cohen's kappa between each repeated item's first label and its repeat (unweighted; None
   without two repeats, or when it is undefined), with the share of repeats that agree exactly.
-- **Drift** ("drift"): a change point. Every boundary between windows of WINDOW judgments (at least two windows
+- **Drift** ("drift"): a change point, measured with the best yardstick the labels allow. Where the assessor
+  shares at least MIN_OVERLAP items with other assessors, the yardstick is agreement with them (the others'
+  majority label): the split after which the share of labels equal to theirs falls furthest, by a one-sided
+  two-proportion z-test at the Bonferroni level below (the share relevant falls with the rank at which documents
+  are judged, and differs between topics, so the grades alone would flag a faithful assessor). Otherwise, every
+  boundary between windows of WINDOW judgments (at least two windows
   before it and one after) splits the labels in two, compared by Pearson's chi-square test of homogeneity on their
   grade counts, stratified by topic (each topic labelled on both sides adds its own statistic and degrees of
   freedom: topics differ in how much of them is relevant, and judging one topic after another must not read as a
@@ -182,27 +187,52 @@ def _lower_proportion_p(before: tuple[int, int], now: tuple[int, int]) -> float:
     return NormalDist().cdf((h2 / n2 - h1 / n1) / spread)
 
 
+MIN_OVERLAP = 40  # labels shared with other assessors needed before agreement with them is the yardstick
+
+
+def _rate_change(
+    labels: Sequence[Label], positions: Sequence[int], truth: Mapping[tuple[str, str], int], window: int,
+    what: str, kind: str,
+) -> Flag | None:  # fmt: skip
+    """The window boundary after which the share of labels equal to `truth` (among those it covers) falls furthest,
+    by a one-sided two-proportion z-test at ALPHA / (boundaries tested), as a flag of `kind`; or None."""
+    candidates = list(range(2 * window, len(labels) - window + 1, window))
+    if not candidates or not truth:
+        return None
+    hits = [truth.get((label.topic, label.docno)) for label in labels]
+    hits = [None if expected is None else expected == label.grade for expected, label in zip(hits, labels, strict=True)]
+
+    def rate(part) -> tuple[int, int]:
+        known = [hit for hit in part if hit is not None]
+        return sum(known), len(known)
+
+    p, k = min((_lower_proportion_p(rate(hits[:k]), rate(hits[k:])), k) for k in candidates)
+    level = ALPHA / len(candidates)
+    if p >= level:
+        return None
+    (h1, n1), (h2, n2) = rate(hits[:k]), rate(hits[k:])
+    reason = f"{what} {h2}/{n2} from judgment {positions[k]} on, against {h1}/{n1} before"
+    return Flag(kind, positions[k], f"{reason} (one-sided z-test p = {p:.2g} < {level:.2g})")
+
+
 def _change_flags(
-    labels: Sequence[Label], positions: Sequence[int], gold: Mapping[tuple[str, str], int], window: int
-) -> list[Flag]:
-    """At most one flag: the likeliest change point among the window boundaries, if it passes the test (see the
-    module). `positions` gives each first label's index among all the assessor's labels."""
+    labels: Sequence[Label], positions: Sequence[int], gold: Mapping[tuple[str, str], int],
+    others: Mapping[tuple[str, str], int], window: int,
+) -> list[Flag]:  # fmt: skip
+    """At most one flag: the likeliest change point among the window boundaries, if it passes its test (see the
+    module), with the best yardstick the labels allow: gold, then the other assessors, then the grades alone.
+    `positions` gives each first label's index among all the assessor's labels."""
+    flag = _rate_change(labels, positions, gold, window, "gold accuracy", "random")
+    if flag:
+        return [flag]
+    if sum((label.topic, label.docno) in others for label in labels) >= MIN_OVERLAP:
+        flag = _rate_change(labels, positions, others, window, "agreement with the other assessors", "drift")
+        return [flag] if flag else []
     candidates = list(range(2 * window, len(labels) - window + 1, window))
     if not candidates:
         return []
     level = ALPHA / len(candidates)
     used = sorted({label.grade for label in labels})
-
-    def gold_rate(rows) -> tuple[int, int]:
-        keys = [((r.topic, r.docno), r.grade) for r in rows if (r.topic, r.docno) in gold]
-        return sum(gold[key] == grade for key, grade in keys), len(keys)
-
-    best_gold = min((_lower_proportion_p(gold_rate(labels[:k]), gold_rate(labels[k:])), k) for k in candidates)
-    if best_gold[0] < level:
-        p, k = best_gold
-        (h1, n1), (h2, n2) = gold_rate(labels[:k]), gold_rate(labels[k:])
-        reason = f"gold accuracy {h2}/{n2} from judgment {positions[k]} on, against {h1}/{n1} before"
-        return [Flag("random", positions[k], f"{reason} (one-sided z-test p = {p:.2g} < {level:.2g})")]
     p, k = min((chi2_homogeneity_by_topic(labels[:k], labels[k:]), k) for k in candidates)
     if p >= level:
         return []
@@ -232,10 +262,12 @@ def _fast_flags(labels: Sequence[Label], median: float | None) -> list[Flag]:
 
 def assessor_quality(
     labels: Sequence[Label], *, gold: Mapping[tuple[str, str], int] | None = None, threshold: int = 1,
-    window: int = WINDOW,
+    window: int = WINDOW, others: Mapping[tuple[str, str], int] | None = None,
 ) -> AssessorQuality:  # fmt: skip
-    """One assessor's figures and flags, `labels` in time order (see the module for every rule)."""
-    gold = gold or {}
+    """One assessor's figures and flags, `labels` in time order (see the module for every rule). `others`, the
+    other assessors' label of each item they labelled (`others_labels`), is the yardstick of a change when the
+    assessor shares enough items with them."""
+    gold, others = gold or {}, others or {}
     firsts, repeats = _split(labels)
     on_gold = [
         (label.grade, gold[(label.topic, label.docno)]) for label in firsts if (label.topic, label.docno) in gold
@@ -247,7 +279,7 @@ def assessor_quality(
     kappa = cohen_kappa(pairs) if len(pairs) >= 2 else None
     position = {id(label): i for i, label in enumerate(labels)}
     positions = [position[id(label)] for label in firsts]
-    flags = _change_flags(firsts, positions, gold, window) + _fast_flags(labels, median)
+    flags = _change_flags(firsts, positions, gold, others, window) + _fast_flags(labels, median)
     return AssessorQuality(
         judgments=len(firsts),
         repeats=len(repeats),
@@ -267,8 +299,25 @@ def quality_report(
     labels: Iterable[Label], *, gold: Mapping[tuple[str, str], int] | None = None, threshold: int = 1,
     window: int = WINDOW,
 ) -> dict[str, AssessorQuality]:  # fmt: skip
-    """{assessor: AssessorQuality} for every assessor of `labels` (any order)."""
+    """{assessor: AssessorQuality} for every assessor of `labels` (any order), each measured against the others."""
+    mine = in_time_order(labels)
     return {
-        name: assessor_quality(rows, gold=gold, threshold=threshold, window=window)
-        for name, rows in sorted(in_time_order(labels).items())
+        name: assessor_quality(rows, gold=gold, threshold=threshold, window=window, others=others_labels(mine, name))
+        for name, rows in sorted(mine.items())
     }
+
+
+def others_labels(by_assessor: Mapping[str, Sequence[Label]], assessor: str) -> dict[tuple[str, str], int]:
+    """{(topic, docno): the other assessors' label}: the highest of the most frequent of their first labels (the
+    majority vote, ties to the higher grade, as the consensus's majority method)."""
+    votes: dict[tuple[str, str], Counter] = {}
+    for name, rows in by_assessor.items():
+        if name == assessor:
+            continue
+        seen = set()
+        for label in rows:
+            key = (label.topic, label.docno)
+            if key not in seen:
+                seen.add(key)
+                votes.setdefault(key, Counter())[label.grade] += 1
+    return {key: max(c, key=lambda g: (c[g], g)) for key, c in votes.items()}

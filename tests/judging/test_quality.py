@@ -165,3 +165,33 @@ def test_judging_one_topic_after_another_is_not_a_change_in_the_assessor():
     assert flagged <= 100 * ALPHA + 5
     shifted = [Label("0", f"x{i}", 3 if i >= 60 else 0, "ann", f"{i:05d}", 10.0, i) for i in range(100)]
     assert [f.kind for f in assessor_quality(shifted).flags] == ["drift"]  # within one topic it is a change
+
+
+def _ranked_topics(seed, *, assessors=("ann", "bob"), change=None):
+    """Two assessors judging the same items topic by topic in rank order, where relevance falls with the rank (as
+    a best-rank pool is judged); from `change` on, bob answers at random."""
+    rng = random.Random(seed)
+    labels = []
+    for topic in range(6):
+        for rank in range(30):
+            share = max(0.05, 0.8 - rank / 30)
+            truth = 3 if rng.random() < share / 2 else 2 if rng.random() < share else 0
+            for name in assessors:
+                i = sum(1 for label in labels if label.assessor == name)
+                grade = truth if rng.random() < 0.85 else rng.randrange(4)
+                if name == "bob" and change is not None and i >= change:
+                    grade = rng.randrange(4)
+                labels.append(Label(str(topic), f"d{rank}", grade, name, f"{topic:02d}{rank:03d}", 10.0, len(labels)))
+    return labels
+
+
+def test_with_shared_items_the_yardstick_is_the_others_labels_not_the_grades_that_fall_with_rank():
+    faithful = [quality_report(_ranked_topics(seed)) for seed in range(40)]
+    flagged = sum(any(f.kind != "fast" for q in report.values() for f in q.flags) for report in faithful)
+    assert flagged <= 40 * ALPHA + 3
+    # The grades alone (no other assessor) would read the fall of relevance with the rank as a change:
+    alone = [assessor_quality([r for r in _ranked_topics(seed) if r.assessor == "ann"]) for seed in range(40)]
+    assert sum(any(f.kind == "drift" for f in q.flags) for q in alone) > 40 * ALPHA + 3
+    drifting = [quality_report(_ranked_topics(seed, change=90))["bob"].flags for seed in range(40)]
+    caught = [flags for flags in drifting if any(f.kind == "drift" and 70 <= f.start <= 130 for f in flags)]
+    assert len(caught) >= 36
