@@ -19,7 +19,7 @@ import io
 from dataclasses import asdict, dataclass, field
 
 from judging import selectors as judging_selectors
-from judging.models import Collection, Judgment, MachineJudge
+from judging.models import AssessorPause, Collection, Judgment, MachineJudge
 from judging.quality import Label, assessor_quality, others_labels
 
 from .consensus import dawid_skene
@@ -28,7 +28,7 @@ from .models import AgreementReport
 
 COLUMNS = [
     "assessor", "kind", "advisory", "judgments", "median_seconds", "gold_items", "gold_accuracy", "gold_low",
-    "gold_high", "self_agreement", "consensus_kappa", "dawid_skene_accuracy", "flags",
+    "gold_high", "self_agreement", "consensus_kappa", "dawid_skene_accuracy", "flags", "paused",
 ]  # fmt: skip
 
 
@@ -47,6 +47,8 @@ class ReliabilityRow:
     consensus_kappa: float | None
     dawid_skene_accuracy: float | None
     flags: list[dict] = field(default_factory=list)
+    user_id: int = 0
+    paused: dict | None = None  # {"id", "reason", "since"} while the assessor's judging is paused
 
 
 def _kinds(collection: Collection, usernames: dict[int, str]) -> dict[int, str]:
@@ -85,6 +87,15 @@ def assessor_reliability(*, collection: Collection, reveal: bool) -> list[Reliab
     names |= dict(MachineJudge.objects.filter(collection=collection).values_list("account_id", "name"))
     kinds = _kinds(collection, usernames)
     advisory = set(collection.advisory_assessors or ())
+    pauses = {
+        p.assessor_id: {
+            "id": p.pk,
+            "reason": p.reason,
+            "since": p.paused_at.isoformat(),
+            "window_start": (p.window_start or p.paused_at).isoformat(),
+        }
+        for p in AssessorPause.objects.filter(collection=collection, resumed_at__isnull=True)
+    }
     table = []
     counted = {str(who): rows for who, rows in labels.items() if who not in advisory}  # the yardstick: people
     for who, mine in labels.items():
@@ -106,6 +117,8 @@ def assessor_reliability(*, collection: Collection, reveal: bool) -> list[Reliab
                 consensus_kappa=against.get(str(who), {}).get("cohen_kappa"),
                 dawid_skene_accuracy=accuracy.get(who),
                 flags=[flag.as_dict() for flag in quality.flags],
+                user_id=who,
+                paused=pauses.get(who),
             )
         )
     order = {"person": 0, "machine": 1, "imported": 2}
@@ -120,5 +133,7 @@ def reliability_csv(rows: list[ReliabilityRow]) -> str:
         record = asdict(row)
         record["flags"] = "; ".join(f"{f['kind']} from {f['from']}: {f['reason']}" for f in row.flags)
         record["assessor"] = spreadsheet_text(record["assessor"])
+        record["paused"] = row.paused["reason"] if row.paused else ""
+        record.pop("user_id")
         writer.writerow({key: "" if value is None else value for key, value in record.items()})
     return buffer.getvalue()

@@ -135,6 +135,17 @@ class CollectionForm(forms.Form):
     disagreement_tolerance = forms.IntegerField(
         min_value=0, max_value=MAX_SCALE, initial=0, help_text="Grades further apart than this go to adjudication."
     )
+    pause_below = forms.FloatField(
+        required=False,
+        min_value=0.0,
+        max_value=1.0,
+        label="Pause an assessor below",
+        help_text="A share from 0 to 1: an assessor whose latest judgments agree with gold or the other assessors "
+        "less often is paused until you resume them. Empty: never.",
+    )
+    pause_window = forms.IntegerField(
+        min_value=5, max_value=500, initial=20, label="over their latest", help_text="comparable judgments."
+    )
     consensus_method = forms.ChoiceField(choices=ConsensusMethod.choices, initial=ConsensusMethod.MAJORITY)
     measures = forms.MultipleChoiceField(
         choices=[(m, m) for m in SUGGESTED_MEASURES],
@@ -236,7 +247,7 @@ class CollectionForm(forms.Form):
         data = self.cleaned_data
         names = ["description", "max_grade", "relevance_threshold", "assessors_per_item", "disagreement_tolerance"]
         names += ["consensus_method", "agreement_measure", "blind", "shuffle_within_priority", "guidelines"]
-        names += ["judging_order"]
+        names += ["judging_order", "pause_below", "pause_window"]
         names += ["researchers_see_assessors", "trec_eval_version"]
         names += ["advisory_assessors"] if "advisory_assessors" in self.fields else []
         if "verification_judge" in self.fields:

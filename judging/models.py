@@ -107,6 +107,17 @@ class Collection(models.Model):
         default="blind",
         db_default="blind",  # a row written by code that predates the column (an older migration's state) has it
     )  # fmt: skip
+    pause_below = models.FloatField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
+        help_text="Pause an assessor whose last judgments agree with gold or the other assessors less often than "
+        "this share (empty: never).",
+    )
+    pause_window = models.PositiveSmallIntegerField(
+        default=20, db_default=20, validators=[MinValueValidator(5), MaxValueValidator(500)],
+        help_text="How many of an assessor's latest comparable judgments the pause looks at.",
+    )  # fmt: skip
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -488,3 +499,30 @@ class MachineReply(models.Model):
 
     def __str__(self) -> str:
         return f"{self.judge_id} {self.topic_id}/{self.document_id} = {self.grade if self.failure == '' else 'failed'}"
+
+
+class AssessorPause(models.Model):
+    """An assessor's judging of a collection paused because their latest judgments agreed with gold or the other
+    assessors less often than the collection's `pause_below`; open until an admin resumes it. Written only through
+    `judging.services.quality`."""
+
+    collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="pauses")
+    assessor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="pauses")
+    reason = models.TextField()
+    window_start = models.DateTimeField(null=True, blank=True, help_text="When the judgments it weighed began.")
+    paused_at = models.DateTimeField(auto_now_add=True)
+    resumed_at = models.DateTimeField(null=True, blank=True)
+    resumed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-paused_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["collection", "assessor"], condition=Q(resumed_at__isnull=True), name="assessor_pause_one_open"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.assessor_id} paused in {self.collection_id}"

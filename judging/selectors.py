@@ -20,6 +20,7 @@ from . import adaptive, verifying
 from .models import (
     ROLE_ASSESSOR,
     Adjudication,
+    AssessorPause,
     Assignment,
     Collection,
     Judgment,
@@ -496,3 +497,10 @@ def collection_assessors(*, collection: Collection) -> list[tuple[int, str]]:
     assigned = Assignment.objects.filter(topic__collection=collection).values_list("assessor_id", flat=True)
     ids = set(judged.distinct()) | set(assigned) | set(collection.advisory_assessors or ())
     return list(User.objects.filter(pk__in=ids).order_by("username").values_list("pk", "username"))
+
+
+def open_pause(*, collection_id: int, assessor_id: int) -> AssessorPause | None:
+    """The assessor's open pause in the collection (`services.quality`), or None."""
+    return AssessorPause.objects.filter(
+        collection_id=collection_id, assessor_id=assessor_id, resumed_at__isnull=True
+    ).first()

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from .views import adjudication, assessor, assigning, campaign, machines, people, setup
+from .views import adjudication, assessor, assigning, campaign, machines, pauses, people, setup
 
 app_name = "judging"
 urlpatterns = [
@@ -29,6 +29,12 @@ urlpatterns = [
     path("jobs/<int:job_id>/", campaign.job, name="job"),
     path("jobs/<int:job_id>/retry/", campaign.job_retry, name="job_retry"),
     path("jobs/<int:job_id>/cancel/", machines.job_cancel, name="job_cancel"),
+    path("pauses/<int:pause_id>/resume/", pauses.assessor_resume, name="assessor_resume"),
+    path(
+        "collections/<int:collection_id>/assessors/<int:user_id>/discard/",
+        pauses.assessor_discard,
+        name="assessor_discard",
+    ),
     path("collections/<int:collection_id>/machine-judges/", machines.machine_judges, name="machine_judges"),
     path("machine-judges/<int:judge_id>/", machines.machine_judge_edit, name="machine_judge_edit"),
     path("machine-judges/<int:judge_id>/preview/", machines.machine_judge_preview, name="machine_judge_preview"),

@@ -35,9 +35,14 @@ class CollectionSerializer(serializers.ModelSerializer):
             "measures",
             "blind",
             "judging_order",
+            "pause_below",
+            "pause_window",
+            "verification_judge",
+            "verification_mode",
+            "advisory_assessors",
             "created_at",
         ]
-        read_only_fields = ["id", "created_at"]
+        read_only_fields = ["id", "created_at", "verification_judge", "advisory_assessors"]
 
 
 class TopicSerializer(serializers.ModelSerializer):

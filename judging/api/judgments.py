@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from .. import services
 from ..models import Document, Judgment, Topic
 from ..permissions import IsAssessor
+from ..services import quality
 
 
 class JudgmentSerializer(serializers.ModelSerializer):
@@ -75,4 +76,9 @@ class JudgmentListCreate(generics.ListCreateAPIView):
             seconds_total=data.get("seconds_total"),
         )
         code = status.HTTP_200_OK if existed else status.HTTP_201_CREATED
-        return Response(self.get_serializer(judgment).data, status=code)
+        body = self.get_serializer(judgment).data
+        if topic.collection.pause_below is not None and quality.assessor_pause_check(
+            collection=topic.collection, assessor=request.user
+        ):
+            body = {**body, "paused": quality.PAUSED_MESSAGE}  # this one is kept; the next is refused (403 paused)
+        return Response(body, status=code)

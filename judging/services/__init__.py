@@ -12,6 +12,7 @@ what changed through `judging.signals`, inside its transaction.
     assignments    assignment_create, assignments_balance, assignments_add, assignment_reassign, assignment_delete
     judgments      judgment_record (one, from a page or the API), judgments_record_bulk (an import), judgment_delete
     adjudications  adjudication_record, adjudication_delete
+    quality        assessor_pause_check, assessor_resume, assessor_labels_discard (a paused assessor's labels)
     machine_judges machine_judge_create, machine_judge_update, machine_judge_delete, machine_judge_run (the
                    foreground run), machine_judge_run_start (a Job), machine_reply_record (a reply and its label)
 """

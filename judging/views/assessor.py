@@ -18,6 +18,7 @@ from .. import selectors, services, verifying
 from ..forms import JudgmentSaveForm
 from ..highlighting import document_blocks, query_terms
 from ..models import Assignment, Document, PoolItem, Topic
+from ..services import quality
 
 BINARY_KEYS = {"n": 0, "r": 1}
 
@@ -85,7 +86,11 @@ def judge(request: HttpRequest, topic_id: int) -> HttpResponse:
         start = next((i for i, e in enumerate(queue) if not e["judged"]), len(queue))
     item = _pool_item(topic, queue[start]["id"]) if start < len(queue) else None
     judged = sum(e["judged"] for e in queue)
+    paused = topic.collection.pause_below is not None and selectors.open_pause(
+        collection_id=topic.collection_id, assessor_id=request.user.id
+    )
     context = {
+        "paused": quality.PAUSED_MESSAGE if paused else None,
         "next_topic": selectors.next_assigned_topic(assessor_id=request.user.id, after=topic),
         "topic": topic,
         "collection": topic.collection,
@@ -100,6 +105,7 @@ def judge(request: HttpRequest, topic_id: int) -> HttpResponse:
             "queue": queue,
             "adaptive": topic.collection.judging_order != "best_rank",
             "verifying": topic.collection.verification_judge_id is not None,
+            "pausing": topic.collection.pause_below is not None,
             "keys": _grade_keys(topic, grades),
             "labels": {g.value: g.label for g in grades},
             "undo": selectors.undo_history(assessor_id=request.user.id, topic=topic),
@@ -156,8 +162,13 @@ def judge_save(request: HttpRequest, topic_id: int, document_id: int) -> HttpRes
         return JsonResponse({"error": str(error)}, status=409)
     except PermissionDenied as error:
         return JsonResponse({"error": str(error)}, status=403)
+    paused = topic.collection.pause_below is not None and quality.assessor_pause_check(
+        collection=topic.collection, assessor=request.user
+    )
     if _wants_json(request):
         answer: dict = {"saved": True}
+        if paused:
+            answer["paused"] = quality.PAUSED_MESSAGE  # this judgment is kept; the next one is refused
         if topic.collection.judging_order != "best_rank":  # the next document depends on this judgment
             answer["order"] = selectors.upcoming_order(assessor_id=request.user.id, topic=topic)
         if topic.collection.verification_judge_id is not None and data["action"] != "delete":

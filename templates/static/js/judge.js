@@ -264,8 +264,9 @@
       save.inFlight = false;
       if (response.ok) {
         outbox = outbox.filter((pending) => pending !== save);
-        const answer = config.adaptive || config.verifying ? await response.json().catch(() => ({})) : {};
+        const answer = config.adaptive || config.verifying || config.pausing ? await response.json().catch(() => ({})) : {};
         if (answer.order) applyOrder(answer.order);
+        if (answer.paused) showPaused(answer.paused);
         if (answer.machine !== undefined && save.fields.action !== "delete") showMachine(save, answer.machine);
       } else {
         const answer = await response.json().catch(() => ({}));
@@ -283,6 +284,15 @@
     renderSaveError();
     renderProgress();
     flush();
+  }
+
+  // --- a paused assessor ---------------------------------------------------------------------------------------
+  // The judgment just saved is kept; the page says, once and kindly, why the next ones will be refused.
+  function showPaused(message) {
+    if (document.getElementById("paused")) return;
+    const note = Object.assign(document.createElement("p"), { id: "paused", className: "card warning", textContent: message });
+    note.setAttribute("role", "alert");
+    document.getElementById("judging").before(note);
   }
 
   // --- verification -------------------------------------------------------------------------------------------
