@@ -26,6 +26,8 @@ from measures.relstring import relstrings
 from measures.trec_names import NICKNAMES, TREC_ORDER, is_trec_style, printed_name, relstring_length
 from measures.zscores import read_zscores, zscore_summary, zscore_table
 
+from .cli_jg import main_jg
+
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -54,6 +56,14 @@ def _parser() -> argparse.ArgumentParser:
         metavar="ZSCORE_FILE",
         help="print z-scores: each topic's value as (value - mean) / stddev from the file's `qid measure mean stddev` "
         "lines, named with a Z prefix; a topic or measure the file lacks scores -1000000, as in trec_eval",
+    )
+    parser.add_argument(
+        "-R",
+        dest="rel_format",
+        default="qrels",
+        choices=["qrels", "qrels_jg"],
+        help="the relevance file's format: qrels (the default), or qrels_jg, whose second column names a judgment "
+        "group (a user), for P_avgjg, map_avgjg and Rprec_mult_avgjg (nickname qrels_jg)",
     )
     parser.add_argument("--max-grade", type=int, default=None, help="top grade of the scale, for ERR")
     parser.add_argument(
@@ -146,6 +156,8 @@ def main(argv: list[str] | None = None) -> int:
         _parser().print_usage(sys.stderr)
         print("error: give a qrels file and at least one run file", file=sys.stderr)
         return 2
+    if args.rel_format == "qrels_jg":
+        return main_jg(args)
     try:
         items = _items(args.measures or ["official"], args.trec_eval, args.json)
         collection = TrecReader()

@@ -8,6 +8,7 @@ import sys
 PURE = [
     "measures",
     "measures.agreement",
+    "measures.judgment_groups",
     "evaluation.agreement",
     "evaluation.machine_verification",
     "judging.machine.lexical",

@@ -1,0 +1,76 @@
+"""`python -m evaluation -R qrels_jg QRELS_JG RUN ...`: trec_eval's judgment-group input mode, its measures averaged
+over each topic's judgment groups (`measures.judgment_groups`), printed as trec_eval prints them."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from measures import MeasureNameError, RunSet, TrecFormatError, TrecReader
+from measures.judgment_groups import AVERAGED, NICKNAME, evaluate_groups, read_qrels_jg
+
+
+def _wanted(names: list[str]) -> tuple[list[str], bool, bool]:
+    """(the *_avgjg measures, each with the first parameters given, in trec_eval's order; runid asked; num_q asked).
+    Other measures are refused: trec_eval cannot compute them from judgment groups either."""
+    expanded = [n for name in names for n in (NICKNAME if name == "qrels_jg" else [name])]
+    with_parameters: dict[str, str] = {}
+    bare: set[str] = set()
+    for name in expanded:
+        family = name.partition(".")[0]
+        if family in ("runid", "num_q"):
+            continue
+        if family not in AVERAGED:
+            raise MeasureNameError(
+                f"{name!r} cannot be computed from judgment groups; with -R qrels_jg ask for "
+                f"{', '.join(AVERAGED)} (or the nickname qrels_jg)"
+            )
+        if "." in name:
+            with_parameters.setdefault(family, name)  # trec_eval takes the first parameters given
+        else:
+            bare.add(family)
+    order = ["map_avgjg", "P_avgjg", "Rprec_mult_avgjg"]  # trec_eval's measure table
+    chosen = [with_parameters.get(f, f) for f in order if f in with_parameters or f in bare]
+    return chosen, "runid" in expanded, "num_q" in expanded
+
+
+def main_jg(args) -> int:
+    try:
+        measures, runid, num_q = _wanted(args.measures or ["qrels_jg"])
+        groups = read_qrels_jg(args.qrels)
+        reader = TrecReader()
+        runs = RunSet(reader.runs_from_files(args.runs, duplicates=args.duplicates))
+        printed, values = evaluate_groups(
+            groups, reader, runs, measures, relevance_level=args.level, judged_only=args.judged_only, depth=args.depth
+        )
+    except MeasureNameError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except (TrecFormatError, ValueError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        payload = {
+            tag: {topic: dict(zip(printed, map(float, row), strict=True)) for topic, row in sorted(by_topic.items())}
+            for tag, by_topic in values.items()
+        }
+        json.dump({"results": payload}, sys.stdout, indent=1)
+        print()
+        return 0
+    out = sys.stdout
+    for tag, by_topic in values.items():
+        if args.q:
+            for topic, row in sorted(by_topic.items()):
+                for name, value in zip(printed, row, strict=True):
+                    out.write(f"{name:<22}\t{topic}\t{value:6.4f}\n")
+        if args.no_summary:
+            continue
+        if runid:
+            out.write(f"{'runid':<22}\tall\t{tag}\n")
+        if num_q:
+            out.write(f"{'num_q':<22}\tall\t{len(by_topic)}\n")
+        rows = [row for _, row in sorted(by_topic.items())]  # summed in topic order, as trec_eval sums
+        for index, name in enumerate(printed):
+            mean = sum(row[index] for row in rows) / len(rows) if rows else 0.0
+            out.write(f"{name:<22}\tall\t{mean:6.4f}\n")
+    return 0

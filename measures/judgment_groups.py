@@ -1,0 +1,90 @@
+"""trec_eval's judgment groups (`-R qrels_jg`), pure: several assessors' (users') own label sets per topic, and
+P, map and Rprec_mult averaged over them (`P_avgjg`, `map_avgjg`, `Rprec_mult_avgjg`), as trec_eval's
+`get_qrels_jg.c`, `form_res_rels_jg.c` and `m_*_avgjg.c` compute them.
+
+The file's lines are `qid jg docno rel`: the second column names the judgment group (where qrels have their unused
+"iter"); exactly four columns. A topic's groups are those with a line for it; a docno twice in one (topic, group)
+is an error. Each (run, topic) is scored against each of the topic's groups alone, as trec_eval scores a run
+against qrels, and the values are averaged over the topic's groups; topics are then averaged as usual. A group
+with no relevant document for the topic adds 0 (its relevant count is its own).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from .batch import TREC_EVAL_VERSION
+from .engine import evaluate
+from .lines import TrecFormatError
+from .loading import TrecReader
+from .parsing import parse_measures
+from .runset import RunSet
+from .trec_names import printed_name
+
+AVERAGED = {"P_avgjg": "P", "map_avgjg": "map", "Rprec_mult_avgjg": "Rprec_mult"}
+NICKNAME = ["runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"]  # trec_eval's `-m qrels_jg`
+
+Groups = dict[str, dict[str, dict[str, int]]]  # topic -> group -> docno -> grade
+
+
+def read_qrels_jg(path: str | Path) -> Groups:
+    """{topic: {group: {docno: grade}}}; TrecFormatError names the line of a malformed one or a repeated docno."""
+    groups: Groups = {}
+    name = str(path)
+    with open(path, encoding="utf-8", errors="strict") as lines:
+        for number, text in enumerate(lines, start=1):
+            fields = text.split()
+            if not fields:
+                continue
+            if len(fields) != 4:
+                raise TrecFormatError(name, number, None, f"expected 4 columns 'qid jg docno rel', got {len(fields)}")
+            topic, group, docno, rel = fields
+            try:
+                grade = int(rel)
+            except ValueError as error:
+                raise TrecFormatError(name, number, "rel", f"expected an integer, got {rel!r}") from error
+            docs = groups.setdefault(topic, {}).setdefault(group, {})
+            if docno in docs:
+                raise TrecFormatError(name, number, "docno", f"document {docno!r} judged twice by group {group!r}")
+            docs[docno] = grade
+    return groups
+
+
+def averaged_name(measure_name: str) -> tuple[str, str]:
+    """(`P_avgjg.5,10` ->) the averaged family and the name of the measure each group is scored with (`P.5,10`)."""
+    family, dot, params = measure_name.partition(".")
+    return family, AVERAGED[family] + dot + params
+
+
+def evaluate_groups(
+    groups: Groups,
+    reader: TrecReader,
+    runs: RunSet,
+    measure_names: Sequence[str],
+    **options,
+) -> tuple[list[str], dict[str, dict[str, np.ndarray]]]:
+    """(the printed names, {run tag: {topic: values in that order}}) of every `*_avgjg` measure asked for, for the
+    topics with groups that each run ranked. `options` are the engine's (relevance_level, judged_only, depth)."""
+    printed, bases = [], []
+    for name in measure_names:
+        family, base = averaged_name(name)
+        for measure in parse_measures(base):
+            bases.append(measure)
+            printed.append(printed_name(measure, TREC_EVAL_VERSION).replace(AVERAGED[family], family, 1))
+    totals: dict[tuple[str, str], np.ndarray] = {}
+    counts: dict[tuple[str, str], int] = {}
+    for group in sorted({g for by_group in groups.values() for g in by_group}):
+        qrels = {topic: by_group[group] for topic, by_group in groups.items() if group in by_group}
+        result = evaluate(reader.qrels(qrels), runs, bases, **options)
+        for tag, run_result in result.runs.items():
+            for topic_id, row in zip(run_result.topics, run_result.values, strict=True):
+                key = (tag, reader.topic_name(int(topic_id)))
+                totals[key] = totals.get(key, 0.0) + row
+                counts[key] = counts.get(key, 0) + 1
+    values: dict[str, dict[str, np.ndarray]] = {tag: {} for tag in runs.tags}
+    for (tag, topic), total in totals.items():
+        values[tag][topic] = total / counts[(tag, topic)]
+    return printed, values
