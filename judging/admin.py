@@ -122,7 +122,8 @@ class CollectionAdmin(ServiceAdmin):
     ]
     list_filter = ["blind", "consensus_method", "max_grade"]
     search_fields = ["name", "description"]
-    exclude = ["verification_judge", "verification_mode"]  # chosen on the settings page, among its machine judges
+    # Chosen on the settings page (the verification judge among its machine judges; the pause with its window).
+    exclude = ["verification_judge", "verification_mode", "pause_below", "pause_window"]
 
     def get_inlines(self, request, obj):
         return [GradeInline] if obj is not None else []  # a new collection gets its scale from the service
