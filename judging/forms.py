@@ -144,8 +144,9 @@ class CollectionForm(forms.Form):
         "less often is paused until you resume them. Empty: never.",
     )
     pause_window = forms.IntegerField(
-        min_value=5, max_value=500, initial=20, label="over their latest", help_text="comparable judgments."
-    )
+        required=False, min_value=5, max_value=500, initial=20, label="over their latest",
+        help_text="comparable judgments (20 when empty).",
+    )  # fmt: skip
     consensus_method = forms.ChoiceField(choices=ConsensusMethod.choices, initial=ConsensusMethod.MAJORITY)
     measures = forms.MultipleChoiceField(
         choices=[(m, m) for m in SUGGESTED_MEASURES],
@@ -227,6 +228,8 @@ class CollectionForm(forms.Form):
 
     def clean(self):
         data = super().clean()
+        if data.get("pause_window") is None:
+            data["pause_window"] = 20
         top = data.get("max_grade")
         if top is None:
             return data
