@@ -92,6 +92,7 @@ def assessor_reliability(*, collection: Collection, reveal: bool) -> list[Reliab
             "id": p.pk,
             "reason": p.reason,
             "since": p.paused_at.isoformat(),
+            "since_text": p.paused_at.strftime("%Y-%m-%d %H:%M UTC"),
             "window_start": (p.window_start or p.paused_at).isoformat(),
         }
         for p in AssessorPause.objects.filter(collection=collection, resumed_at__isnull=True)
