@@ -18,6 +18,17 @@ from .vocabulary import DocumentVocabulary, Vocabulary
 READERS = min(4, os.cpu_count() or 1)
 
 
+def kept_lines(doc_ids: np.ndarray, duplicates: str) -> np.ndarray | None:
+    """The lines to keep, in file order, when a run repeats a document within a topic: each (topic, docno)'s first
+    or last line (`duplicates`); None when nothing repeats. The ids are a DocumentVocabulary's, one per
+    (topic, docno)."""
+    reverse = duplicates == "last"
+    _, index = np.unique(doc_ids[::-1] if reverse else doc_ids, return_index=True)
+    if len(index) == len(doc_ids):
+        return None
+    return np.sort(len(doc_ids) - 1 - index if reverse else index)
+
+
 class TrecReader:
     """String ids of one evaluation (topics, docnos) mapped to the integers the engine works on."""
 
@@ -64,8 +75,12 @@ class TrecReader:
             doc_ids = np.split(all_ids, np.cumsum([len(t) for t in topic_ids])[:-1])
             for i, topics, docs in zip(fast, topic_ids, doc_ids, strict=True):
                 table = tables[i]
-                with suppress(RepeatedDocument):  # left to the careful reader below
-                    prepared[i] = PreparedRun.from_lines(table.tag, topics, docs, table.scores, table.docnos)
+                scores, docnos = table.scores, table.docnos
+                keep = kept_lines(docs, duplicates) if duplicates != "error" else None
+                if keep is not None:  # one copy of each repeated document, as the careful reader keeps it
+                    topics, docs, scores, docnos = topics[keep], docs[keep], scores[keep], docnos.take(keep)
+                with suppress(RepeatedDocument):  # left to the careful reader below, which names the line
+                    prepared[i] = PreparedRun.from_lines(table.tag, topics, docs, scores, docnos)
         for i, source in enumerate(sources):
             if i not in prepared:
                 prepared[i] = self.run(*read_run(source, name=names[i], duplicates=duplicates))

@@ -160,3 +160,28 @@ def test_the_command_line_never_imports_pandas(tmp_path):
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert done.stderr.strip().endswith("False")
+
+
+@pytest.mark.parametrize("duplicates", ["first", "last"])
+def test_a_run_repeating_a_docno_keeps_one_copy_in_the_fast_path_as_the_careful_reader_does(
+    tmp_path, monkeypatch, duplicates
+):
+    lines = ["1 Q0 a 1 3.0 r", "1 Q0 b 2 2.0 r", "1 Q0 a 3 1.0 r", "2 Q0 c 1 5.0 r", "1 Q0 d 4 2.5 r",
+             "2 Q0 c 2 9.0 r", "2 Q0 e 3 4.0 r"]  # fmt: skip
+    (tmp_path / "run").write_text("\n".join(lines) + "\n")
+    careful = TrecReader()
+    expected = careful.run(*read_run(tmp_path / "run", duplicates=duplicates))
+    import measures.loading as loading
+
+    def unused(*args, **kwargs):
+        raise AssertionError("a plain file with a repeated docno went to the careful reader")
+
+    monkeypatch.setattr(loading, "read_run", unused)
+    fast = TrecReader()
+    got = fast.run_from_file(tmp_path / "run", duplicates=duplicates)
+    for topic in ("1", "2"):
+        ranked = [fast.docs.names[d] for d in got.ranking(fast.topics.id(topic))]
+        wanted = [careful.docs.names[d] for d in expected.ranking(careful.topics.id(topic))]
+        assert ranked == wanted
+    topic_1 = [fast.docs.names[d] for d in got.ranking(fast.topics.id("1"))]
+    assert topic_1 == (["a", "d", "b"] if duplicates == "first" else ["d", "b", "a"])  # a at 3.0, or at 1.0
