@@ -202,3 +202,19 @@ def rank_frequency(counts: Sequence[int]) -> Figure:
     axes.set(xlabel="Query rank (by count)", ylabel="Times asked")
     axes.set_title(f"Query frequency: {len(counts)} distinct queries")
     return figure
+
+
+def agreement_over_time(series: Mapping[str, Sequence[tuple[int, float | None]]], *, window: int) -> Figure:
+    """Each assessor's share of judgments agreeing with the yardstick (gold, else the other assessors), per block of
+    `window` judgments in the assessor's own order; blocks with nothing comparable are gaps."""
+    figure, axes = _figure((6.4, 3.6))
+    drawn = False
+    for name, blocks in series.items():
+        points = [(start, share) for start, share in blocks if share is not None]
+        if points:
+            axes.plot([s for s, _ in points], [v for _, v in points], marker="o", markersize=3, label=name)
+            drawn = True
+    axes.set(xlabel=f"Judgment (blocks of {window}, each assessor's own order)", ylabel="Agreeing", ylim=(0, 1.02))
+    axes.set_title("Agreement with gold or the other assessors over time")
+    _legend_or_message(axes, drawn, "No judgment can be compared yet")
+    return figure

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 
 from judging import selectors as judging_selectors
 from judging.models import AssessorPause, Collection, Judgment, MachineJudge
-from judging.quality import Label, assessor_quality, others_labels
+from judging.quality import Label, agreement_blocks, assessor_quality, others_labels
 
 from .consensus import dawid_skene
 from .exports import spreadsheet_text
@@ -59,32 +59,62 @@ def _kinds(collection: Collection, usernames: dict[int, str]) -> dict[int, str]:
     }
 
 
-def assessor_reliability(*, collection: Collection, reveal: bool) -> list[ReliabilityRow]:
-    """The table's rows, people first then machines and imported labels, each by name."""
+@dataclass
+class _Labelled:
+    """Every graded judgment of a collection, read once: each assessor's labels in time order, their usernames, and
+    each item's labels (for Dawid–Skene)."""
+
+    labels: dict[int, list[Label]]
+    usernames: dict[int, str]
+    items: dict[tuple[int, int], dict[int, int]]
+
+
+def _labelled(collection: Collection) -> _Labelled:
     rows = Judgment.objects.filter(topic__collection=collection, grade__isnull=False).order_by("created_at", "id")
     rows = rows.values_list("assessor_id", "assessor__username", "topic_id", "document_id", "grade", "created_at",
                             "seconds_spent")  # fmt: skip
-    labels: dict[int, list[Label]] = {}
-    usernames: dict[int, str] = {}
-    items: dict[tuple[int, int], dict[int, int]] = {}
+    found = _Labelled({}, {}, {})
     for order, (who, username, topic, document, grade, created, seconds) in enumerate(rows):
-        usernames[who] = username
-        labels.setdefault(who, []).append(
+        found.usernames[who] = username
+        found.labels.setdefault(who, []).append(
             Label(str(topic), str(document), grade, str(who), created.isoformat(), seconds, order)
         )
-        items.setdefault((topic, document), {})[who] = grade
-    gold = {
+        found.items.setdefault((topic, document), {})[who] = grade
+    return found
+
+
+def _gold(collection: Collection) -> dict[tuple[str, str], int]:
+    """The gold items: the adjudicated ones, keyed as the labels are."""
+    return {
         (str(t), str(d)): g
         for t, documents in judging_selectors.collection_adjudications(collection_id=collection.id).items()
         for d, g in documents.items()
     }
+
+
+def _names(collection: Collection, reveal: bool) -> dict[int, str]:
+    names = judging_selectors.assessor_names(collection=collection, reveal=reveal)
+    return names | dict(MachineJudge.objects.filter(collection=collection).values_list("account_id", "name"))
+
+
+def _yardsticks(collection: Collection, labels: dict[int, list[Label]]) -> dict[int, dict[tuple[str, str], int]]:
+    """Each assessor's yardstick besides gold: the counted (not advisory) other assessors' majority labels."""
+    advisory = set(collection.advisory_assessors or ())
+    counted = {str(who): rows for who, rows in labels.items() if who not in advisory}
+    return {who: others_labels({**counted, str(who): mine}, str(who)) for who, mine in labels.items()}
+
+
+def assessor_reliability(*, collection: Collection, reveal: bool) -> list[ReliabilityRow]:
+    """The table's rows, people first then machines and imported labels, each by name."""
+    found = _labelled(collection)
+    labels, usernames, items = found.labels, found.usernames, found.items
+    gold = _gold(collection)
     report = AgreementReport.objects.filter(collection=collection, topic__isnull=True).values_list("report", flat=True)
     against = (report.first() or {}).get("against_consensus", {})
     accuracy = (
         dawid_skene(items, categories=range(collection.max_grade + 1)).assessor_accuracy if len(usernames) > 1 else {}
     )
-    names = judging_selectors.assessor_names(collection=collection, reveal=reveal)
-    names |= dict(MachineJudge.objects.filter(collection=collection).values_list("account_id", "name"))
+    names = _names(collection, reveal)
     kinds = _kinds(collection, usernames)
     advisory = set(collection.advisory_assessors or ())
     pauses = {
@@ -98,10 +128,9 @@ def assessor_reliability(*, collection: Collection, reveal: bool) -> list[Reliab
         for p in AssessorPause.objects.filter(collection=collection, resumed_at__isnull=True)
     }
     table = []
-    counted = {str(who): rows for who, rows in labels.items() if who not in advisory}  # the yardstick: people
+    yardsticks = _yardsticks(collection, labels)
     for who, mine in labels.items():
-        others = others_labels({**counted, str(who): mine}, str(who))
-        quality = assessor_quality(mine, gold=gold, threshold=collection.relevance_threshold, others=others)
+        quality = assessor_quality(mine, gold=gold, threshold=collection.relevance_threshold, others=yardsticks[who])
         low, high = quality.gold_interval
         table.append(
             ReliabilityRow(
@@ -124,6 +153,16 @@ def assessor_reliability(*, collection: Collection, reveal: bool) -> list[Reliab
         )
     order = {"person": 0, "machine": 1, "imported": 2}
     return sorted(table, key=lambda row: (order[row.kind], row.assessor))
+
+
+def agreement_over_time(*, collection: Collection, reveal: bool) -> dict[str, list[tuple[int, float | None]]]:
+    """{assessor: [(block start, share agreeing with gold or the counted others)]}, blocks of `WINDOW` judgments."""
+    labels = _labelled(collection).labels
+    gold, names, yardsticks = _gold(collection), _names(collection, reveal), _yardsticks(collection, labels)
+    return {
+        names.get(who, f"assessor {who}"): agreement_blocks(mine, gold=gold, others=yardsticks[who])
+        for who, mine in labels.items()
+    }
 
 
 def reliability_csv(rows: list[ReliabilityRow]) -> str:

@@ -15,8 +15,9 @@ from matplotlib.figure import Figure
 
 from judging.models import Collection
 from judging.permissions import sees_assessors
+from judging.quality import WINDOW
 
-from .. import analysis, curves, plots, selectors
+from .. import analysis, curves, plots, reliability, selectors
 from ..exports import collection_slug
 from ..online.measures import RATE_UNITS
 from . import chosen_measure, chosen_run, chosen_runs, researcher_collection
@@ -135,6 +136,11 @@ def _online_frequency(request: HttpRequest, collection: Collection) -> Figure:
     return plots.rank_frequency(selectors.search_log_query_counts(search_log=_search_log(request, collection)))
 
 
+def _reliability(request: HttpRequest, collection: Collection) -> Figure:
+    series = reliability.agreement_over_time(collection=collection, reveal=sees_assessors(request.user, collection))
+    return plots.agreement_over_time(series, window=WINDOW)
+
+
 PLOTS: dict[str, Callable[[HttpRequest, Collection], Figure]] = {
     "precision-recall": _precision_recall,
     "roc": _roc,
@@ -146,6 +152,7 @@ PLOTS: dict[str, Callable[[HttpRequest, Collection], Figure]] = {
     "online-rate": _online_rate,
     "online-positions": _online_positions,
     "online-frequency": _online_frequency,
+    "reliability": _reliability,
 }
 
 

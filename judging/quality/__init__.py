@@ -321,3 +321,25 @@ def others_labels(by_assessor: Mapping[str, Sequence[Label]], assessor: str) -> 
                 seen.add(key)
                 votes.setdefault(key, Counter())[label.grade] += 1
     return {key: max(c, key=lambda g: (c[g], g)) for key, c in votes.items()}
+
+
+def agreement_blocks(
+    labels: Sequence[Label], *, gold: Mapping[tuple[str, str], int] | None = None,
+    others: Mapping[tuple[str, str], int] | None = None, window: int = WINDOW,
+) -> list[tuple[int, float | None]]:  # fmt: skip
+    """(the block's first judgment, share of its comparable first labels that agree with the yardstick: gold where
+    the item is gold, else the others' label) for each block of `window` first labels in time order; None for a
+    block with nothing comparable. What the reliability plot draws for one assessor over time."""
+    gold, others = gold or {}, others or {}
+    firsts, _ = _split(labels)
+    position = {id(label): i for i, label in enumerate(labels)}
+    blocks = []
+    for start in range(0, len(firsts), window):
+        block = firsts[start : start + window]
+        hits = [
+            label.grade == (gold.get((label.topic, label.docno), others.get((label.topic, label.docno))))
+            for label in block
+            if (label.topic, label.docno) in gold or (label.topic, label.docno) in others
+        ]
+        blocks.append((position[id(block[0])], sum(hits) / len(hits) if hits else None))
+    return blocks

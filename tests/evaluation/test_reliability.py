@@ -69,3 +69,12 @@ def test_the_campaign_page_loads_the_table_and_it_comes_as_csv_json_and_api(judg
     body = client.get(f"/results/{collection.id}/reliability/?format=json").json()
     api = api_as(make_user("researcher")).get(f"/api/collections/{collection.id}/reliability/").json()
     assert len(body["assessors"]) == len(api["assessors"]) == 3
+
+
+def test_each_assessors_agreement_over_time_is_drawn(judged, client):
+    collection, ann, _, admin = judged
+    series = reliability.agreement_over_time(collection=collection, reveal=True)
+    assert set(series) >= {ann.username, "bm25"} and all(0 <= s <= 1 for _, s in series[ann.username] if s is not None)
+    client.force_login(admin)
+    drawn = client.get(f"/results/{collection.id}/plots/reliability.svg")
+    assert drawn.status_code == 200 and drawn["Content-Type"].startswith("image/svg")

@@ -195,3 +195,16 @@ def test_with_shared_items_the_yardstick_is_the_others_labels_not_the_grades_tha
     drifting = [quality_report(_ranked_topics(seed, change=90))["bob"].flags for seed in range(40)]
     caught = [flags for flags in drifting if any(f.kind == "drift" and 70 <= f.start <= 130 for f in flags)]
     assert len(caught) >= 36
+
+
+def test_agreement_blocks_worked_by_hand():
+    from judging.quality import agreement_blocks
+
+    labels = [_label(0, 1, docno="a"), _label(1, 0, docno="b"), _label(2, 2, docno="c"), _label(3, 2, docno="a"),
+              _label(4, 3, docno="d"), _label(5, 0, docno="e")]  # fmt: skip
+    gold = {("1", "a"): 1}
+    others = {("1", "a"): 0, ("1", "b"): 1, ("1", "c"): 2, ("1", "e"): 0}
+    # First labels a, b, c, d, e (the second a is a repeat, at position 3). Blocks of 2: (a, b): a agrees with gold
+    # (which wins over the others), b does not: 1/2, from 0; (c, d): c agrees, d has no yardstick: 1/1, from 2;
+    # (e): 1/1, from 5.
+    assert agreement_blocks(labels, gold=gold, others=others, window=2) == [(0, 0.5), (2, 1.0), (5, 1.0)]
