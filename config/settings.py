@@ -214,13 +214,17 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 # Three queues, consumed in this order by every worker (`celery worker -Q judgments,bulk,sweep`, or no -Q: the
 # worker then takes these three): an assessor's change never waits behind an import's bulk recomputes or a job,
 # and what the sweep sends again waits behind both (evaluation/services/staleness.py).
-CELERY_TASK_QUEUES = [Queue(name) for name in ("judgments", "bulk", "sweep")]
+# A fourth, "machine", holds machine judges' runs, which wait on a model's server for minutes or hours: the
+# compose stack gives it a worker of its own, so a long run never holds a process the recomputes need. A worker
+# started with no -Q (tests, a one-process deployment) takes all four, machine runs last.
+CELERY_TASK_QUEUES = [Queue(name) for name in ("judgments", "bulk", "sweep", "machine")]
 CELERY_TASK_DEFAULT_QUEUE = "bulk"
 CELERY_TASK_ROUTES = {
     "evaluation.tasks.recompute_topic": {"queue": "judgments"},
     "evaluation.tasks.recompute_collection_agreement": {"queue": "judgments"},
     "evaluation.tasks.sweep_stale_topics": {"queue": "judgments"},
     "judging.tasks.sweep_jobs": {"queue": "judgments"},
+    "judging.tasks.machine_judge_run": {"queue": "machine"},
 }
 CELERY_BEAT_SCHEDULE = {
     "sweep-stale-topics": {"task": "evaluation.tasks.sweep_stale_topics", "schedule": timedelta(seconds=5)},

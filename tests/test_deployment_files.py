@@ -51,7 +51,7 @@ def test_the_worker_consumes_the_judgments_queue_first_and_does_without_broadcas
 
     command = compose()["services"]["worker"]["command"]
     queues = command[command.index("-Q") + 1].split(",")
-    assert queues == ["judgments", "bulk", "sweep"] == [q.name for q in settings.CELERY_TASK_QUEUES]
+    assert queues == ["judgments", "bulk", "sweep"] == [q.name for q in settings.CELERY_TASK_QUEUES][:3]
     assert settings.CELERY_BROKER_TRANSPORT_OPTIONS["queue_order_strategy"] == "priority"
     assert {"--without-gossip", "--without-mingle", "--without-heartbeat"} <= set(command)
 
@@ -190,3 +190,12 @@ def test_a_web_worker_loads_every_view_as_it_starts_not_on_its_first_request():
     )
     assert found.returncode == 0, found.stderr[-2000:]
     assert found.stdout.strip() == "True"
+
+
+def test_machine_judges_runs_have_a_queue_and_a_worker_of_their_own():
+    from django.conf import settings
+
+    command = compose()["services"]["machine-worker"]["command"]
+    assert command[command.index("-Q") + 1] == "machine" == settings.CELERY_TASK_QUEUES[-1].name
+    assert settings.CELERY_TASK_ROUTES["judging.tasks.machine_judge_run"] == {"queue": "machine"}
+    assert "machine" not in compose()["services"]["worker"]["command"][5]  # the main worker never waits on a model
