@@ -128,19 +128,26 @@ def _share(hits: int, n: int) -> float | None:
     return hits / n if n else None
 
 
-def chi2_homogeneity(first: Counter, second: Counter) -> float:
-    """p-value of Pearson's chi-square test that two samples of grades come from one distribution."""
+def _pearson(first: Counter, second: Counter) -> tuple[float, int]:
+    """Pearson's statistic that two samples of grades come from one distribution, and its degrees of freedom
+    (grades neither sample used left out; (0, 0) when there is nothing to compare)."""
     grades = sorted(g for g in set(first) | set(second) if first[g] + second[g] > 0)
     n1, n2 = sum(first.values()), sum(second.values())
     if len(grades) < 2 or not n1 or not n2:
-        return 1.0
+        return 0.0, 0
     statistic = 0.0
     for grade in grades:
         total = first[grade] + second[grade]
         for count, n in ((first[grade], n1), (second[grade], n2)):
             expected = total * n / (n1 + n2)
             statistic += (count - expected) ** 2 / expected
-    return chi2_sf(statistic, len(grades) - 1)
+    return statistic, len(grades) - 1
+
+
+def chi2_homogeneity(first: Counter, second: Counter) -> float:
+    """p-value of Pearson's chi-square test that two samples of grades come from one distribution."""
+    statistic, df = _pearson(first, second)
+    return chi2_sf(statistic, df) if df else 1.0
 
 
 def chi2_homogeneity_by_topic(before: Sequence[Label], after: Sequence[Label]) -> float:
@@ -148,21 +155,11 @@ def chi2_homogeneity_by_topic(before: Sequence[Label], after: Sequence[Label]) -
     statistic of its own two samples, with its own degrees of freedom, and the sum is referred to the chi-square
     distribution with the summed degrees of freedom. A topic's relevant share is its own, so a change of topic
     between the sides never reads as a change in the assessor."""
-    topics = {label.topic for label in before} & {label.topic for label in after}
     statistic, df = 0.0, 0
-    for topic in topics:
-        first = Counter(r.grade for r in before if r.topic == topic)
-        second = Counter(r.grade for r in after if r.topic == topic)
-        grades = [g for g in set(first) | set(second) if first[g] + second[g] > 0]
-        if len(grades) < 2:
-            continue
-        n1, n2 = sum(first.values()), sum(second.values())
-        for grade in grades:
-            total = first[grade] + second[grade]
-            for count, n in ((first[grade], n1), (second[grade], n2)):
-                expected = total * n / (n1 + n2)
-                statistic += (count - expected) ** 2 / expected
-        df += len(grades) - 1
+    for topic in {label.topic for label in before} & {label.topic for label in after}:
+        part = _pearson(Counter(r.grade for r in before if r.topic == topic),
+                        Counter(r.grade for r in after if r.topic == topic))  # fmt: skip
+        statistic, df = statistic + part[0], df + part[1]
     return chi2_sf(statistic, df) if df else 1.0
 
 
