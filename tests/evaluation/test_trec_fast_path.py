@@ -185,3 +185,16 @@ def test_a_run_repeating_a_docno_keeps_one_copy_in_the_fast_path_as_the_careful_
         assert ranked == wanted
     topic_1 = [fast.docs.names[d] for d in got.ranking(fast.topics.id("1"))]
     assert topic_1 == (["a", "d", "b"] if duplicates == "first" else ["d", "b", "a"])  # a at 3.0, or at 1.0
+
+
+def test_comment_lines_are_cut_out_in_the_fast_path_and_read_as_the_careful_reader_reads_them(tmp_path):
+    text = "# a header  with spacing\n1 Q0 a 1 3.0 r\n#mid\n2 Q0 b 1 2.0 r\n1 Q0 c 2 2.5 r\n# the end, no newline"
+    (tmp_path / "run").write_text(text)
+    table = run_table(tmp_path / "run")
+    assert table is not None and table.docnos.to_pylist() == ["a", "b", "c"] and table.tag == "r"
+    careful = [(line.topic, line.docno, line.score) for line in run_lines(tmp_path / "run")]
+    assert list(zip(table.topics.to_pylist(), table.docnos.to_pylist(), table.scores.tolist(), strict=True)) == careful
+    (tmp_path / "qrels").write_text("#judged by ann\n1 0 a 1\n# two\n1 0 c 0\n")
+    assert qrels_table(tmp_path / "qrels").docnos.to_pylist() == ["a", "c"]
+    (tmp_path / "only").write_text("# nothing but comments\n")
+    assert run_table(tmp_path / "only") is None  # the careful reader says the file has no run lines
