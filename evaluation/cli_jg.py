@@ -54,8 +54,7 @@ def main_jg(args) -> int:
             tag: {topic: dict(zip(printed, map(float, row), strict=True)) for topic, row in sorted(by_topic.items())}
             for tag, by_topic in values.items()
         }
-        json.dump({"results": payload}, sys.stdout, indent=1)
-        print()
+        sys.stdout.write(json.dumps({"results": payload}, separators=(",", ":")) + "\n")
         return 0
     out = sys.stdout
     for tag, by_topic in values.items():
