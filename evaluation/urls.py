@@ -10,6 +10,7 @@ urlpatterns = [
     path("measures/", measures.measure_list, name="measures"),
     path("<int:collection_id>/", leaderboard.leaderboard, name="leaderboard"),
     path("<int:collection_id>/coverage/", leaderboard.coverage, name="coverage"),
+    path("<int:collection_id>/assessor-groups/", leaderboard.assessor_groups, name="assessor_groups"),
     path("<int:collection_id>/qrels/", leaderboard.qrels_download, name="qrels_download"),
     path("<int:collection_id>/results/", leaderboard.results_download, name="results_download"),
     path("<int:collection_id>/estimates/", leaderboard.estimates_download, name="estimates_download"),

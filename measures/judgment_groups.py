@@ -11,15 +11,17 @@ with no relevant document for the topic adds 0 (its relevant count is its own).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from .batch import TREC_EVAL_VERSION
+from .data import PreparedQrels
 from .engine import evaluate
 from .lines import TrecFormatError
 from .loading import TrecReader
+from .names import Measure
 from .parsing import parse_measures
 from .runset import RunSet
 from .trec_names import printed_name
@@ -59,6 +61,35 @@ def averaged_name(measure_name: str) -> tuple[str, str]:
     return family, AVERAGED[family] + dot + params
 
 
+def averaged_over_groups(
+    groups: Mapping[Hashable, Mapping[Hashable, Mapping[Hashable, int]]],
+    runs: RunSet,
+    measures: Sequence[Measure],
+    *,
+    prepare: Callable[[dict], PreparedQrels],
+    topic_key: Callable[[int], Hashable],
+    **options,
+) -> dict[str, dict[Hashable, np.ndarray]]:
+    """{run tag: {topic: each measure's value averaged over the topic's groups}} for the topics with groups that the
+    run ranked: each group's labels scored alone (`prepare` makes its qrels; `topic_key` names an evaluated topic id
+    as `groups` does), summed over the groups in their sorted order and divided by their number, as trec_eval does.
+    `options` are the engine's (relevance_level, judged_only, depth...)."""
+    totals: dict[tuple[str, Hashable], np.ndarray] = {}
+    counts: dict[tuple[str, Hashable], int] = {}
+    for group in sorted({g for by_group in groups.values() for g in by_group}, key=str):
+        qrels = {topic: by_group[group] for topic, by_group in groups.items() if group in by_group}
+        result = evaluate(prepare(qrels), runs, list(measures), **options)
+        for tag, run_result in result.runs.items():
+            for topic_id, row in zip(run_result.topics, run_result.values, strict=True):
+                key = (tag, topic_key(int(topic_id)))
+                totals[key] = totals.get(key, 0.0) + row
+                counts[key] = counts.get(key, 0) + 1
+    values: dict[str, dict[Hashable, np.ndarray]] = {tag: {} for tag in runs.tags}
+    for (tag, topic), total in totals.items():
+        values[tag][topic] = total / counts[(tag, topic)]
+    return values
+
+
 def evaluate_groups(
     groups: Groups,
     reader: TrecReader,
@@ -66,25 +97,13 @@ def evaluate_groups(
     measure_names: Sequence[str],
     **options,
 ) -> tuple[list[str], dict[str, dict[str, np.ndarray]]]:
-    """(the printed names, {run tag: {topic: values in that order}}) of every `*_avgjg` measure asked for, for the
-    topics with groups that each run ranked. `options` are the engine's (relevance_level, judged_only, depth)."""
+    """(the printed names, {run tag: {topic: values in that order}}) of every `*_avgjg` measure asked for, read from
+    a qrels_jg file (`read_qrels_jg`) with `reader`'s vocabularies. `options` are the engine's."""
     printed, bases = [], []
     for name in measure_names:
         family, base = averaged_name(name)
         for measure in parse_measures(base):
             bases.append(measure)
             printed.append(printed_name(measure, TREC_EVAL_VERSION).replace(AVERAGED[family], family, 1))
-    totals: dict[tuple[str, str], np.ndarray] = {}
-    counts: dict[tuple[str, str], int] = {}
-    for group in sorted({g for by_group in groups.values() for g in by_group}):
-        qrels = {topic: by_group[group] for topic, by_group in groups.items() if group in by_group}
-        result = evaluate(reader.qrels(qrels), runs, bases, **options)
-        for tag, run_result in result.runs.items():
-            for topic_id, row in zip(run_result.topics, run_result.values, strict=True):
-                key = (tag, reader.topic_name(int(topic_id)))
-                totals[key] = totals.get(key, 0.0) + row
-                counts[key] = counts.get(key, 0) + 1
-    values: dict[str, dict[str, np.ndarray]] = {tag: {} for tag in runs.tags}
-    for (tag, topic), total in totals.items():
-        values[tag][topic] = total / counts[(tag, topic)]
+    values = averaged_over_groups(groups, runs, bases, prepare=reader.qrels, topic_key=reader.topic_name, **options)
     return printed, values

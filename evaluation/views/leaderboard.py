@@ -11,6 +11,7 @@ from judging import selectors as judging_selectors
 from judging.models import ROLE_ADMIN, ROLE_RESEARCHER, Collection
 from judging.permissions import role_required
 
+from .. import assessor_groups as assessor_groups_reads
 from .. import downloads, selectors
 from ..selectors import COVERAGE_MEASURE
 from . import researcher_collection
@@ -101,3 +102,15 @@ def results_download(request: HttpRequest, collection_id: int) -> HttpResponse:
         return downloads.results_download(collection, request.GET)
     except downloads.BadExportRequest as error:
         return JsonResponse({"error": str(error)}, status=400)
+
+
+@login_required
+def assessor_groups(request: HttpRequest, collection_id: int) -> HttpResponse:
+    """Whose labels count? Each run's measure under the consensus beside its mean over the assessors' own label
+    sets (trec_eval's *_avgjg), a partial the leaderboard loads."""
+    collection = researcher_collection(request, collection_id)
+    measures = [m for m in collection.measures if m != COVERAGE_MEASURE]
+    measure = request.GET.get("measure") if request.GET.get("measure") in measures else (measures or [None])[0]
+    rows = assessor_groups_reads.averaged_over_assessors(collection=collection, measure=measure) if measure else []
+    context = {"collection": collection, "measures": measures, "measure": measure, "rows": rows}
+    return render(request, "evaluation/_assessor_groups.html", context)
