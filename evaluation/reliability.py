@@ -2,8 +2,8 @@
 assessor who labelled the collection, people, machine judges and imported labels alike, with
 
 - judgments (first labels), median seconds per judgment;
-- gold accuracy: exact agreement with the collection's gold items, which are its adjudicated items (an admin's
-  decision), with Wilson's 95% interval;
+- gold accuracy: exact agreement with the collection's gold items (its gold assessors' labels, an imported
+  reference qrels say, and its adjudicated items), with Wilson's 95% interval; a gold assessor's own row has none;
 - self-agreement on repeated items (`judging.quality`; none until items are shown again);
 - agreement with the consensus: Cohen's kappa from the stored collection-wide agreement report;
 - Dawid–Skene's estimated accuracy (the prior-weighted diagonal of its confusion matrix for the assessor), fitted
@@ -84,12 +84,8 @@ def _labelled(collection: Collection) -> _Labelled:
 
 
 def _gold(collection: Collection) -> dict[tuple[str, str], int]:
-    """The gold items: the adjudicated ones, keyed as the labels are."""
-    return {
-        (str(t), str(d)): g
-        for t, documents in judging_selectors.collection_adjudications(collection_id=collection.id).items()
-        for d, g in documents.items()
-    }
+    """The gold items (`judging.selectors.collection_gold`), keyed as the labels are."""
+    return {(str(t), str(d)): g for (t, d), g in judging_selectors.collection_gold(collection=collection).items()}
 
 
 def _names(collection: Collection, reveal: bool) -> dict[int, str]:
@@ -129,8 +125,12 @@ def assessor_reliability(*, collection: Collection, reveal: bool) -> list[Reliab
     }
     table = []
     yardsticks = _yardsticks(collection, labels)
+    gold_assessors = set(collection.gold_assessors or ())
     for who, mine in labels.items():
-        quality = assessor_quality(mine, gold=gold, threshold=collection.relevance_threshold, others=yardsticks[who])
+        own_gold = {} if who in gold_assessors else gold  # a reference is not measured against itself
+        quality = assessor_quality(
+            mine, gold=own_gold, threshold=collection.relevance_threshold, others=yardsticks[who]
+        )
         low, high = quality.gold_interval
         table.append(
             ReliabilityRow(

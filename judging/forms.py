@@ -217,6 +217,16 @@ class CollectionForm(forms.Form):
                 help_text="Their labels are measured in agreement and shown, never counted in the consensus the "
                 "metrics come from (implicit judgments from clicks are advisory from the start).",
             )
+        if assessors:  # and any of them can be the gold: every assessor's gold accuracy is measured against them
+            self.fields["gold_assessors"] = forms.TypedMultipleChoiceField(
+                choices=[(user_id, username) for user_id, username in assessors],
+                coerce=int,
+                required=False,
+                widget=forms.CheckboxSelectMultiple,
+                label="Gold assessors",
+                help_text="Their labels are gold, beside the adjudicated items (an imported reference qrels, say): the "
+                "reliability table and the pause measure everyone else against them.",
+            )
         for value in range(MAX_SCALE + 1):
             label, description = (grades or {}).get(value, ("", ""))
             self.fields[f"grade_{value}_label"] = forms.CharField(max_length=60, required=False, initial=label)
@@ -252,7 +262,7 @@ class CollectionForm(forms.Form):
         names += ["consensus_method", "agreement_measure", "blind", "shuffle_within_priority", "guidelines"]
         names += ["judging_order", "pause_below", "pause_window"]
         names += ["researchers_see_assessors", "trec_eval_version"]
-        names += ["advisory_assessors"] if "advisory_assessors" in self.fields else []
+        names += ["advisory_assessors", "gold_assessors"] if "advisory_assessors" in self.fields else []
         if "verification_judge" in self.fields:
             names += ["verification_judge", "verification_mode"]
         return {name: data[name] for name in names} | {"name": data["name"], "measures": data["measure_names"]}

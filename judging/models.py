@@ -107,6 +107,13 @@ class Collection(models.Model):
         default="blind",
         db_default="blind",  # a row written by code that predates the column (an older migration's state) has it
     )  # fmt: skip
+    gold_assessors = models.JSONField(
+        default=list,
+        blank=True,
+        null=True,  # a row written by code that predates the column has none
+        help_text="Assessors (user ids) whose labels are gold, beside the adjudicated items: an imported reference "
+        "qrels, say. Every assessor's gold accuracy is measured against them.",
+    )
     pause_below = models.FloatField(
         null=True,
         blank=True,

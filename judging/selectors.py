@@ -504,3 +504,18 @@ def open_pause(*, collection_id: int, assessor_id: int) -> AssessorPause | None:
     return AssessorPause.objects.filter(
         collection_id=collection_id, assessor_id=assessor_id, resumed_at__isnull=True
     ).first()
+
+
+def collection_gold(*, collection: Collection) -> dict[tuple[int, int], int]:
+    """{(topic id, document id): gold grade}: the labels of the collection's gold assessors (an imported reference
+    qrels, say), and every adjudicated item, whose grade wins where both give one."""
+    gold = {
+        (t, d): g
+        for t, d, g in Judgment.objects.filter(
+            topic__collection=collection, assessor_id__in=collection.gold_assessors or [], grade__isnull=False
+        ).values_list("topic_id", "document_id", "grade")
+    }
+    for topic, documents in collection_adjudications(collection_id=collection.id).items():
+        for document, grade in documents.items():
+            gold[(topic, document)] = grade
+    return gold

@@ -40,9 +40,10 @@ class CollectionSerializer(serializers.ModelSerializer):
             "verification_judge",
             "verification_mode",
             "advisory_assessors",
+            "gold_assessors",
             "created_at",
         ]
-        read_only_fields = ["id", "created_at", "verification_judge", "advisory_assessors"]
+        read_only_fields = ["id", "created_at", "verification_judge", "advisory_assessors", "gold_assessors"]
 
 
 class TopicSerializer(serializers.ModelSerializer):

@@ -94,16 +94,16 @@ def _verification_judge(collection: Collection, judge):
     return found
 
 
-def advisory_checked(assessors) -> list[int]:
-    """The advisory assessors as their sorted, distinct user ids (users or ids given); ValidationError naming any
-    that is no account."""
+def advisory_checked(assessors, field: str = "advisory_assessors") -> list[int]:
+    """Accounts (users or ids given) as their sorted, distinct user ids, for a setting listing assessors (advisory or
+    gold); ValidationError naming `field` and any that is no account."""
     ids = sorted({getattr(a, "pk", a) for a in assessors or ()})
     if not all(isinstance(i, int) for i in ids):
-        raise ValidationError({"advisory_assessors": "give accounts or their ids"})
+        raise ValidationError({field: "give accounts or their ids"})
     known = set(get_user_model().objects.filter(pk__in=ids).values_list("pk", flat=True))
     unknown = [i for i in ids if i not in known]
     if unknown:
-        raise ValidationError({"advisory_assessors": f"no account with id {', '.join(map(str, unknown))}"})
+        raise ValidationError({field: f"no account with id {', '.join(map(str, unknown))}"})
     return ids
 
 
@@ -129,6 +129,8 @@ def collection_settings_update(*, collection: Collection, **changes) -> Collecti
         changes["measures"] = measures_canonical(changes["measures"])
     if "advisory_assessors" in changes:
         changes["advisory_assessors"] = advisory_checked(changes["advisory_assessors"])
+    if "gold_assessors" in changes:
+        changes["gold_assessors"] = advisory_checked(changes["gold_assessors"], "gold_assessors")
     if "verification_judge" in changes:
         changes["verification_judge"] = _verification_judge(locked, changes["verification_judge"])
     if changes.get("verification_mode", "blind") in (None, ""):

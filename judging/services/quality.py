@@ -2,8 +2,9 @@
 other assessors (the collection's `pause_below` over its `pause_window`), resuming them, and discarding their labels
 since a moment, through the judgments write path (history kept, topics recomputed).
 
-The yardstick of each judgment is the gold grade where the item is adjudicated, else the other counted assessors'
-majority label (`judging.quality.others_labels`); judgments with neither are not comparable and do not count.
+The yardstick of each judgment is the gold grade where the item is gold (adjudicated, or labelled by one of the
+collection's gold assessors), else the other counted assessors' majority label (`judging.quality.others_labels`);
+judgments with neither are not comparable and do not count.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from .. import selectors
-from ..models import Adjudication, AssessorPause, Collection, Judgment
+from ..models import AssessorPause, Collection, Judgment
 from .judgments import PAUSED_MESSAGE, AssessorPaused, judgment_delete, refuse_if_paused
 
 __all__ = ["PAUSED_MESSAGE", "AssessorPaused", "refuse_if_paused"]
@@ -37,13 +38,7 @@ def _latest_comparable(collection: Collection, assessor, window: int) -> list[tu
     rows = judged.order_by("-created_at", "-id").values_list("topic_id", "document_id", "grade", "created_at")
     mine = list(rows[: 5 * window])
     keys = {(t, d) for t, d, _, _ in mine}
-    gold = {
-        (t, d): g
-        for t, d, g in Adjudication.objects.filter(topic_id__in={t for t, _ in keys}).values_list(
-            "topic_id", "document_id", "grade"
-        )
-        if (t, d) in keys
-    }
+    gold = {key: g for key, g in selectors.collection_gold(collection=collection).items() if key in keys}
     advisory = set(collection.advisory_assessors or ()) | {assessor.pk}
     votes: dict[tuple[int, int], Counter] = {}
     others = Judgment.objects.filter(

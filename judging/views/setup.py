@@ -50,6 +50,10 @@ def collection_edit(request: HttpRequest, collection_id: int) -> HttpResponse:
     assessors = selectors.collection_assessors(collection=collection)
     judges = list(collection.machine_judges.order_by("name").values_list("id", "name"))
     initial["verification_judge"] = collection.verification_judge_id
+    # The fields made for this collection (not in base_fields) start from its own values too: a form saved for
+    # another reason must not clear who is advisory or gold.
+    initial["advisory_assessors"] = list(collection.advisory_assessors or [])
+    initial["gold_assessors"] = list(collection.gold_assessors or [])
     form = CollectionForm(
         request.POST or None, initial=initial, grades=grades, assessors=assessors, machine_judges=judges
     )

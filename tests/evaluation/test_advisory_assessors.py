@@ -73,3 +73,17 @@ def test_an_admin_makes_an_assessor_advisory_on_the_settings_page(client, judged
     assert not TopicState.objects.get(topic=topic).fresh  # a consensus setting: recomputed
     with pytest.raises(Exception, match="no account"):
         services.collection_settings_update(collection=collection, advisory_assessors=[10**9])
+
+
+def test_the_settings_page_shows_who_is_advisory_and_gold_so_saving_it_keeps_them(client, judged):
+    import re
+
+    collection, _, person, machine, _ = judged
+    services.collection_settings_update(collection=collection, advisory_assessors=[machine], gold_assessors=[person])
+    client.force_login(make_user("admin"))
+    page = client.get(f"/judging/collections/{collection.id}/settings/").content.decode()
+    checked = {
+        name: set(re.findall(rf'name="{name}" value="(\d+)"[^>]*checked', page))
+        for name in ("advisory_assessors", "gold_assessors")
+    }
+    assert checked == {"advisory_assessors": {str(machine.pk)}, "gold_assessors": {str(person.pk)}}

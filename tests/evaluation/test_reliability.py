@@ -78,3 +78,14 @@ def test_each_assessors_agreement_over_time_is_drawn(judged, client):
     client.force_login(admin)
     drawn = client.get(f"/results/{collection.id}/plots/reliability.svg")
     assert drawn.status_code == 200 and drawn["Content-Type"].startswith("image/svg")
+
+
+def test_a_gold_assessors_labels_are_gold_for_everyone_else(judged):
+    collection, ann, bob, _ = judged
+    collection = services.collection_settings_update(collection=collection, gold_assessors=[ann])
+    rows = {row.assessor: row for row in reliability.assessor_reliability(collection=collection, reveal=True)}
+    # bob gave (index + 1) % 4 where ann gave index % 4: never the same grade; on the 4 adjudicated items gold is
+    # the adjudication (0 1 1 3), which bob's 1 2 3 0 never meets either. Every item is gold for bob now.
+    judged_items = PoolItem.objects.filter(topic__collection=collection).count()
+    assert (rows[bob.username].gold_items, rows[bob.username].gold_accuracy) == (judged_items, 0.0)
+    assert rows[ann.username].gold_items == 0  # a reference is not measured against itself
