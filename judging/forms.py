@@ -121,6 +121,18 @@ SUGGESTED_MEASURES = [
 SCALE_CHOICES = [(1, "Binary: 0 not relevant, 1 relevant")] + [(k, f"Graded 0–{k}") for k in range(2, MAX_SCALE + 1)]
 
 
+def _assessors_field(assessors: list, label: str, help_text: str) -> forms.TypedMultipleChoiceField:
+    """Check boxes choosing some of a collection's assessors, as user ids."""
+    return forms.TypedMultipleChoiceField(
+        choices=[(user_id, username) for user_id, username in assessors],
+        coerce=int,
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        label=label,
+        help_text=help_text,
+    )
+
+
 class CollectionForm(forms.Form):
     """A collection's settings as an admin sets them in the browser; the scale's labels come as grade_N_label and
     grade_N_description fields, one pair per grade 0..5 (those above the chosen scale are ignored)."""
@@ -207,24 +219,17 @@ class CollectionForm(forms.Form):
             self.fields["verification_mode"] = forms.ChoiceField(
                 choices=Collection._meta.get_field("verification_mode").choices, initial="blind", required=False
             )
-        if assessors:  # an existing collection's assessors: any of them can be made advisory
-            self.fields["advisory_assessors"] = forms.TypedMultipleChoiceField(
-                choices=[(user_id, username) for user_id, username in assessors],
-                coerce=int,
-                required=False,
-                widget=forms.CheckboxSelectMultiple,
-                label="Advisory assessors",
-                help_text="Their labels are measured in agreement and shown, never counted in the consensus the "
-                "metrics come from (implicit judgments from clicks are advisory from the start).",
+        if assessors:  # an existing collection's assessors: any of them can be advisory, or gold
+            self.fields["advisory_assessors"] = _assessors_field(
+                assessors,
+                "Advisory assessors",
+                "Their labels are measured in agreement and shown, never counted in the consensus the metrics come "
+                "from (implicit judgments from clicks are advisory from the start).",
             )
-        if assessors:  # and any of them can be the gold: every assessor's gold accuracy is measured against them
-            self.fields["gold_assessors"] = forms.TypedMultipleChoiceField(
-                choices=[(user_id, username) for user_id, username in assessors],
-                coerce=int,
-                required=False,
-                widget=forms.CheckboxSelectMultiple,
-                label="Gold assessors",
-                help_text="Their labels are gold, beside the adjudicated items (an imported reference qrels, say): the "
+            self.fields["gold_assessors"] = _assessors_field(
+                assessors,
+                "Gold assessors",
+                "Their labels are gold, beside the adjudicated items (an imported reference qrels, say): the "
                 "reliability table and the pause measure everyone else against them.",
             )
         for value in range(MAX_SCALE + 1):
