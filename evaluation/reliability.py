@@ -4,7 +4,7 @@ assessor who labelled the collection, people, machine judges and imported labels
 - judgments (first labels), median seconds per judgment;
 - gold accuracy: exact agreement with the collection's gold items (its gold assessors' labels, an imported
   reference qrels say, and its adjudicated items), with Wilson's 95% interval; a gold assessor's own row has none;
-- self-agreement on repeated items (`judging.quality`; none until items are shown again);
+- self-agreement on repeated items (`judging.quality`: the collection's repeated items, `judging.checking`);
 - agreement with the consensus: Cohen's kappa from the stored collection-wide agreement report;
 - Dawid–Skene's estimated accuracy (the prior-weighted diagonal of its confusion matrix for the assessor), fitted
   over every labelled item;
@@ -18,13 +18,18 @@ import csv
 import io
 from dataclasses import asdict, dataclass, field
 
+from django.contrib.auth import get_user_model
+
+from judging import checking
 from judging import selectors as judging_selectors
 from judging.models import AssessorPause, Collection, Judgment, MachineJudge
-from judging.quality import Label, agreement_blocks, assessor_quality, others_labels
+from judging.quality import Label, agreement_blocks, assessor_quality, in_time_order, others_labels
 
 from .consensus import dawid_skene
 from .exports import spreadsheet_text
 from .models import AgreementReport
+
+User = get_user_model()
 
 COLUMNS = [
     "assessor", "kind", "advisory", "judgments", "median_seconds", "gold_items", "gold_accuracy", "gold_low",
@@ -74,12 +79,19 @@ def _labelled(collection: Collection) -> _Labelled:
     rows = rows.values_list("assessor_id", "assessor__username", "topic_id", "document_id", "grade", "created_at",
                             "seconds_spent")  # fmt: skip
     found = _Labelled({}, {}, {})
+    labels = []
     for order, (who, username, topic, document, grade, created, seconds) in enumerate(rows):
         found.usernames[who] = username
-        found.labels.setdefault(who, []).append(
-            Label(str(topic), str(document), grade, str(who), created.isoformat(), seconds, order)
-        )
+        labels.append(Label(str(topic), str(document), grade, str(who), created.isoformat(), seconds, order))
         found.items.setdefault((topic, document), {})[who] = grade
+    # Answers to gold and repeated items measure the assessor (a repeat is their second label of an item) and never
+    # the item: Dawid–Skene, like the consensus, sees first labels only.
+    answers = checking.check_answers(collection=collection)
+    names = dict(User.objects.filter(pk__in={row[0] for row in answers}).values_list("pk", "username"))
+    for order, (who, topic, document, grade, _, answered, seconds) in enumerate(answers, start=len(labels)):
+        found.usernames.setdefault(who, names[who])
+        labels.append(Label(str(topic), str(document), grade, str(who), answered.isoformat(), seconds, order))
+    found.labels = {int(who): rows for who, rows in in_time_order(labels).items()}
     return found
 
 

@@ -7,6 +7,7 @@ from . import pool_strategies, progress
 from .importers.services import IMPORT_KINDS
 from .models import (
     BEST_RANK,
+    MAX_CHECK_RATE,
     MAX_NOTE_CHARS,
     MAX_REASON_CHARS,
     MAX_SCALE,
@@ -40,6 +41,7 @@ class JudgmentSaveForm(forms.Form):
     note = text_field(max_length=MAX_NOTE_CHARS, strip=False)
     cannot_judge_reason = text_field(max_length=MAX_REASON_CHARS)
     seconds_total = forms.FloatField(required=False, min_value=0, max_value=1e7)
+    entry = forms.RegexField(regex=r"^[0-9a-f]{0,32}$", required=False, max_length=32)  # the queue entry's key
 
 
 class MultipleFileInput(forms.ClearableFileInput):
@@ -159,6 +161,16 @@ class CollectionForm(forms.Form):
         required=False, min_value=5, max_value=500, initial=20, label="over their latest",
         help_text="comparable judgments (20 when empty).",
     )  # fmt: skip
+    gold_rate = forms.FloatField(
+        required=False, min_value=0.0, max_value=MAX_CHECK_RATE, initial=0.0, label="Gold items mixed in",
+        help_text="Share of what each assessor is shown that is gold items others already judged (adjudicated, or "
+        "a gold assessor's), unmarked, to measure their accuracy (0 to 0.5; 0: none).",
+    )  # fmt: skip
+    repeat_rate = forms.FloatField(
+        required=False, min_value=0.0, max_value=MAX_CHECK_RATE, initial=0.0, label="Repeated items",
+        help_text="Share of each assessor's judged documents shown to them again a few judgments later, unmarked, "
+        "to measure their consistency; the first label is kept and counts (0 to 0.5; 0: none).",
+    )  # fmt: skip
     consensus_method = forms.ChoiceField(choices=ConsensusMethod.choices, initial=ConsensusMethod.MAJORITY)
     measures = forms.MultipleChoiceField(
         choices=[(m, m) for m in SUGGESTED_MEASURES],
@@ -245,6 +257,8 @@ class CollectionForm(forms.Form):
         data = super().clean()
         if data.get("pause_window") is None:
             data["pause_window"] = 20
+        for rate in ("gold_rate", "repeat_rate"):
+            data[rate] = data.get(rate) or 0.0
         top = data.get("max_grade")
         if top is None:
             return data
@@ -265,7 +279,7 @@ class CollectionForm(forms.Form):
         data = self.cleaned_data
         names = ["description", "max_grade", "relevance_threshold", "assessors_per_item", "disagreement_tolerance"]
         names += ["consensus_method", "agreement_measure", "blind", "shuffle_within_priority", "guidelines"]
-        names += ["judging_order", "pause_below", "pause_window"]
+        names += ["judging_order", "pause_below", "pause_window", "gold_rate", "repeat_rate"]
         names += ["researchers_see_assessors", "trec_eval_version"]
         names += ["advisory_assessors", "gold_assessors"] if "advisory_assessors" in self.fields else []
         if "verification_judge" in self.fields:

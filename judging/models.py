@@ -13,6 +13,7 @@ from .ordering import order_choices
 MAX_SCALE = 5
 MAX_NOTE_CHARS = 10_000
 MAX_REASON_CHARS = 200
+MAX_CHECK_RATE = 0.5
 ROLE_ADMIN, ROLE_ASSESSOR, ROLE_RESEARCHER = "admin", "assessor", "researcher"
 ROLES = (ROLE_ADMIN, ROLE_ASSESSOR, ROLE_RESEARCHER)
 
@@ -124,6 +125,14 @@ class Collection(models.Model):
     pause_window = models.PositiveSmallIntegerField(
         default=20, db_default=20, validators=[MinValueValidator(5), MaxValueValidator(500)],
         help_text="How many of an assessor's latest comparable judgments the pause looks at.",
+    )  # fmt: skip
+    gold_rate = models.FloatField(
+        default=0.0, db_default=0.0, validators=[MinValueValidator(0.0), MaxValueValidator(MAX_CHECK_RATE)],
+        help_text="Share of an assessor's items that are gold items mixed into their queue, unmarked (0: none).",
+    )  # fmt: skip
+    repeat_rate = models.FloatField(
+        default=0.0, db_default=0.0, validators=[MinValueValidator(0.0), MaxValueValidator(MAX_CHECK_RATE)],
+        help_text="Share of an assessor's own judged documents shown to them again later, unmarked (0: none).",
     )  # fmt: skip
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -533,3 +542,40 @@ class AssessorPause(models.Model):
 
     def __str__(self) -> str:
         return f"{self.assessor_id} paused in {self.collection_id}"
+
+
+class CheckKind(models.TextChoices):
+    GOLD = "gold", "Gold item"
+    REPEAT = "repeat", "Repeated item"
+
+
+class QualityCheck(models.Model):
+    """An item shown to an assessor to measure them, looking like any other: a gold item they had not judged, or one
+    of their own judged documents shown again. Its answer is theirs, never the item's: it is kept here, beside their
+    first label (which it never overwrites), and never enters the consensus. Shown once the assessor has made
+    `due_after` judgments of the topic. Written only through `judging.services.checks`."""
+
+    assessor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="quality_checks")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="quality_checks")
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="quality_checks")
+    kind = models.CharField(max_length=10, choices=CheckKind.choices)
+    due_after = models.PositiveIntegerField(help_text="Shown once the assessor has judged this many of the topic.")
+    grade = models.SmallIntegerField(null=True, blank=True)
+    cannot_judge_reason = models.CharField(max_length=MAX_REASON_CHARS, blank=True)
+    note = models.TextField(blank=True, max_length=MAX_NOTE_CHARS)
+    seconds_spent = models.FloatField(default=0.0)
+    answered_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["topic", "assessor", "due_after", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["assessor", "topic", "document", "kind"], name="quality_check_unique"),
+            models.CheckConstraint(
+                condition=Q(grade__isnull=True) | Q(grade__gte=0, grade__lte=MAX_SCALE), name="quality_check_grade"
+            ),
+            models.CheckConstraint(condition=Q(seconds_spent__gte=0), name="quality_check_seconds_not_negative"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} check of {self.assessor_id} on {self.topic_id}/{self.document_id} = {self.grade}"

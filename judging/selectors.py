@@ -26,6 +26,7 @@ from .models import (
     Judgment,
     JudgmentHistory,
     PoolItem,
+    QualityCheck,
     Ranking,
     Run,
     Topic,
@@ -207,6 +208,8 @@ def assessor_names(*, collection: Collection, reveal: bool) -> dict[int, str]:
     identities are hidden from the reader. A pseudonym is numbered by when the assessor first judged in the
     collection (the append-only history), so it never changes when somebody else judges or a judgment is removed."""
     current = set(Judgment.objects.filter(topic__collection=collection).values_list("assessor_id", flat=True))
+    answered = QualityCheck.objects.filter(topic__collection=collection, answered_at__isnull=False)
+    current |= set(answered.values_list("assessor_id", flat=True))  # only checks' answers left: still named
     first = (
         JudgmentHistory.objects.filter(topic__collection=collection)
         .values("assessor_id", "assessor__username")
@@ -434,12 +437,6 @@ def judging_queue(*, assessor_id: int, topic: Topic) -> list[dict]:
 def _rotated(band: list, turn: int) -> list:
     turn %= max(len(band), 1)
     return band[turn:] + band[:turn]
-
-
-def upcoming_order(*, assessor_id: int, topic: Topic) -> list[int]:
-    """The ids of the documents the assessor has still to judge for the topic, next first (what the judging page
-    reorders its remaining documents by after each save under an adaptive order)."""
-    return [entry["id"] for entry in judging_queue(assessor_id=assessor_id, topic=topic) if not entry["judged"]]
 
 
 def _all_named(found: list, key, wanted: list[str], field: str, what: str) -> list:

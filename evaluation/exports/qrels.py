@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from judging import selectors as judging_selectors
-from judging.models import Collection, Document, Judgment, MachineJudge, Topic
+from judging.models import Collection, Document, Judgment, MachineJudge, QualityCheck, Topic
 
 from .. import selectors
 from ..verification import holes_filled_qrels
@@ -22,7 +22,7 @@ from . import export_name, provenance, spreadsheet_text
 
 SOURCES = ("consensus", "assessor", "all", "filled")
 FORMATS = {"trec": "txt", "jsonl": "jsonl", "csv": "csv"}
-CSV_FIELDS = ["topic", "docno", "grade", "assessor", "time", "seconds", "note", "confidence", "assessors"]
+CSV_FIELDS = ["topic", "docno", "grade", "assessor", "time", "seconds", "note", "check", "confidence", "assessors"]
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,7 @@ class QrelsRow:
     time: str = ""
     seconds: float | None = None
     note: str = ""
+    check: str = ""  # "gold": a label of a gold item (mixed into the queue or not); "repeat": a second label
     confidence: float | None = None
     assessors: int | None = None
 
@@ -50,7 +51,10 @@ def qrels_rows(
     """The rows of a qrels export. `source`: "consensus" (one label per item, as evaluated; with its confidence),
     "assessor" (the one named by `assessor`, a username or pseudonym), "all" (every assessor's label) or "filled"
     (the consensus with the pool's holes filled by the machine judge named by `assessor`; its rows name it).
-    `binarise_at`: grades at or above it become 1, the others 0. Judgments without a grade are never exported."""
+    `binarise_at`: grades at or above it become 1, the others 0. Judgments without a grade are never exported.
+    Assessors' labels come with their answers to the collection's quality checks: `check` is "gold" on a label of a
+    gold item (an assessor's, not a gold assessor's), "repeat" on a repeated item's second label; the TREC format
+    leaves repeats out (trec_eval reads one label per line and assessor)."""
     if source not in SOURCES:
         raise ValueError(f"unknown source {source!r}; one of {', '.join(SOURCES)}")
     if source == "filled":
@@ -69,6 +73,8 @@ def qrels_rows(
     def grade_of(grade: int) -> int:
         return grade if binarise_at is None else int(grade >= binarise_at)
 
+    gold = {} if source == "consensus" else judging_selectors.collection_gold(collection=collection)
+    references = set(collection.gold_assessors or ())
     for topic_id, number in topic_rows.values_list("id", "number"):
         judgments = Judgment.objects.filter(topic_id=topic_id, grade__isnull=False)
         if wanted_assessor is not None:
@@ -81,8 +87,26 @@ def qrels_rows(
         if source == "consensus":
             yield from _consensus_rows(collection, topic_id, number, rows, grade_of)
             continue
-        for _, docno, assessor_id, grade, updated, seconds, note in rows:
-            yield QrelsRow(number, docno, grade_of(grade), names[assessor_id], updated.isoformat(), seconds, note)
+        rows = [(*row, "") for row in rows]
+        rows += _check_rows(topic_id, wanted_assessor)
+        rows.sort(key=lambda row: (row[1], row[2], row[7] == "repeat"))
+        for document_id, docno, assessor_id, grade, updated, seconds, note, kind in rows:
+            graded_gold = kind == "" and (topic_id, document_id) in gold and assessor_id not in references
+            check = "repeat" if kind == "repeat" else "gold" if kind == "gold" or graded_gold else ""
+            who = names[assessor_id]
+            yield QrelsRow(number, docno, grade_of(grade), who, updated.isoformat(), seconds, note, check)
+
+
+def _check_rows(topic_id: int, assessor_id: int | None) -> list[tuple]:
+    """The assessors' answers to the topic's quality checks, shaped as judgment rows with their kind last."""
+    answers = QualityCheck.objects.filter(topic_id=topic_id, grade__isnull=False, answered_at__isnull=False)
+    if assessor_id is not None:
+        answers = answers.filter(assessor_id=assessor_id)
+    return list(
+        answers.values_list(
+            "document_id", "document__docno", "assessor_id", "grade", "answered_at", "seconds_spent", "note", "kind"
+        )
+    )
 
 
 def _filled_rows(collection, judge_name, topics, binarise_at) -> Iterator[QrelsRow]:
@@ -129,6 +153,8 @@ def qrels_lines(rows: Iterable[QrelsRow], fmt: str) -> Iterator[str]:
     assessor's labels: trec_eval ignores that column), "jsonl" or "csv" (with a header row)."""
     if fmt == "trec":
         for row in rows:
+            if row.check == "repeat":
+                continue
             who = row.assessor if row.assessor and not row.assessor.startswith("machine:") else 0
             yield f"{row.topic} {who} {row.docno} {row.grade}\n"
     elif fmt == "jsonl":

@@ -37,6 +37,8 @@ class CollectionSerializer(serializers.ModelSerializer):
             "judging_order",
             "pause_below",
             "pause_window",
+            "gold_rate",
+            "repeat_rate",
             "verification_judge",
             "verification_mode",
             "advisory_assessors",

@@ -13,6 +13,8 @@ what changed through `judging.signals`, inside its transaction.
     judgments      judgment_record (one, from a page or the API), judgments_record_bulk (an import), judgment_delete
     adjudications  adjudication_record, adjudication_delete
     quality        assessor_pause_check, assessor_resume, assessor_labels_discard (a paused assessor's labels)
+    checks         checks_schedule (gold and repeated items mixed into a queue), check_answer_record,
+                   check_answer_clear
     machine_judges machine_judge_create, machine_judge_update, machine_judge_delete, machine_judge_run (the
                    foreground run), machine_judge_run_start (a Job), machine_reply_record (a reply and its label)
 """

@@ -17,7 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from .. import selectors
-from ..models import AssessorPause, Collection, Judgment
+from ..models import AssessorPause, CheckKind, Collection, Judgment, QualityCheck
 from .judgments import PAUSED_MESSAGE, AssessorPaused, judgment_delete, refuse_if_paused
 
 __all__ = ["PAUSED_MESSAGE", "AssessorPaused", "refuse_if_paused"]
@@ -36,7 +36,13 @@ def _latest_comparable(collection: Collection, assessor, window: int) -> list[tu
     if since is not None:  # what was judged before a resume was weighed then, and is not held against them again
         judged = judged.filter(created_at__gt=since)
     rows = judged.order_by("-created_at", "-id").values_list("topic_id", "document_id", "grade", "created_at")
-    mine = list(rows[: 5 * window])
+    answers = QualityCheck.objects.filter(  # gold items mixed into their queue count like any gold item
+        topic__collection=collection, assessor=assessor, kind=CheckKind.GOLD, grade__isnull=False
+    ).exclude(answered_at__isnull=True)
+    if since is not None:
+        answers = answers.filter(answered_at__gt=since)
+    answers = answers.order_by("-answered_at").values_list("topic_id", "document_id", "grade", "answered_at")
+    mine = sorted([*rows[: 5 * window], *answers[: 5 * window]], key=lambda row: row[3], reverse=True)
     keys = {(t, d) for t, d, _, _ in mine}
     gold = {key: g for key, g in selectors.collection_gold(collection=collection).items() if key in keys}
     advisory = set(collection.advisory_assessors or ()) | {assessor.pk}

@@ -14,11 +14,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from .. import selectors, services, verifying
+from .. import checking, selectors, services, verifying
 from ..forms import JudgmentSaveForm
 from ..highlighting import document_blocks, query_terms
 from ..models import Assignment, Document, PoolItem, Topic
-from ..services import quality
+from ..services import checks, quality
 
 BINARY_KEYS = {"n": 0, "r": 1}
 
@@ -78,14 +78,16 @@ def _grade_keys(topic: Topic, grades) -> dict[str, int]:
 def judge(request: HttpRequest, topic_id: int) -> HttpResponse:
     """The judging page, opened at `?doc=ID` or at the first document the assessor has not judged yet."""
     topic = _assigned_topic(request, topic_id)
-    queue = selectors.judging_queue(assessor_id=request.user.id, topic=topic)
+    page = checking.judging_page_queue(assessor_id=request.user.id, topic=topic)
+    queue = page.entries
     grades = list(topic.collection.grades.all())
     wanted = request.GET.get("doc", "")
-    start = next((i for i, e in enumerate(queue) if str(e["id"]) == wanted), None)
+    named = [i for i, e in enumerate(queue) if str(e["id"]) == wanted]  # a repeated document: its waiting entry
+    start = next((i for i in named if not queue[i]["judged"]), named[0] if named else None)
     if start is None:
         start = next((i for i, e in enumerate(queue) if not e["judged"]), len(queue))
     item = _pool_item(topic, queue[start]["id"]) if start < len(queue) else None
-    judged = sum(e["judged"] for e in queue)
+    judged = page.judged
     paused = topic.collection.pause_below is not None and selectors.open_pause(
         collection_id=topic.collection_id, assessor_id=request.user.id
     )
@@ -98,17 +100,24 @@ def judge(request: HttpRequest, topic_id: int) -> HttpResponse:
         "queue": queue,
         "position": start,
         "judged": judged,
-        "percent": round(100 * judged / len(queue)) if queue else 100,
+        "total": page.total,
+        "listed": sum(e["judged"] for e in queue),
+        "percent": round(100 * judged / page.total) if page.total else 100,
         "config": {
             "topic": topic.id,
             "start": start,
             "queue": queue,
+            "progress": {"judged": judged, "total": page.total},
             "adaptive": topic.collection.judging_order != "best_rank",
+            "checking": checking.checks_on(topic.collection),
             "verifying": topic.collection.verification_judge_id is not None,
             "pausing": topic.collection.pause_below is not None,
             "keys": _grade_keys(topic, grades),
             "labels": {g.value: g.label for g in grades},
-            "undo": selectors.undo_history(assessor_id=request.user.id, topic=topic),
+            "undo": [
+                {**step, "key": checking.entry_key(request.user.id, topic.id, step["id"])}
+                for step in selectors.undo_history(assessor_id=request.user.id, topic=topic)
+            ],
             "saveUrl": reverse("judging:judge_save", args=[topic.id, 0]),
             "documentUrl": reverse("judging:judge_document", args=[topic.id, 0]),
         },
@@ -142,8 +151,21 @@ def judge_save(request: HttpRequest, topic_id: int, document_id: int) -> HttpRes
         field, errors = next(iter(form.errors.items()))
         return JsonResponse({"error": f"{field.replace('_', ' ')}: {' '.join(errors)}", "field": field}, status=400)
     data = form.cleaned_data
+    check = checking.check_answered_by(
+        assessor_id=request.user.id, topic=topic, document_id=document.id, key=data["entry"]
+    )
     try:
-        if data["action"] == "delete":
+        if check is not None and data["action"] == "delete":
+            checks.check_answer_clear(check=check)
+        elif check is not None:
+            checks.check_answer_record(
+                check=check,
+                grade=data["grade"],
+                note=data["note"],
+                cannot_judge_reason=data["cannot_judge_reason"],
+                seconds_total=data["seconds_total"],
+            )
+        elif data["action"] == "delete":
             services.judgment_delete(assessor=request.user, topic=topic, document=document, require_assignment=True)
         else:
             services.judgment_record(
@@ -165,13 +187,18 @@ def judge_save(request: HttpRequest, topic_id: int, document_id: int) -> HttpRes
     paused = topic.collection.pause_below is not None and quality.assessor_pause_check(
         collection=topic.collection, assessor=request.user
     )
+    checking_on = checking.checks_on(topic.collection)
+    if checking_on and check is None and data["action"] != "delete":
+        checks.checks_schedule(assessor=request.user, topic=topic)
     if _wants_json(request):
         answer: dict = {"saved": True}
         if paused:
             answer["paused"] = quality.PAUSED_MESSAGE  # this judgment is kept; the next one is refused
-        if topic.collection.judging_order != "best_rank":  # the next document depends on this judgment
-            answer["order"] = selectors.upcoming_order(assessor_id=request.user.id, topic=topic)
-        if topic.collection.verification_judge_id is not None and data["action"] != "delete":
+        if topic.collection.judging_order != "best_rank" or checking_on:  # the next document: decided, or due
+            answer["upcoming"] = checking.upcoming_entries(assessor_id=request.user.id, topic=topic)
+        if checking_on:  # over the assessor's own items, every save alike: a check is never singled out
+            answer["progress"] = checking.progress(assessor_id=request.user.id, topic=topic)
+        if topic.collection.verification_judge_id is not None and check is None and data["action"] != "delete":
             # Blind verification: the machine's grade only once the person's own is saved (post-editing showed it).
             answer["machine"] = verifying.machine_label(topic=topic, document_id=document.id)
         return JsonResponse(answer)

@@ -61,16 +61,16 @@ def test_under_mtf_the_next_document_follows_the_run_that_just_found_a_relevant_
     assert config["adaptive"] is True
     assert config["queue"][config["start"]]["docno"] == "a0"
     answer = save(client, topic, doc(topic, "a0"), grade="2", seconds_total="3").json()
-    assert docnos(topic, answer["order"])[:2] == ["a1", "b0"]  # A stays at the front
+    assert docnos(topic, [e["id"] for e in answer["upcoming"]])[:2] == ["a1", "b0"]  # A stays at the front
     answer = save(client, topic, doc(topic, "a1"), grade="0", seconds_total="3").json()
-    assert docnos(topic, answer["order"])[0] == "b0"  # A gave a non-relevant document: B's turn
+    assert docnos(topic, [e["id"] for e in answer["upcoming"]])[0] == "b0"  # A gave a non-relevant document: B's turn
 
 
 def test_under_mtf_a_non_relevant_first_document_hands_over_to_the_other_run(client):
     topic, (assessor,) = two_run_topic("mtf")
     client.force_login(assessor)
     answer = save(client, topic, doc(topic, "a0"), grade="0", seconds_total="3").json()
-    assert docnos(topic, answer["order"])[0] == "b0"
+    assert docnos(topic, [e["id"] for e in answer["upcoming"]])[0] == "b0"
 
 
 def test_a_static_order_answers_a_save_without_an_order(client):

@@ -10,6 +10,10 @@
 // judgment the page waits (at most ORDER_WAIT_MS) for the save's answer, which lists the documents still to judge
 // in their new order, and puts the remaining documents in that order before moving on. If the answer is late
 // (offline, slow server) the page moves on in the order it has, so judging never stalls.
+//
+// Each entry of the queue is known by its opaque key, not by its document: a document shown again (a repeated
+// item, to measure the assessor's consistency) has an entry of its own, whose answer never overwrites the first.
+// With such checks on, the progress figures are the server's, over the assessor's own items.
 (() => {
   "use strict";
   const config = JSON.parse(document.getElementById("judging-config").textContent);
@@ -42,7 +46,7 @@
   const GUARD_MS = 250; // a grade key this soon after a document appears is a double press, not a judgment
   const PREFETCH = 3;
   const ORDER_WAIT_MS = 1500;
-  const orderWaiters = new Map(); // document id -> resolve(), called when that document's save is answered
+  const orderWaiters = new Map(); // entry key -> resolve(), called when that entry's save is answered
 
   const urlFor = (template, id) => template.replace(/\/0\/$/, `/${id}/`);
   const cache = new Map(); // document id -> Promise of its panel's HTML
@@ -55,7 +59,7 @@
   let retryTimer = null;
   // Undo reaches back past a reload: the server sends each judged document's state before its last change.
   const undo = (config.undo || []).flatMap((step) => {
-    const index = queue.findIndex((e) => e.id === step.id);
+    const index = queue.findIndex((e) => e.key === step.key);
     return index === -1 ? [] : [{ index, before: { ...queue[index], ...step.before } }];
   });
   let position = config.start;
@@ -88,13 +92,18 @@
   // --- showing a document --------------------------------------------------------------------------------------
   function judgedCount() { return queue.filter((e) => e.judged).length; }
 
+  function progressFigures() {
+    return config.checking ? config.progress : { judged: judgedCount(), total: queue.length };
+  }
+
   function renderProgress() {
-    const judged = judgedCount();
+    const { judged, total } = progressFigures();
     const progress = document.getElementById("progress");
+    progress.max = Math.max(total, 1);
     progress.value = judged;
-    progress.textContent = `${Math.round((100 * judged) / Math.max(queue.length, 1))}%`;
-    document.getElementById("judged-count").textContent = `${judged} / ${queue.length} judged`;
-    document.getElementById("judged-list-count").textContent = `(${judged})`;
+    progress.textContent = `${Math.round((100 * judged) / Math.max(total, 1))}%`;
+    document.getElementById("judged-count").textContent = `${judged} / ${total} judged`;
+    document.getElementById("judged-list-count").textContent = `(${judgedCount()})`;
     const list = document.getElementById("judged-list");
     list.replaceChildren(...queue.flatMap((entry, index) => {
       if (!entry.judged) return [];
@@ -104,7 +113,7 @@
       link.dataset.index = index;
       link.textContent = entry.docno;
       item.append(link, ` · ${entry.grade === null ? "can't judge" : `${entry.grade} ${config.labels[entry.grade] || ""}`}`);
-      if (rejectedSave(entry.id)) item.append(Object.assign(document.createElement("strong"), { className: "failed", textContent: " · not saved" }));
+      if (rejectedSave(entry.key)) item.append(Object.assign(document.createElement("strong"), { className: "failed", textContent: " · not saved" }));
       if (index === position) item.className = "current";
       return [item];
     }));
@@ -114,8 +123,8 @@
     for (const button of gradeButtons) {
       button.setAttribute("aria-pressed", String(entry.judged && String(entry.grade) === button.dataset.grade));
     }
-    note.value = drafts[entry.id] ?? entry.note ?? "";
-    note.classList.toggle("draft", entry.id in drafts);
+    note.value = drafts[entry.key] ?? entry.note ?? "";
+    note.classList.toggle("draft", entry.key in drafts);
     reason.value = entry.reason || "";
   }
 
@@ -123,13 +132,13 @@
   // stays a draft. A note is never dropped without the assessor clearing it.
   function keepNote() {
     const entry = queue[position];
-    if (!entry || note.value === (entry.note || "")) { if (entry) delete drafts[entry.id]; persistDrafts(); return; }
+    if (!entry || note.value === (entry.note || "")) { if (entry) delete drafts[entry.key]; persistDrafts(); return; }
     if (entry.judged) {
       entry.note = note.value;
-      delete drafts[entry.id];
-      enqueue({ id: entry.id, fields: fieldsOf(entry, entry.seconds) });
+      delete drafts[entry.key];
+      enqueue(saveOf(entry, entry.seconds));
     } else {
-      drafts[entry.id] = note.value;
+      drafts[entry.key] = note.value;
       setStatus(`Note on ${entry.docno} kept as a draft until you judge it`, "muted");
     }
     persistDrafts();
@@ -137,7 +146,7 @@
   note.addEventListener("input", () => {
     const entry = queue[position];
     if (!entry) return;
-    drafts[entry.id] = note.value;
+    drafts[entry.key] = note.value;
     persistDrafts();
   });
 
@@ -179,7 +188,7 @@
     gradeBar.hidden = true;
     slot.replaceChildren();
     complete.hidden = false;
-    document.getElementById("position").textContent = `All ${queue.length} judged`;
+    document.getElementById("position").textContent = `All ${progressFigures().total} judged`;
     renderProgress();
     history.replaceState(null, "", "?");
     complete.focus();
@@ -204,11 +213,11 @@
     status.className = kind || "muted";
   }
 
-  function rejectedSave(id) { return outbox.find((pending) => pending.id === id && pending.rejected); }
+  function rejectedSave(key) { return outbox.find((pending) => pending.key === key && pending.rejected); }
 
   function renderSaveError() {
     const entry = queue[position];
-    const refused = entry && rejectedSave(entry.id);
+    const refused = entry && rejectedSave(entry.key);
     saveError.hidden = !refused;
     saveError.textContent = refused ? `Not saved: ${refused.rejected}. Correct it and judge this document again.` : "";
   }
@@ -226,8 +235,8 @@
   }
 
   function enqueue(save) {
-    // One pending save per document is enough: the latest state is what must reach the server.
-    outbox = outbox.filter((pending) => pending.id !== save.id || pending.inFlight);
+    // One pending save per entry is enough: the latest state is what must reach the server.
+    outbox = outbox.filter((pending) => pending.key !== save.key || pending.inFlight);
     outbox.push({ ...save, attempts: 0, retryAt: 0 });
     persist();
     renderSaveError();
@@ -264,8 +273,9 @@
       save.inFlight = false;
       if (response.ok) {
         outbox = outbox.filter((pending) => pending !== save);
-        const answer = config.adaptive || config.verifying || config.pausing ? await response.json().catch(() => ({})) : {};
-        if (answer.order) applyOrder(answer.order);
+        const answer = config.adaptive || config.verifying || config.pausing || config.checking ? await response.json().catch(() => ({})) : {};
+        if (answer.progress) config.progress = answer.progress;
+        if (answer.upcoming) applyUpcoming(answer.upcoming);
         if (answer.paused) showPaused(answer.paused);
         if (answer.machine !== undefined && save.fields.action !== "delete") showMachine(save, answer.machine);
       } else {
@@ -280,7 +290,7 @@
     }
     persist();
     sending = false;
-    settleOrder(save.id); // answered or failed: a judgment waiting for its next document waits no longer
+    settleOrder(save.key); // answered or failed: a judgment waiting for its next document waits no longer
     renderSaveError();
     renderProgress();
     flush();
@@ -301,7 +311,7 @@
   function showMachine(save, machine) {
     const note = document.getElementById("machine-note");
     if (!note) return;
-    const entry = queue.find((item) => item.id === save.id);
+    const entry = queue.find((item) => item.key === save.key);
     note.replaceChildren();
     if (!machine) { note.hidden = true; return; }
     const yours = save.fields.grade === "" ? "can't judge" : save.fields.grade;
@@ -317,11 +327,17 @@
     note.hidden = false;
   }
 
-  // --- adaptive order ------------------------------------------------------------------------------------------
-  // The documents not judged yet move into the server's order; judged ones keep their places (undo keeps working).
+  // --- what comes next ----------------------------------------------------------------------------------------
+  // The entries not judged yet move into the server's order (an adaptive order re-decides after each judgment;
+  // checks come due), and entries new to the page join them; judged ones keep their places (undo keeps working).
   // The slots are filled from just after the current document onwards, so the next document is the server's choice.
-  function applyOrder(order) {
-    const rank = new Map(order.map((id, index) => [id, index]));
+  function applyUpcoming(upcoming) {
+    const known = new Set(queue.map((entry) => entry.key));
+    const wasComplete = position >= queue.length;
+    const fresh = upcoming.filter((item) => !known.has(item.key));
+    for (const item of fresh) queue.push({ ...item, judged: false, grade: null, note: "", reason: "", seconds: 0 });
+    if (wasComplete && fresh.length) { show(position); return; }
+    const rank = new Map(upcoming.map((item, index) => [item.key, index]));
     const slots = [];
     for (let k = 1; k < queue.length; k += 1) {
       const index = (position + k) % queue.length;
@@ -330,27 +346,30 @@
     const entries = slots.map((index) => queue[index]);
     const sorted = entries
       .map((entry, order) => ({ entry, order }))
-      .sort((a, b) => (rank.get(a.entry.id) ?? Infinity) - (rank.get(b.entry.id) ?? Infinity) || a.order - b.order)
+      .sort((a, b) => (rank.get(a.entry.key) ?? Infinity) - (rank.get(b.entry.key) ?? Infinity) || a.order - b.order)
       .map((item) => item.entry);
     slots.forEach((index, k) => { queue[index] = sorted[k]; });
     renderProgress();
   }
 
-  function settleOrder(id) {
-    const resolve = orderWaiters.get(id);
-    if (resolve) { orderWaiters.delete(id); resolve(); }
+  function settleOrder(key) {
+    const resolve = orderWaiters.get(key);
+    if (resolve) { orderWaiters.delete(key); resolve(); }
   }
 
-  function orderAfterSave(id) {
+  function orderAfterSave(key) {
     return new Promise((resolve) => {
-      orderWaiters.set(id, resolve);
-      setTimeout(() => settleOrder(id), ORDER_WAIT_MS);
+      orderWaiters.set(key, resolve);
+      setTimeout(() => settleOrder(key), ORDER_WAIT_MS);
     });
   }
 
+  function saveOf(entry, seconds) { return { key: entry.key, id: entry.id, fields: fieldsOf(entry, seconds) }; }
+
   function fieldsOf(entry, seconds) {
-    if (!entry.judged) return { action: "delete" };
+    if (!entry.judged) return { action: "delete", entry: entry.key };
     return {
+      entry: entry.key,
       grade: entry.grade === null ? "" : String(entry.grade),
       note: entry.note || "",
       cannot_judge_reason: entry.grade === null ? entry.reason : "",
@@ -366,18 +385,18 @@
     undo.push({ index: position, before: { ...entry } });
     const seconds = entry.seconds + secondsOnDocument();
     Object.assign(entry, { judged: true, grade, note: note.value, reason: cannotJudgeReason, seconds });
-    delete drafts[entry.id];
+    delete drafts[entry.key];
     persistDrafts();
     if (config.adaptive) {
       choosing = true;
       root.dataset.choosing = "true";
-      const answered = orderAfterSave(entry.id);
-      enqueue({ id: entry.id, fields: fieldsOf(entry, seconds) });
+      const answered = orderAfterSave(entry.key);
+      enqueue(saveOf(entry, seconds));
       await answered;
       choosing = false;
       delete root.dataset.choosing;
     } else {
-      enqueue({ id: entry.id, fields: fieldsOf(entry, seconds) });
+      enqueue(saveOf(entry, seconds));
     }
     const next = nextUnjudged(position);
     if (next === -1) showComplete(); else show(next);
@@ -388,7 +407,7 @@
     if (!last) { setStatus("Nothing to undo", "muted"); return; }
     const entry = queue[last.index];
     Object.assign(entry, last.before);
-    enqueue({ id: entry.id, fields: fieldsOf(entry, entry.seconds) });
+    enqueue(saveOf(entry, entry.seconds));
     show(last.index);
   }
 
@@ -473,13 +492,14 @@
     delete pending.inFlight;
     pending.attempts = pending.attempts || 0;
     pending.retryAt = 0;
-    const entry = queue.find((e) => e.id === pending.id);
+    pending.key = pending.key || queue.find((e) => e.id === pending.id)?.key; // a save kept before entries had keys
+    const entry = queue.find((e) => e.key === pending.key);
     if (!entry) continue;
     if (pending.fields.action === "delete") Object.assign(entry, { judged: false, grade: null });
     else Object.assign(entry, { judged: true, grade: pending.fields.grade === "" ? null : Number(pending.fields.grade), note: pending.fields.note, reason: pending.fields.cannot_judge_reason });
   }
   persist();
-  if (config.start < queue.length && queue[config.start].judged && outbox.some((p) => p.id === queue[config.start].id)) {
+  if (config.start < queue.length && queue[config.start].judged && outbox.some((p) => p.key === queue[config.start].key)) {
     const next = nextUnjudged(config.start);
     if (next === -1) showComplete(); else show(next);
   } else if (config.start < queue.length) {
