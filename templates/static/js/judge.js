@@ -103,7 +103,8 @@
     progress.value = judged;
     progress.textContent = `${Math.round((100 * judged) / Math.max(total, 1))}%`;
     document.getElementById("judged-count").textContent = `${judged} / ${total} judged`;
-    document.getElementById("judged-list-count").textContent = `(${judgedCount()})`;
+    // With checks on, the list's length would contradict the figures above (a document shown twice is listed twice).
+    document.getElementById("judged-list-count").textContent = config.checking ? "" : `(${judgedCount()})`;
     const list = document.getElementById("judged-list");
     list.replaceChildren(...queue.flatMap((entry, index) => {
       if (!entry.judged) return [];

@@ -1,0 +1,129 @@
+"""In a real browser: gold items and repeated items mixed into a queue look exactly like any other document (the
+same markup around the document, the same requests with the same fields) and do not move the progress figures,
+by keyboard at 1280 px and by touch on a 390 px phone. No page breaks its Content-Security-Policy or throws."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from judging import services
+from judging.models import CheckKind, Document, PoolItem, QualityCheck, Topic
+
+from ..factories import make_collection, make_user
+from .test_judging_page import GUARD_MS, open_topic
+from .test_machine_judges import _watch
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+OWN, GOLD = 16, 8
+
+SKELETON = """() => [...document.querySelectorAll('#document-slot *')].map(
+    (e) => `${e.tagName}#${e.id}.${[...e.classList].sort().join('.')}[${[...e.attributes].map((a) => a.name).sort()}]`
+).join(' ')"""
+
+
+@pytest.fixture
+def campaign():
+    """Two topics of OWN + GOLD pooled documents, one judgment per item; a reference's labels of GOLD documents per
+    topic are gold (filled: an assessor sees them only as gold items). Ann judges topic 1, Bob topic 2."""
+    collection = make_collection(max_grade=3, topics=2, documents=OWN + GOLD, runs=1, depth=OWN + GOLD,
+                                 assessors_per_item=1, gold_rate=0.25, repeat_rate=0.3,
+                                 shuffle_within_priority=False)  # fmt: skip
+    reference, ann, bob = make_user("assessor"), make_user("assessor"), make_user("assessor")
+    topics = list(Topic.objects.filter(collection=collection).order_by("id"))
+    labels = {}
+    for topic in topics:
+        pooled = PoolItem.objects.filter(topic=topic).order_by("-priority", "id").select_related("document")
+        for item in list(pooled)[-GOLD:]:
+            labels[(reference, topic.id, item.document_id)] = _grade(item.document.docno)
+    services.judgments_record_bulk(labels=labels)
+    services.collection_settings_update(collection=collection, gold_assessors=[reference.pk])
+    services.assignment_create(assessor=ann, topic=topics[0])
+    services.assignment_create(assessor=bob, topic=topics[1])
+    return topics, ann, bob
+
+
+def _grade(docno: str) -> int:
+    return int(docno[1:]) % 4
+
+
+def _judge_the_whole_queue(page, answer) -> list[tuple[int, str, str]]:
+    """Judges until the page says all are judged, checks that came due at the end included; returns (document id,
+    markup around it, progress text) for each document shown."""
+    shown = []
+    for _ in range(4 * (OWN + GOLD)):
+        page.wait_for_selector("#save-status:has-text('All saved')")
+        if page.is_visible("#complete"):
+            page.wait_for_timeout(400)  # a check that came due with the last save is shown next
+            if page.is_visible("#complete"):
+                return shown
+        current = page.get_attribute("#judging", "data-shown")
+        page.wait_for_selector("#document")
+        shown.append((int(current), page.evaluate(SKELETON), page.inner_text("#judged-count")))
+        docno = Document.objects.get(pk=current).docno
+        page.wait_for_timeout(GUARD_MS)
+        answer(page, str(_grade(docno)))
+        page.wait_for_function(
+            "(was) => document.getElementById('judging').dataset.shown !== was "
+            "|| !document.getElementById('complete').hidden",
+            arg=current,
+        )
+    raise AssertionError("the queue never emptied")
+
+
+def _requests(page) -> list[tuple[str, str, tuple]]:
+    seen: list[tuple[str, str, tuple]] = []
+
+    def on_request(request):
+        if "/static/" in request.url:
+            return
+        path = re.sub(r"\d+", "N", request.url.split("//", 1)[1].split("/", 1)[1].split("?")[0])
+        fields = tuple(sorted(k.split("=")[0] for k in (request.post_data or "").split("&") if k))
+        seen.append((request.method, path, fields))
+
+    page.on("request", on_request)
+    return seen
+
+
+def _assert_blind_and_uncounted(shown, requests, assessor, topic):
+    checks = {c.document_id: c.kind for c in QualityCheck.objects.filter(assessor=assessor, topic=topic)}
+    kinds = {kind for kind in checks.values()}
+    assert kinds == {CheckKind.GOLD, CheckKind.REPEAT}  # both kinds were met, or the test proves nothing
+    assert len({skeleton for _, skeleton, _ in shown}) == 1  # the same markup around every document
+    assert len(shown) > OWN and len({d for d, _, _ in shown}) < len(shown)  # more shown than theirs; some twice
+    assert {(method, path) for method, path, _ in requests} <= {("GET", "judging/judge/N/doc/N/"),
+                                                                ("POST", "judging/judge/N/N/")}  # fmt: skip
+    saves = {fields for method, _, fields in requests if method == "POST"}
+    assert saves == {("cannot_judge_reason", "entry", "grade", "note", "seconds_total")}
+    totals = {text.split("/")[1].strip() for _, _, text in shown}
+    assert totals == {f"{OWN} judged"}  # the checks are not theirs to count
+
+
+def test_checks_look_like_any_document_by_keyboard_and_by_touch(browser, live_server, campaign, screenshot):
+    topics, ann, bob = campaign
+    problems: list[str] = []
+
+    desk = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = desk.new_page()
+    _watch(page, problems)
+    open_topic(page, live_server, ann, topics[0])
+    requests = _requests(page)
+    shown = _judge_the_whole_queue(page, lambda p, key: p.keyboard.press(key))
+    screenshot(page, "checks-done-1280")
+    assert page.inner_text("#judged-count") == f"{OWN} / {OWN} judged"
+    assert page.inner_text("#judged-list-count") == ""  # the list's length would count the checks
+    _assert_blind_and_uncounted(shown, requests, ann, topics[0])
+    desk.close()
+
+    phone = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    page = phone.new_page()
+    _watch(page, problems)
+    open_topic(page, live_server, bob, topics[1])
+    requests = _requests(page)
+    shown = _judge_the_whole_queue(page, lambda p, key: p.tap(f".judge-bar button[data-grade='{key}']"))
+    screenshot(page, "checks-done-390")
+    _assert_blind_and_uncounted(shown, requests, bob, topics[1])
+    phone.close()
+    assert problems == []
