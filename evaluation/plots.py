@@ -218,3 +218,18 @@ def agreement_over_time(series: Mapping[str, Sequence[tuple[int, float | None]]]
     axes.set_title("Agreement with gold or the other assessors over time")
     _legend_or_message(axes, drawn, "No judgment can be compared yet")
     return figure
+
+
+def relevant_over_time(series: Mapping[str, Sequence[tuple[int, float]]], *, window: int) -> Figure:
+    """Each assessor's share of documents judged relevant per block of `window` judgments, in their own order."""
+    figure, axes = _figure((6.4, 3.6))
+    drawn = False
+    for name, blocks in series.items():
+        if blocks:
+            axes.plot([s for s, _ in blocks], [v for _, v in blocks], marker="o", markersize=3, label=name)
+            drawn = True
+    axes.set(xlabel=f"Judgment (blocks of {window}, each assessor's own order)", ylabel="Judged relevant",
+             ylim=(0, 1.02))  # fmt: skip
+    axes.set_title("Grades over time: the share judged relevant")
+    _legend_or_message(axes, drawn, "Nothing judged yet")
+    return figure

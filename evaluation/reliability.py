@@ -23,7 +23,7 @@ from django.contrib.auth import get_user_model
 from judging import checking
 from judging import selectors as judging_selectors
 from judging.models import AssessorPause, Collection, Judgment, MachineJudge
-from judging.quality import Label, agreement_blocks, assessor_quality, in_time_order, others_labels
+from judging.quality import Label, agreement_blocks, assessor_quality, in_time_order, others_labels, relevant_blocks
 
 from .consensus import dawid_skene
 from .exports import spreadsheet_text
@@ -174,6 +174,15 @@ def agreement_over_time(*, collection: Collection, reveal: bool) -> dict[str, li
     return {
         names.get(who, f"assessor {who}"): agreement_blocks(mine, gold=gold, others=yardsticks[who])
         for who, mine in labels.items()
+    }
+
+
+def relevant_over_time(*, collection: Collection, reveal: bool) -> dict[str, list[tuple[int, float]]]:
+    """{assessor: [(block start, share judged relevant)]}, blocks of `WINDOW` judgments: grades over time."""
+    labels, names = _labelled(collection).labels, _names(collection, reveal)
+    threshold = collection.relevance_threshold
+    return {
+        names.get(who, f"assessor {who}"): relevant_blocks(mine, threshold=threshold) for who, mine in labels.items()
     }
 
 

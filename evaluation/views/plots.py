@@ -141,6 +141,11 @@ def _reliability(request: HttpRequest, collection: Collection) -> Figure:
     return plots.agreement_over_time(series, window=WINDOW)
 
 
+def _reliability_grades(request: HttpRequest, collection: Collection) -> Figure:
+    series = reliability.relevant_over_time(collection=collection, reveal=sees_assessors(request.user, collection))
+    return plots.relevant_over_time(series, window=WINDOW)
+
+
 PLOTS: dict[str, Callable[[HttpRequest, Collection], Figure]] = {
     "precision-recall": _precision_recall,
     "roc": _roc,
@@ -153,6 +158,7 @@ PLOTS: dict[str, Callable[[HttpRequest, Collection], Figure]] = {
     "online-positions": _online_positions,
     "online-frequency": _online_frequency,
     "reliability": _reliability,
+    "reliability-grades": _reliability_grades,
 }
 
 

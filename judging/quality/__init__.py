@@ -340,3 +340,15 @@ def agreement_blocks(
         ]
         blocks.append((position[id(block[0])], sum(hits) / len(hits) if hits else None))
     return blocks
+
+
+def relevant_blocks(labels: Sequence[Label], *, threshold: int = 1, window: int = WINDOW) -> list[tuple[int, float]]:
+    """(the block's first judgment, share of its first labels at or above the relevance threshold) for each block of
+    `window` first labels in time order: the assessor's grade distribution over time, which a drifting assessor
+    shifts (mostly between partly and highly relevant) before anything else shows it."""
+    firsts, _ = _split(labels)
+    position = {id(label): i for i, label in enumerate(labels)}
+    return [
+        (position[id(block[0])], sum(label.grade >= threshold for label in block) / len(block))
+        for block in (firsts[start : start + window] for start in range(0, len(firsts), window))
+    ]

@@ -13,7 +13,7 @@ from evaluation import reliability
 from evaluation import services as evaluation_services
 from evaluation.models import AgreementReport
 from judging import services
-from judging.models import PoolItem
+from judging.models import Judgment, PoolItem
 from judging.services import machine_judges
 
 from ..api_clients import api_as
@@ -77,6 +77,18 @@ def test_each_assessors_agreement_over_time_is_drawn(judged, client):
     assert set(series) >= {ann.username, "bm25"} and all(0 <= s <= 1 for _, s in series[ann.username] if s is not None)
     client.force_login(admin)
     drawn = client.get(f"/results/{collection.id}/plots/reliability.svg")
+    assert drawn.status_code == 200 and drawn["Content-Type"].startswith("image/svg")
+
+
+def test_each_assessors_grades_over_time_are_drawn(judged, client):
+    collection, ann, _, admin = judged
+    series = reliability.relevant_over_time(collection=collection, reveal=True)
+    labels = Judgment.objects.filter(assessor=ann).order_by("created_at", "id").values_list("grade", flat=True)
+    first_block = list(labels[:20])
+    threshold = collection.relevance_threshold
+    assert series[ann.username][0] == (0, sum(g >= threshold for g in first_block) / len(first_block))
+    client.force_login(admin)
+    drawn = client.get(f"/results/{collection.id}/plots/reliability-grades.svg")
     assert drawn.status_code == 200 and drawn["Content-Type"].startswith("image/svg")
 
 
