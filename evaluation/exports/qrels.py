@@ -60,7 +60,11 @@ def qrels_rows(
     if source == "filled":
         yield from _filled_rows(collection, assessor, topics, binarise_at)
         return
-    names = judging_selectors.assessor_names(collection=collection, reveal=reveal_assessors)
+    names = (
+        {}
+        if source == "consensus"
+        else judging_selectors.assessor_names(collection=collection, reveal=reveal_assessors)
+    )
     wanted_assessor = None
     if source == "assessor":
         wanted_assessor = next((pk for pk, name in names.items() if name == assessor), None)
