@@ -27,6 +27,7 @@ from measures.trec_names import NICKNAMES, TREC_ORDER, is_trec_style, printed_na
 from measures.zscores import read_zscores, zscore_summary, zscore_table
 
 from .cli_jg import main_jg
+from .cli_prefs import main_prefs
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -61,9 +62,11 @@ def _parser() -> argparse.ArgumentParser:
         "-R",
         dest="rel_format",
         default="qrels",
-        choices=["qrels", "qrels_jg"],
-        help="the relevance file's format: qrels (the default), or qrels_jg, whose second column names a judgment "
-        "group (a user), for P_avgjg, map_avgjg and Rprec_mult_avgjg (nickname qrels_jg)",
+        choices=["qrels", "qrels_jg", "prefs", "qrels_prefs"],
+        help="the relevance file's format: qrels (the default); qrels_jg, whose second column names a judgment "
+        "group (a user), for P_avgjg, map_avgjg and Rprec_mult_avgjg (nickname qrels_jg); prefs, lines 'qid jg jsg "
+        "docno rel_level' of preferences, or qrels_prefs, qrels read as preferences, for the prefs_* measures "
+        "(nicknames all_prefs and prefs)",
     )
     parser.add_argument("--max-grade", type=int, default=None, help="top grade of the scale, for ERR")
     parser.add_argument(
@@ -158,6 +161,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.rel_format == "qrels_jg":
         return main_jg(args)
+    if args.rel_format in ("prefs", "qrels_prefs"):
+        return main_prefs(args)
     try:
         items = _items(args.measures or ["official"], args.trec_eval, args.json)
         collection = TrecReader()

@@ -9,6 +9,7 @@ PURE = [
     "measures",
     "measures.agreement",
     "measures.judgment_groups",
+    "measures.preferences",
     "evaluation.agreement",
     "evaluation.machine_verification",
     "judging.machine.lexical",
