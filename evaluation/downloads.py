@@ -30,7 +30,7 @@ def _listed(value: str | None) -> list[str] | None:
     return items or None
 
 
-def _streamed(name: str, meta: dict, lines) -> StreamingHttpResponse:
+def streamed(name: str, meta: dict, lines) -> StreamingHttpResponse:
     response = StreamingHttpResponse(lines, content_type=CONTENT_TYPES[name.rsplit(".", 1)[1]] + "; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     response["X-Qrels-Version"] = str(meta["qrels_version"])
@@ -58,7 +58,7 @@ def qrels_download(collection: Collection, params, user) -> StreamingHttpRespons
         )
     except ValueError as error:
         raise BadExportRequest(str(error)) from error
-    return _streamed(name, meta, lines)
+    return streamed(name, meta, lines)
 
 
 def results_download(collection: Collection, params) -> StreamingHttpResponse:
@@ -68,7 +68,7 @@ def results_download(collection: Collection, params) -> StreamingHttpResponse:
         )
     except ValueError as error:
         raise BadExportRequest(str(error)) from error
-    return _streamed(name, meta, lines)
+    return streamed(name, meta, lines)
 
 
 def estimates_download(collection: Collection, estimates: dict) -> HttpResponse:

@@ -171,6 +171,16 @@ class CollectionForm(forms.Form):
         help_text="Share of each assessor's judged documents shown to them again a few judgments later, unmarked, "
         "to measure their consistency; the first label is kept and counts (0 to 0.5; 0: none).",
     )  # fmt: skip
+    judging_mode = forms.ChoiceField(
+        choices=Collection._meta.get_field("judging_mode").choices, initial="graded", required=False,
+        help_text=Collection._meta.get_field("judging_mode").help_text,
+    )  # fmt: skip
+    preference_candidates = forms.IntegerField(
+        required=False, min_value=2, max_value=64, initial=8, label="Tournament candidates per topic"
+    )
+    preference_top = forms.IntegerField(
+        required=False, min_value=1, max_value=64, initial=3, label="Top documents to rank"
+    )
     consensus_method = forms.ChoiceField(choices=ConsensusMethod.choices, initial=ConsensusMethod.MAJORITY)
     measures = forms.MultipleChoiceField(
         choices=[(m, m) for m in SUGGESTED_MEASURES],
@@ -259,6 +269,9 @@ class CollectionForm(forms.Form):
             data["pause_window"] = 20
         for rate in ("gold_rate", "repeat_rate"):
             data[rate] = data.get(rate) or 0.0
+        data["judging_mode"] = data.get("judging_mode") or "graded"
+        data["preference_candidates"] = data.get("preference_candidates") or 8
+        data["preference_top"] = data.get("preference_top") or 3
         top = data.get("max_grade")
         if top is None:
             return data
@@ -280,6 +293,7 @@ class CollectionForm(forms.Form):
         names = ["description", "max_grade", "relevance_threshold", "assessors_per_item", "disagreement_tolerance"]
         names += ["consensus_method", "agreement_measure", "blind", "shuffle_within_priority", "guidelines"]
         names += ["judging_order", "pause_below", "pause_window", "gold_rate", "repeat_rate"]
+        names += ["judging_mode", "preference_candidates", "preference_top"]
         names += ["researchers_see_assessors", "trec_eval_version"]
         names += ["advisory_assessors", "gold_assessors"] if "advisory_assessors" in self.fields else []
         if "verification_judge" in self.fields:

@@ -134,6 +134,23 @@ class Collection(models.Model):
         default=0.0, db_default=0.0, validators=[MinValueValidator(0.0), MaxValueValidator(MAX_CHECK_RATE)],
         help_text="Share of an assessor's own judged documents shown to them again later, unmarked (0: none).",
     )  # fmt: skip
+    judging_mode = models.CharField(
+        max_length=12,
+        choices=[("graded", "Graded: one document at a time, on the relevance scale"),
+                 ("preferences", "Preferences: two documents side by side, which is better")],
+        default="graded",
+        db_default="graded",
+        help_text="Preferences: each assessor runs a tournament over each topic's best candidates (the highest "
+        "consensus grades, else a machine judge's, else the pool's first) to rank its top documents.",
+    )  # fmt: skip
+    preference_candidates = models.PositiveSmallIntegerField(
+        default=8, db_default=8, validators=[MinValueValidator(2), MaxValueValidator(64)],
+        help_text="How many documents per topic enter the preference tournament.",
+    )  # fmt: skip
+    preference_top = models.PositiveSmallIntegerField(
+        default=3, db_default=3, validators=[MinValueValidator(1), MaxValueValidator(64)],
+        help_text="How many top documents the tournament ranks, best first.",
+    )  # fmt: skip
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -579,3 +596,56 @@ class QualityCheck(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} check of {self.assessor_id} on {self.topic_id}/{self.document_id} = {self.grade}"
+
+
+class PreferenceOutcome(models.TextChoices):
+    FIRST = "first", "The first document is better"
+    SECOND = "second", "The second document is better"
+    EQUAL = "equal", "Equally good"
+    NEITHER = "neither", "Both not relevant"
+
+
+class Preference(models.Model):
+    """One assessor's comparison of two documents for a topic, the pair kept in one order (first has the lower
+    document id) whichever side each was shown on. Written only through `judging.services.preferences`, which keeps
+    the history."""
+
+    assessor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="preferences")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="preferences")
+    first = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
+    second = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
+    outcome = models.CharField(max_length=8, choices=PreferenceOutcome.choices)
+    seconds_spent = models.FloatField(default=0.0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["assessor", "topic", "first", "second"], name="preference_unique_pair"),
+            models.CheckConstraint(condition=Q(first__lt=F("second")), name="preference_pair_in_order"),
+            models.CheckConstraint(condition=Q(seconds_spent__gte=0), name="preference_seconds_not_negative"),
+        ]
+        indexes = [models.Index(fields=["topic", "assessor"])]
+
+    def __str__(self) -> str:
+        return f"{self.assessor_id} {self.topic_id}: {self.first_id} vs {self.second_id} = {self.outcome}"
+
+
+class PreferenceHistory(models.Model):
+    """Append-only log of every preference change: who, when, the old and the new outcome."""
+
+    assessor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="+")
+    first = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
+    second = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
+    changed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    changed_at = models.DateTimeField(auto_now_add=True)
+    old_outcome = models.CharField(max_length=8, blank=True)
+    new_outcome = models.CharField(max_length=8, blank=True)
+
+    class Meta:
+        ordering = ["-changed_at", "-id"]
+        verbose_name_plural = "preference history"
+
+    def __str__(self) -> str:
+        return f"{self.topic_id}: {self.first_id} vs {self.second_id}: {self.old_outcome} -> {self.new_outcome}"

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from .views import adjudication, assessor, assigning, campaign, machines, pauses, people, setup
+from .views import adjudication, assessor, assigning, campaign, machines, pauses, people, preferences, setup
 
 app_name = "judging"
 urlpatterns = [
@@ -10,6 +10,8 @@ urlpatterns = [
     path("judge/<int:topic_id>/", assessor.judge, name="judge"),
     path("judge/<int:topic_id>/doc/<int:document_id>/", assessor.judge_document, name="judge_document"),
     path("judge/<int:topic_id>/<int:document_id>/", assessor.judge_save, name="judge_save"),
+    path("compare/<int:topic_id>/", preferences.compare, name="compare"),
+    path("compare/<int:topic_id>/save/", preferences.compare_save, name="compare_save"),
     path("dashboard/", campaign.dashboard, name="dashboard"),
     path("collections/new/", setup.collection_new, name="collection_new"),
     path("collections/<int:collection_id>/settings/", setup.collection_edit, name="collection_edit"),

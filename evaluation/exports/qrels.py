@@ -17,10 +17,11 @@ from judging import selectors as judging_selectors
 from judging.models import Collection, Document, Judgment, MachineJudge, QualityCheck, Topic
 
 from .. import selectors
+from ..preference_results import BRADLEY_TERRY, bradley_terry_qrels
 from ..verification import holes_filled_qrels
 from . import export_name, provenance, spreadsheet_text
 
-SOURCES = ("consensus", "assessor", "all", "filled")
+SOURCES = ("consensus", "assessor", "all", "filled", "preferences")
 FORMATS = {"trec": "txt", "jsonl": "jsonl", "csv": "csv"}
 CSV_FIELDS = ["topic", "docno", "grade", "assessor", "time", "seconds", "note", "check", "confidence", "assessors"]
 
@@ -59,6 +60,9 @@ def qrels_rows(
         raise ValueError(f"unknown source {source!r}; one of {', '.join(SOURCES)}")
     if source == "filled":
         yield from _filled_rows(collection, assessor, topics, binarise_at)
+        return
+    if source == "preferences":
+        yield from _preference_rows(collection, topics, binarise_at)
         return
     names = (
         {}
@@ -129,6 +133,18 @@ def _filled_rows(collection, judge_name, topics, binarise_at) -> Iterator[QrelsR
             grade = labels[document_id] if binarise_at is None else int(labels[document_id] >= binarise_at)
             machine = document_id not in consensus.get(topic_id, {})
             yield QrelsRow(number, docnos[document_id], grade, assessor=f"machine:{judge.name}" if machine else "")
+
+
+def _preference_rows(collection, topics, binarise_at) -> Iterator[QrelsRow]:
+    qrels = bradley_terry_qrels(collection=collection)
+    wanted = set(topics) if topics is not None else None
+    order = Topic.objects.filter(collection=collection).order_by("id").values_list("number", flat=True)
+    for number in order:
+        if number not in qrels or (wanted is not None and number not in wanted):
+            continue
+        for docno in sorted(qrels[number]):
+            grade = qrels[number][docno]
+            yield QrelsRow(number, docno, grade if binarise_at is None else int(grade >= binarise_at))
 
 
 def _consensus_rows(collection, topic_id, number, rows, grade_of) -> Iterator[QrelsRow]:
@@ -217,6 +233,8 @@ def qrels_export(
     details = {"kind": "qrels", "source": source, "format": fmt, "binarised_at": binarise_at, "topics": topics}
     if source in ("assessor", "filled"):
         details["assessor" if source == "assessor" else "machine_judge"] = assessor
+    if source == "preferences":
+        details["method"] = BRADLEY_TERRY
     if source == "filled":
         judge = MachineJudge.objects.filter(collection=collection, name=assessor).first()
         details["machine_judge_version"] = judge.version if judge else None

@@ -9,10 +9,10 @@ from django.shortcuts import render
 
 from judging import selectors as judging_selectors
 from judging.models import ROLE_ADMIN, ROLE_RESEARCHER, Collection
-from judging.permissions import role_required
+from judging.permissions import role_required, sees_assessors
 
 from .. import assessor_groups as assessor_groups_reads
-from .. import downloads, selectors
+from .. import downloads, preference_results, selectors
 from ..selectors import COVERAGE_MEASURE
 from . import researcher_collection
 
@@ -114,3 +114,21 @@ def assessor_groups(request: HttpRequest, collection_id: int) -> HttpResponse:
     rows = assessor_groups_reads.averaged_over_assessors(collection=collection, measure=measure) if measure else []
     context = {"collection": collection, "measures": measures, "measure": measure, "rows": rows}
     return render(request, "evaluation/_assessor_groups.html", context)
+
+
+@login_required
+def preferences_card(request: HttpRequest, collection_id: int) -> HttpResponse:
+    """The runs' prefs_* measures from the assessors' preference judgments, with agreement on shared pairs and the
+    two exports (a partial the leaderboard loads)."""
+    collection = researcher_collection(request, collection_id)
+    board = preference_results.prefs_leaderboard(collection=collection)
+    return render(request, "evaluation/_preferences.html", {"collection": collection, "board": board})
+
+
+@login_required
+def prefs_download(request: HttpRequest, collection_id: int) -> HttpResponse:
+    """The preferences as the prefs file trec_eval reads with -R prefs."""
+    collection = researcher_collection(request, collection_id)
+    reveal = sees_assessors(request.user, collection)
+    name, meta, lines = preference_results.prefs_file(collection=collection, reveal=reveal)
+    return downloads.streamed(name, meta, lines)
