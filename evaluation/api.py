@@ -17,7 +17,7 @@ from judging.api.jobs import JobSerializer, job_accepted
 from judging.models import Collection, MachineJudge, Run
 from judging.permissions import IsResearcherOrAdmin, ReadsOwnCollectionStatus, sees_assessors
 
-from . import analysis, downloads, reliability, selectors, services, verification
+from . import analysis, downloads, preference_results, reliability, selectors, services, verification
 from .api_serializers import (
     AgreementSerializer,
     CompareSerializer,
@@ -282,3 +282,19 @@ class ReliabilityView(_ResearchersRead):
         collection = self.collection(collection_id)
         rows = reliability.assessor_reliability(collection=collection, reveal=sees_assessors(request.user, collection))
         return Response({"collection": collection.name, "assessors": [asdict(row) for row in rows]})
+
+
+class PreferencesView(_ResearchersRead):
+    """Each run's prefs_* measures from the assessors' preference judgments (computed as `python -m evaluation -R
+    prefs` computes them from the prefs file, `?format=prefs` here), with agreement between assessors on the pairs
+    they share."""
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    def get(self, request: Request, collection_id: int):
+        collection = self.collection(collection_id)
+        if request.query_params.get("format") == "prefs":
+            reveal = sees_assessors(request.user, collection)
+            name, meta, lines = preference_results.prefs_file(collection=collection, reveal=reveal)
+            return downloads.streamed(name, meta, lines)
+        board = preference_results.prefs_leaderboard(collection=collection)
+        return Response({"collection": collection.name, **{k: v for k, v in board.items() if k != "rows"}})

@@ -16,6 +16,7 @@ urlpatterns = [
     path("pairs/", api.PairsView.as_view(), name="api-pairs"),
     path("trial/", api.TrialRunView.as_view(), name="api-trial"),
     path("reliability/", api.ReliabilityView.as_view(), name="api-reliability"),
+    path("preferences/", api.PreferencesView.as_view(), name="api-preferences"),
     path(
         "machine-judges/<int:judge_id>/verification/",
         api.MachineVerificationView.as_view(),

@@ -66,6 +66,7 @@ ENDPOINTS = [
     ("get", "/api/topics/{t}/queue/", None, {ASSESSOR}),
     ("get", "/api/collections/{c}/machine-judges/{m}/verification/", None, READERS),
     ("get", "/api/collections/{c}/reliability/", None, READERS),
+    ("get", "/api/collections/{c}/preferences/", None, READERS),
 ]
 
 

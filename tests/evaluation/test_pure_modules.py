@@ -10,6 +10,8 @@ PURE = [
     "measures.agreement",
     "measures.judgment_groups",
     "measures.preferences",
+    "measures.bradley_terry",
+    "judging.tournament",
     "evaluation.agreement",
     "evaluation.machine_verification",
     "judging.machine.lexical",
