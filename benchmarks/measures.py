@@ -82,6 +82,37 @@ for path in run_paths:
 """
 
 
+PYTREC_JSON_SCRIPT = """
+import json, sys, pytrec_eval
+qrels_path, *run_paths = sys.argv[1:]
+with open(qrels_path) as f:
+    evaluator = pytrec_eval.RelevanceEvaluator(pytrec_eval.parse_qrel(f), {MEASURES})
+results = {}
+for path in run_paths:
+    with open(path) as f:
+        results[path] = evaluator.evaluate(pytrec_eval.parse_run(f))
+print(json.dumps(results, separators=(",", ":")))
+"""
+
+
+def realistic_files(folder, run_paths) -> list[str]:
+    """Files as real runs come: 6 in 100 repeat a docno within a topic, a `#` comment every 100 lines. pytrec_eval's
+    reader refuses both (an assertion on a repeated docno, a split on a comment), so it gets the clean files: what
+    its user would first have to make."""
+    ours = []
+    for index, path in enumerate(run_paths):
+        with open(path) as source:
+            lines = source.readlines()
+        if index % 100 < 6:
+            lines.insert(len(lines) // 2, lines[len(lines) // 2])  # a docno twice in one topic
+        commented = [text for number, line in enumerate(lines) for text in
+                     ((f"# checkpoint {number}\n", line) if number % 100 == 0 else (line,))]  # fmt: skip
+        with open(path + ".real", "w") as out:
+            out.writelines(commented)
+        ours.append(path + ".real")
+    return ours
+
+
 def whole_processes(folder, qrels_path, run_paths):
     """(d) `python -m evaluation` against a pytrec_eval script (its own file readers), each a whole process with
     trec_eval's default measures: what a user waits for at the shell."""
@@ -97,6 +128,18 @@ def whole_processes(folder, qrels_path, run_paths):
     ours = min(timed([sys.executable, "-m", "evaluation", qrels_path, *run_paths]) for _ in range(3))
     theirs = min(timed([sys.executable, script, qrels_path, *run_paths]) for _ in range(3))
     line("(d) whole process, files to printed results", ours, "pytrec_eval", theirs)
+    real = realistic_files(folder, run_paths)
+    ours = min(
+        timed([sys.executable, "-m", "evaluation", "--duplicates", "first", qrels_path, *real]) for _ in range(3)
+    )
+    theirs = min(timed([sys.executable, script, qrels_path, *run_paths]) for _ in range(3))
+    line("(d) repeats + # comments (theirs clean)", ours, "pytrec_eval", theirs)
+    json_script = os.path.join(folder, "pytrec_eval_json.py")
+    with open(json_script, "w") as out:
+        out.write(PYTREC_JSON_SCRIPT.replace("{MEASURES}", repr(set(TREC_DEFAULT))))
+    ours = min(timed([sys.executable, "-m", "evaluation", "-q", "--json", qrels_path, *run_paths]) for _ in range(3))
+    theirs = min(timed([sys.executable, json_script, qrels_path, *run_paths]) for _ in range(3))
+    line("(d) per-topic JSON (-q --json)", ours, "pytrec_eval", theirs)
 
 
 def generate(topics, runs, depth, judged_per_topic, rel_per_topic, seed=0):
