@@ -15,6 +15,7 @@ from collections import defaultdict
 from measures import TrecFormatError
 from measures.agreement import agreement_report
 
+from .cli_errors import reported
 from .consensus import METHODS, consensus
 
 COLUMNS = ("topic", "docno", "assessor", "grade")
@@ -75,12 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         categories = [int(c) for c in args.categories.split(",")] if args.categories else None
         topics = read_judgments(args.judgments)
-    except (TrecFormatError, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    except OSError as error:
-        print(f"error: {error.filename}: {error.strerror}", file=sys.stderr)
-        return 2
+    except (TrecFormatError, ValueError, OSError) as error:
+        return reported(error)
     everything = [item for docs in topics.values() for item in docs.values()]
     report = {
         "overall": agreement_report(everything, categories=categories, threshold=args.threshold),

@@ -26,6 +26,7 @@ from measures.relstring import relstrings
 from measures.trec_names import NICKNAMES, TREC_ORDER, is_trec_style, printed_name, relstring_length
 from measures.zscores import read_zscores, zscore_summary, zscore_table
 
+from .cli_errors import reported
 from .cli_jg import main_jg
 from .cli_prefs import main_prefs
 
@@ -195,14 +196,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.zscores:
             _convert_to_zscores(collection, result, items, read_zscores(args.zscores))
     except MeasureNameError as error:
-        print(f"error: {error}; see `python -m evaluation --list-measures`", file=sys.stderr)
-        return 2
-    except (TrecFormatError, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    except OSError as error:
-        print(f"error: {error.filename}: {error.strerror}", file=sys.stderr)
-        return 2
+        return reported(error, "; see `python -m evaluation --list-measures`")
+    except (TrecFormatError, ValueError, OSError) as error:
+        return reported(error)
     column = {m: result.measures.index(m) for m in measures}
     if args.json:
         _print_json(collection, result, items, column, strings)

@@ -9,6 +9,8 @@ import sys
 from measures import MeasureNameError, RunSet, TrecFormatError, TrecReader
 from measures.judgment_groups import AVERAGED, NICKNAME, evaluate_groups, read_qrels_jg
 
+from .cli_errors import reported
+
 
 def _wanted(names: list[str]) -> tuple[list[str], bool, bool]:
     """(the *_avgjg measures, each with the first parameters given, in trec_eval's order; runid asked; num_q asked).
@@ -43,12 +45,8 @@ def main_jg(args) -> int:
         printed, values = evaluate_groups(
             groups, reader, runs, measures, relevance_level=args.level, judged_only=args.judged_only, depth=args.depth
         )
-    except MeasureNameError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    except (TrecFormatError, ValueError, OSError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    except (MeasureNameError, TrecFormatError, ValueError, OSError) as error:
+        return reported(error)
     if args.json:
         payload = {
             tag: {topic: dict(zip(printed, map(float, row), strict=True)) for topic, row in sorted(by_topic.items())}

@@ -18,6 +18,8 @@ from measures.preferences import (
 )
 from measures.trec_files import read_run
 
+from .cli_errors import reported
+
 
 def _wanted(names: list[str]) -> tuple[list[str], bool, bool]:
     """(the prefs_* measures asked for, in trec_eval's order; runid asked; num_q asked). Other measures are refused:
@@ -43,15 +45,8 @@ def main_prefs(args) -> int:
         prefs = reader(args.qrels)
         runs = [read_run(path, duplicates=args.duplicates) for path in args.runs]
         results = [(tag, evaluate_prefs(prefs, run, complete=args.c, depth=args.depth)) for tag, run in runs]
-    except MeasureNameError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    except (TrecFormatError, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    except OSError as error:
-        print(f"error: {error.filename}: {error.strerror}", file=sys.stderr)
-        return 2
+    except (MeasureNameError, TrecFormatError, ValueError, OSError) as error:
+        return reported(error)
     if args.json:
         payload = {"results": {}, "aggregates": {}}
         for tag, values in results:
