@@ -10,6 +10,7 @@ from measures import MeasureNameError, RunSet, TrecFormatError, TrecReader
 from measures.judgment_groups import AVERAGED, NICKNAME, evaluate_groups, read_qrels_jg
 
 from .cli_errors import reported
+from .cli_output import write_run
 
 
 def _wanted(names: list[str]) -> tuple[list[str], bool, bool]:
@@ -54,20 +55,17 @@ def main_jg(args) -> int:
         }
         sys.stdout.write(json.dumps({"results": payload}, separators=(",", ":")) + "\n")
         return 0
-    out = sys.stdout
     for tag, by_topic in values.items():
-        if args.q:
-            for topic, row in sorted(by_topic.items()):
-                for name, value in zip(printed, row, strict=True):
-                    out.write(f"{name:<22}\t{topic}\t{value:6.4f}\n")
-        if args.no_summary:
-            continue
-        if runid:
-            out.write(f"{'runid':<22}\tall\t{tag}\n")
-        if num_q:
-            out.write(f"{'num_q':<22}\tall\t{len(by_topic)}\n")
-        rows = [row for _, row in sorted(by_topic.items())]  # summed in topic order, as trec_eval sums
-        for index, name in enumerate(printed):
-            mean = sum(row[index] for row in rows) / len(rows) if rows else 0.0
-            out.write(f"{name:<22}\tall\t{mean:6.4f}\n")
+        rows = sorted(by_topic.items())  # summed in topic order, as trec_eval sums
+        means = [sum(row[i] for _, row in rows) / len(rows) if rows else 0.0 for i in range(len(printed))]
+        write_run(
+            sys.stdout,
+            tag,
+            ((topic, [(n, f"{v:6.4f}") for n, v in zip(printed, row, strict=True)]) for topic, row in rows),
+            [(n, f"{v:6.4f}") for n, v in zip(printed, means, strict=True)],
+            per_topic=args.q,
+            with_summary=not args.no_summary,
+            runid=runid,
+            num_q=len(by_topic) if num_q else None,
+        )
     return 0

@@ -19,6 +19,7 @@ from measures.preferences import (
 from measures.trec_files import read_run
 
 from .cli_errors import reported
+from .cli_output import write_run
 
 
 def _wanted(names: list[str]) -> tuple[list[str], bool, bool]:
@@ -54,21 +55,18 @@ def main_prefs(args) -> int:
             payload["aggregates"][tag] = summary(values, measures) | {"num_q": len(values)}
         sys.stdout.write(json.dumps(payload, separators=(",", ":")) + "\n")
         return 0
-    out = sys.stdout
     for tag, values in results:
         if not values:
             print(f"error: run {tag!r} has no topic with preferences", file=sys.stderr)
             return 2
-        if args.q:
-            for topic, row in values.items():
-                for name in measures:
-                    out.write(f"{name:<22}\t{topic}\t{_format(name, row[name])}\n")
-        if args.no_summary:
-            continue
-        if runid:
-            out.write(f"{'runid':<22}\tall\t{tag}\n")
-        if num_q:
-            out.write(f"{'num_q':<22}\tall\t{len(values)}\n")
-        for name, value in summary(values, measures).items():
-            out.write(f"{name:<22}\tall\t{_format(name, value)}\n")
+        write_run(
+            sys.stdout,
+            tag,
+            ((topic, [(m, _format(m, row[m])) for m in measures]) for topic, row in values.items()),
+            [(m, _format(m, value)) for m, value in summary(values, measures).items()],
+            per_topic=args.q,
+            with_summary=not args.no_summary,
+            runid=runid,
+            num_q=len(values) if num_q else None,
+        )
     return 0
