@@ -86,6 +86,7 @@ class RankedBatch:
         self._running: dict[tuple, np.ndarray] = {}
         self._dcg: dict[tuple, np.ndarray] = {}
         self._idcg: dict[tuple, np.ndarray] = {}
+        self._memo: dict[tuple, np.ndarray] = {}
 
     @property
     def collection_size(self) -> int | None:
@@ -157,6 +158,12 @@ class RankedBatch:
         if key not in self._running:
             self._running[key] = hits.running_sums(terms())
         return self._running[key]
+
+    def memo(self, key: tuple, compute: Callable[[], np.ndarray]) -> np.ndarray:
+        """compute(), once per batch for each `key`: an intermediate that several measures (or cutoffs) share."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
 
     def rs(self, level: int) -> np.ndarray:
         """Relevant documents among the first i (column i-1), for every row."""

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from .arrow_arrays import int_array
 from .data import PreparedQrels, PreparedRun, RepeatedDocument, repeats
 from .trec_files import DUPLICATES, Source, qrels_table, read_qrels, read_run, run_table
 from .vocabulary import DocumentVocabulary, Vocabulary
@@ -22,6 +23,8 @@ def kept_lines(doc_ids: np.ndarray, duplicates: str) -> np.ndarray | None:
     """The lines to keep, in file order, when a run repeats a document within a topic: each (topic, docno)'s first
     or last line (`duplicates`); None when nothing repeats. The ids are a DocumentVocabulary's, one per
     (topic, docno)."""
+    if not repeats(doc_ids):  # the common case, found by counting, with no sort
+        return None
     reverse = duplicates == "last"
     _, index = np.unique(doc_ids[::-1] if reverse else doc_ids, return_index=True)
     if len(index) == len(doc_ids):
@@ -78,7 +81,7 @@ class TrecReader:
                 scores, docnos = table.scores, table.docnos
                 keep = kept_lines(docs, duplicates) if duplicates != "error" else None
                 if keep is not None:  # one copy of each repeated document, as the careful reader keeps it
-                    topics, docs, scores, docnos = topics[keep], docs[keep], scores[keep], docnos.take(keep)
+                    topics, docs, scores, docnos = topics[keep], docs[keep], scores[keep], docnos.take(int_array(keep))
                 with suppress(RepeatedDocument):  # left to the careful reader below, which names the line
                     prepared[i] = PreparedRun.from_lines(table.tag, topics, docs, scores, docnos)
         for i, source in enumerate(sources):

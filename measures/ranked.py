@@ -134,17 +134,24 @@ def success(batch: RankedBatch, m) -> np.ndarray:
 
 
 def _interpolated_precision(batch: RankedBatch, level: int, recall_level: float) -> np.ndarray:
-    rs = batch.rs(level)
-    num_rel = batch.num_rel(level)
-    num_rel_ret = batch.at(rs, batch.column(None))
-    precision_at = np.where(batch.in_ranking, rs / batch.ranks, 0.0)
-    best_from = np.maximum.accumulate(precision_at[:, ::-1], axis=1)[:, ::-1]
-    needed = relevant_needed(recall_level, num_rel, batch.trec_eval)
-    position = np.argmax(rs >= np.maximum(needed, 1)[:, None], axis=1)
-    value = best_from[np.arange(batch.rows), position]
+    hits = batch.hits(level)
+    best = batch.memo(("best precision", level), lambda: _best_precision_from_hit(hits, batch.ranks))
+    needed = relevant_needed(recall_level, batch.num_rel(level), batch.trec_eval)
+    # The recall level is reached at the needed-th relevant rank (the first one for r = 0); past it precision peaks
+    # only at relevant ranks, so the best precision from there on is the best over the row's later hits.
+    place = np.minimum(np.maximum(needed, 1) - 1, best.shape[1] - 1)
+    value = best[np.arange(batch.rows), place]
     # trec_eval starts from num_rel_ret / num_ret, which is 0 / 0 for an empty ranking (-c's missing topics, -J)
     value = np.where((batch.n == 0) & (needed <= 0), np.nan, value)
-    return np.where(needed <= num_rel_ret, value, 0.0)
+    return np.where(needed <= hits.per_row, value, 0.0)
+
+
+def _best_precision_from_hit(hits: Hits, ranks: np.ndarray) -> np.ndarray:
+    """(rows x most hits in a row): [r, j] is the highest precision at row r's (j+1)-th relevant rank or a later
+    one (the precision there is j+1 over the rank, the same double as rs(i) / i), 0 past the row's last hit."""
+    packed = np.zeros((hits.rows, max(int(hits.per_row.max()) if hits.rows else 0, 1)))
+    packed[hits.row, hits.nth] = (hits.nth + 1) / ranks[hits.column]
+    return np.maximum.accumulate(packed[:, ::-1], axis=1)[:, ::-1]
 
 
 def relevant_needed(recall_level: float, num_rel: np.ndarray, trec_eval: int) -> np.ndarray:
