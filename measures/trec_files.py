@@ -159,7 +159,8 @@ class QrelsTable:
 def run_table(path: str | Path) -> RunTable | None:
     """The fast path: a plain run file's columns, or None when the file is anything but plain (then the careful
     reader reads it, and names its faulty line if it has one). Same values as `run_lines`, or None."""
-    read = _plain_columns(path, 6, {0: ("topic", pa.string()), 2: ("docno", pa.string()), 4: ("score", pa.float64())})
+    columns = {0: ("topic", pa.string()), 2: ("docno", pa.string()), 4: ("score", pa.float64())}
+    read = _plain_columns(path, 6, columns, trailing=True)
     if read is None:
         return None
     columns, first_line = read
@@ -179,26 +180,56 @@ def qrels_table(path: str | Path) -> QrelsTable | None:
 
 
 def _without_comments(data: bytes) -> bytes:
-    """The file without its comment lines (a '#' first on the line), cut in one vectorised pass, as the careful
-    reader skips them; the data itself when it has none."""
+    """The file without its comment lines (a '#' first on the line), as the careful reader skips them; the data
+    itself when it has none."""
     raw = np.frombuffer(data, dtype=np.uint8)
-    line_ends = np.flatnonzero(raw == 10)
-    bounds = line_ends if raw[-1] == 10 else np.append(line_ends, len(raw) - 1)
-    starts = np.concatenate(([0], bounds[:-1] + 1))
-    comments = starts[raw[starts] == 35]
+    hashes = np.flatnonzero(raw == 35)
+    comments = hashes[(hashes == 0) | (raw[hashes - 1] == 10)] if len(hashes) else hashes
     if not len(comments):
         return data
-    change = np.zeros(len(raw) + 1, dtype=np.int64)
-    change[comments] += 1
-    change[bounds[np.searchsorted(bounds, comments)] + 1] -= 1
-    return raw[np.cumsum(change[:-1]) == 0].tobytes()
+    line_ends = np.append(np.flatnonzero(raw == 10), len(raw) - 1)  # a last line without a newline ends at the end
+    return _cut_spans(data, comments, line_ends[np.searchsorted(line_ends, comments)] + 1)
 
 
-def _plain_columns(path: str | Path, width: int, wanted: dict[int, tuple[str, pa.DataType]]):
-    """({name: column} for the wanted columns, first line) if the file is plain: ASCII (comment lines cut out), `width`
-    columns on every line, each separated from the next by one space (or one tab, in a file with no spaces), no
-    blank line, no line longer than `MAX_LINE_BYTES`, every value one the column's type reads. Anything else
-    answers None.
+def _trailing_columns_cut(data: bytes, width: int) -> tuple[bytes, int] | None:
+    """(data, columns per line) for a run file whose lines may have columns after the `width`-th, which trec_eval
+    ignores: the data itself when every line has as many, else the data with each line cut after its `width`-th
+    column; None when a line has fewer (the careful reader names it). Lines are split on single separators, which
+    the caller has checked."""
+    raw = np.frombuffer(data, dtype=np.uint8)
+    gaps = np.flatnonzero((raw <= 32) & (raw != 10))
+    line_ends = np.append(np.flatnonzero(raw == 10), len(raw))
+    line_ends = line_ends[: len(line_ends) - 1] if raw[-1] == 10 else line_ends
+    first_line_gaps = int(np.searchsorted(gaps, line_ends[0]))
+    if first_line_gaps >= width - 1 and len(gaps) == len(line_ends) * first_line_gaps:
+        by_line = gaps.reshape(len(line_ends), first_line_gaps)
+        if (by_line[:, -1] < line_ends).all() and (by_line[1:, 0] > line_ends[:-1]).all():
+            return data, first_line_gaps + 1  # the same count on every line: pyarrow reads them all
+    first_gap = np.searchsorted(gaps, np.concatenate(([0], line_ends[:-1] + 1)))
+    gaps_per_line = np.diff(first_gap, append=len(gaps))
+    if gaps_per_line.min() < width - 1:
+        return None
+    longer = np.flatnonzero(gaps_per_line > width - 1)
+    return _cut_spans(data, gaps[first_gap[longer] + width - 1], line_ends[longer]), width
+
+
+def _cut_spans(data: bytes, starts: np.ndarray, stops: np.ndarray) -> bytes:
+    """`data` without the bytes [starts[i], stops[i]) (ascending, not overlapping): the kept stretches joined when
+    they are few (comment lines), a byte mask when they are many (a column cut from every line)."""
+    if len(starts) * 256 < len(data):
+        bounds = zip([0, *stops.tolist()], [*starts.tolist(), len(data)], strict=True)
+        return b"".join(data[start:stop] for start, stop in bounds if start < stop)
+    change = np.zeros(len(data) + 1, dtype=np.int8)
+    change[starts] = 1
+    change[stops] -= 1
+    return np.frombuffer(data, dtype=np.uint8)[np.cumsum(change[:-1], dtype=np.int8) == 0].tobytes()
+
+
+def _plain_columns(path: str | Path, width: int, wanted: dict[int, tuple[str, pa.DataType]], *, trailing: bool = False):
+    """({name: column} for the wanted columns, first line) if the file is plain: ASCII (comment lines cut out),
+    `width` columns on every line (or more where `trailing`, cut off), each separated from the next by one space (or
+    one tab, in a file with no spaces), no blank line, no line longer than `MAX_LINE_BYTES`, every value one the
+    column's type reads. Anything else answers None.
 
     With one separator byte and nothing else below '!', pyarrow's split is `str.split()`'s; pyarrow then checks the
     column count of every line and converts the numbers (correctly rounded, as `float` reads them)."""
@@ -218,6 +249,14 @@ def _plain_columns(path: str | Path, width: int, wanted: dict[int, tuple[str, pa
     line_ends = np.flatnonzero(raw == 10)
     if np.diff(line_ends, prepend=-1, append=len(raw)).max() - 1 > MAX_LINE_BYTES:
         return None
+    if trailing:
+        cut = _trailing_columns_cut(data, width)
+        if cut is None:
+            return None
+        if cut[0] is not data:
+            data, raw = cut[0], np.frombuffer(cut[0], dtype=np.uint8)
+            separators = raw <= 32
+        width = cut[1]
     names = [f"c{i}" for i in range(width)]
     types = {f"c{i}": kind for i, (_, kind) in wanted.items()}
     try:

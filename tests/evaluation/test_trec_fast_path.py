@@ -198,3 +198,42 @@ def test_comment_lines_are_cut_out_in_the_fast_path_and_read_as_the_careful_read
     assert qrels_table(tmp_path / "qrels").docnos.to_pylist() == ["a", "c"]
     (tmp_path / "only").write_text("# nothing but comments\n")
     assert run_table(tmp_path / "only") is None  # the careful reader says the file has no run lines
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(st.integers(min_value=4, max_value=9), min_size=1, max_size=8),
+    st.sampled_from([" ", "\t"]),
+    st.booleans(),
+)
+def test_trailing_columns_are_cut_in_the_fast_path_as_the_careful_reader_ignores_them(
+    tmp_path, widths, separator, final_newline
+):
+    """trec_eval reads a run line's first six columns and ignores the rest; a line with fewer is the careful
+    reader's to name."""
+    lines = [
+        separator.join(
+            [str(1 + i % 2), "Q0", f"d{i}", str(i), f"{i / 3:.4f}", "tag", *(f"x{k}" for k in range(w - 6))][:w]
+        )
+        for i, w in enumerate(widths)
+    ]
+    path = tmp_path / "run"
+    path.write_text("\n".join(lines) + ("\n" if final_newline else ""))
+    table = run_table(path)
+    if min(widths) < 6:
+        assert table is None
+        return
+    careful = [(line.topic, line.docno, line.score, line.tag) for line in run_lines(path)]
+    assert table is not None
+    assert list(zip(table.topics.to_pylist(), table.docnos.to_pylist(), table.scores.tolist(), strict=True)) == [
+        c[:3] for c in careful
+    ]
+    assert table.tag == careful[0][3]
+
+
+def test_a_long_run_file_with_a_trailing_column_on_every_line_takes_the_fast_path(tmp_path):
+    path = tmp_path / "run"
+    path.write_text("".join(f"{t} Q0 d{i} {i} {1 - i / 1000} tag extra {i}\n" for t in range(3) for i in range(900)))
+    table = run_table(path)
+    assert table is not None and len(table.docnos) == 2700 and table.tag == "tag"
+    assert table.docnos.to_pylist()[-1] == "d899" and table.scores[-1] == 1 - 899 / 1000
