@@ -5,6 +5,9 @@ Four ways, by the shape of the work:
 - a run set evaluated again and again (a worker's prepared rankings): each cell reads its label from an array of
   the run set's distinct keys, labelled afresh from the qrels on every evaluation;
 - few cells: each cell's (topic << 32 | doc) key is searched in the qrels;
+- many cells, each document id ranked under one topic (files give every (topic, docno) its own id): a table
+  indexed by document id holds its label for that topic, and every cell of the run set is labelled by one read,
+  no topic compared;
 - many cells, document ids dense: a table indexed by document id holds each judged document's topic and label, so
   a cell's label is one array read. Files give every (topic, docno) its own id, so there no document is judged for
   two topics; where one is (database ids), its cells fall back to the search;
@@ -32,6 +35,17 @@ def label_code(labels: np.ndarray) -> np.ndarray:
     return np.where(labels >= 0, labels, UNJUDGED).astype(np.int32)
 
 
+def _labels_of_scoped_docs(qrels: PreparedQrels, topic_of_doc: np.ndarray) -> np.ndarray:
+    """Indexed by document id: its label code for the one topic it is ranked under, NONPOOL if not judged for it."""
+    docs = qrels.docs
+    entry_topic = np.repeat(qrels.topics, np.diff(qrels.offsets))
+    ranked = (docs >= 0) & (docs < len(topic_of_doc))
+    ranked[ranked] = topic_of_doc[docs[ranked]] == entry_topic[ranked]
+    labels = np.full(len(topic_of_doc), NONPOOL, dtype=np.int32)
+    labels[docs[ranked]] = label_code(qrels.labels[ranked])
+    return labels
+
+
 class Labeller:
     def __init__(self, qrels: PreparedQrels, runset: RunSet, cells: int):
         self.qrels, self.runset = qrels, runset
@@ -45,6 +59,9 @@ class Labeller:
             self.all_labels = label_of_key[cell_key]
             return
         if not len(qrels.keys) or cells <= INDEX_LOOKUP_RATIO * len(qrels.keys):
+            return
+        if (topic_of_doc := runset.topic_of_doc) is not None:
+            self.all_labels = _labels_of_scoped_docs(qrels, topic_of_doc)[runset.padded_docs]
             return
         low, high = runset.doc_range
         self.first_doc = min(low, int(qrels.docs.min()))  # database ids of one collection start anywhere

@@ -13,6 +13,8 @@ import numpy as np
 
 from .data import PreparedRun, cell_index
 
+SCOPED_TABLE_RATIO = 4  # a table indexed by document id is kept while ids are at most this many times the cells
+
 
 class RunSet:
     """Rows are (run, topic) rankings sorted by topic then run; `docs[start[i]:start[i]+length[i]]` is row i."""
@@ -86,6 +88,18 @@ class RunSet:
     def doc_range(self) -> tuple[int, int]:
         """The smallest and largest document id ranked ((0, -1) if none)."""
         return (int(self.docs.min()), int(self.docs.max())) if len(self.docs) else (0, -1)
+
+    @cached_property
+    def topic_of_doc(self) -> np.ndarray | None:
+        """Indexed by document id, the one topic the id is ranked under (-1 if none); None when an id is ranked
+        under several topics (database ids: a document of the collection) or ids are too sparse for a table. Ids
+        from a DocumentVocabulary (files) name a (topic, docno), so their table always exists."""
+        low, high = self.doc_range
+        if low < 0 or high + 1 > SCOPED_TABLE_RATIO * max(len(self.docs), 1):
+            return None
+        topic_of_doc = np.full(high + 1, -1, dtype=np.int64)
+        topic_of_doc[self.docs] = self.cell_topic
+        return topic_of_doc if np.array_equal(topic_of_doc[self.docs], self.cell_topic) else None
 
     @cached_property
     def key_index(self) -> tuple[np.ndarray, np.ndarray]:

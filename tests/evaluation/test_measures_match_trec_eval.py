@@ -124,14 +124,19 @@ def _compare(
 REUSED = "distinct-keys-of-a-reused-run-set"
 
 
-@pytest.fixture(params=["search-cells-in-qrels", "document-table", "place-qrels-in-run-index", REUSED])
+SCOPED = "table-of-documents-ranked-under-one-topic"
+
+
+@pytest.fixture(params=["search-cells-in-qrels", SCOPED, "document-table", "place-qrels-in-run-index", REUSED])
 def label_lookup(request, monkeypatch):
-    """Every way the engine finds labels: large evaluations take the table, or the index when ids are sparse; a
-    worker's prepared rankings (a run set evaluated again and again) take their distinct keys."""
-    from measures import labelling
+    """Every way the engine finds labels: large evaluations take a table by document id (with no topic to compare
+    when each id is ranked under one topic, as file ids are), or the index when ids are sparse; a worker's prepared
+    rankings (a run set evaluated again and again) take their distinct keys."""
+    from measures import labelling, runset
 
     monkeypatch.setattr(labelling, "INDEX_LOOKUP_RATIO", 10**9 if request.param == "search-cells-in-qrels" else 0)
     monkeypatch.setattr(labelling, "DOC_TABLE_RATIO", 10**9 if request.param == "document-table" else 0)
+    monkeypatch.setattr(runset, "SCOPED_TABLE_RATIO", 10**9 if request.param == SCOPED else 0)
     return request.param
 
 
@@ -237,3 +242,21 @@ def test_reevaluating_one_topic_gives_the_values_of_a_full_evaluation():
         assert list(result.topics) == [topic]
         row = list(full.runs[tag].topics).index(topic)
         np.testing.assert_allclose(result.values[0], full.runs[tag].values[row], atol=0, rtol=0)
+
+
+def test_a_document_ranked_under_one_topic_takes_that_topics_label_not_another_topics(label_lookup):
+    """Database ids: document 5 is ranked for topic 1 alone but judged relevant for topic 2 only, so topic 1's
+    ranking holds an unjudged document; document 6, ranked for topic 2 alone, is judged for both."""
+    qrels = PreparedQrels.from_mapping({1: {6: 1, 7: 0}, 2: {5: 1, 6: 0}})
+    runs = RunSet([PreparedRun.from_rankings("r", {1: [5, 7], 2: [6, 9]})], reused=label_lookup == REUSED)
+    result = evaluate(qrels, runs, ["P@1", "P@2", "NumRelRet", "Bpref"])
+    assert result.value("r", 1, "P@1") == 0.0 and result.value("r", 1, "NumRelRet") == 0
+    assert result.value("r", 2, "P@2") == 0.0 and result.value("r", 2, "NumRelRet") == 0
+
+
+def test_file_ids_are_ranked_under_one_topic_and_database_ids_may_not_be():
+    reader = TrecReader()
+    runs = RunSet([reader.run("r", {"1": {"a": 1.0, "b": 0.5}, "2": {"a": 2.0}})])
+    assert runs.topic_of_doc is not None  # "a" of topic 1 and "a" of topic 2 are two ids
+    shared = RunSet([PreparedRun.from_rankings("r", {1: [5, 7], 2: [5]})])
+    assert shared.topic_of_doc is None
