@@ -34,7 +34,8 @@ def _dcg_through(batch: RankedBatch, kind: str, columns: np.ndarray) -> np.ndarr
     hits = batch.gain_hits
 
     def terms():  # the divisor of each rank comes from one array of ranks, as it would for a whole row
-        return _gain_fn(kind)(batch.gains[hits.row, hits.column]) / _divisor_fn(kind)(batch.ranks)[hits.column]
+        gains = batch.labels[hits.row, hits.column].astype(np.float64)  # the hits are the positive labels
+        return _gain_fn(kind)(gains) / _divisor_fn(kind)(batch.ranks)[hits.column]
 
     return hits.sum_through(batch.running(("dcg", kind), hits, terms), columns)
 
