@@ -114,7 +114,8 @@ DUPLICATES = ("error", "first", "last")
 def read_run(
     source: Source, *, name: str | None = None, duplicates: str = "error"
 ) -> tuple[str, dict[str, dict[str, float]]]:
-    """(tag, {topic: {docno: score}}); the tag is the first line's, as in trec_eval.
+    """(tag, {topic: {docno: score}}); the tag is the last line's, as trec_eval keeps it (it prints that one as
+    `runid` and checks no other).
 
     `duplicates` says what to do with a docno repeated within a topic: "error" (trec_eval's behaviour, naming the
     line), "first" or "last" to keep one of them."""
@@ -124,7 +125,7 @@ def read_run(
     run: dict[str, dict[str, float]] = {}
     tag = None
     for entry in run_lines(source, name=file):
-        tag = tag or entry.tag
+        tag = entry.tag
         docs = run.setdefault(entry.topic, {})
         if entry.docno in docs:
             if duplicates == "error":
@@ -163,11 +164,11 @@ def run_table(path: str | Path) -> RunTable | None:
     read = _plain_columns(path, 6, columns, trailing=True)
     if read is None:
         return None
-    columns, first_line = read
+    columns, last_line = read
     scores = as_numpy(columns["score"])
     if not np.isfinite(scores).all():
         return None
-    return RunTable(first_line.split()[5].decode(), columns["topic"], columns["docno"], scores)
+    return RunTable(last_line.split()[5].decode(), columns["topic"], columns["docno"], scores)
 
 
 def qrels_table(path: str | Path) -> QrelsTable | None:
@@ -226,7 +227,7 @@ def _cut_spans(data: bytes, starts: np.ndarray, stops: np.ndarray) -> bytes:
 
 
 def _plain_columns(path: str | Path, width: int, wanted: dict[int, tuple[str, pa.DataType]], *, trailing: bool = False):
-    """({name: column} for the wanted columns, first line) if the file is plain: ASCII (comment lines cut out),
+    """({name: column} for the wanted columns, last line) if the file is plain: ASCII (comment lines cut out),
     `width` columns on every line (or more where `trailing`, cut off), each separated from the next by one space (or
     one tab, in a file with no spaces), no blank line, no line longer than `MAX_LINE_BYTES`, every value one the
     column's type reads. Anything else answers None.
@@ -281,5 +282,5 @@ def _plain_columns(path: str | Path, width: int, wanted: dict[int, tuple[str, pa
     columns = {name: table[f"c{i}"].combine_chunks() for i, (name, _) in wanted.items()}
     if any(column.null_count for column in columns.values()):
         return None
-    first_line = data[: data.find(b"\n")] if raw[-1] == 10 or b"\n" in data else data
-    return columns, first_line
+    body = data[:-1] if raw[-1] == 10 else data
+    return columns, body[body.rfind(b"\n") + 1 :]

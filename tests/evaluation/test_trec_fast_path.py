@@ -134,10 +134,12 @@ def test_tab_separated_and_crlf_files_without_a_final_newline_are_read(tmp_path)
     assert table.docnos.to_pylist() == ["b", "aa", "c"] and table.scores.tolist() == [2.0, -0.001, 3.0]
 
 
-def test_a_run_whose_lines_name_several_tags_is_named_by_its_first(tmp_path):
+@pytest.mark.parametrize("ending", ["\n", "", "\n# a closing comment\n"])
+def test_a_run_whose_lines_name_several_tags_is_named_by_its_last_as_trec_eval_names_it(tmp_path, ending):
+    """trec_eval's reader keeps the run id of every line it parses over the last one's (get_trec_results.c)."""
     path = tmp_path / "run"
-    path.write_text("1 Q0 a 1 1 first\n1 Q0 b 2 0.5 second\n")
-    assert run_table(path).tag == read_run(path)[0] == "first"
+    path.write_text("1 Q0 a 1 1 first\n1 Q0 b 2 0.5 second" + ending)
+    assert run_table(path).tag == read_run(path)[0] == "second"
 
 
 def test_a_repeated_qrels_pair_is_named_by_the_careful_reader(tmp_path):
@@ -228,7 +230,7 @@ def test_trailing_columns_are_cut_in_the_fast_path_as_the_careful_reader_ignores
     assert list(zip(table.topics.to_pylist(), table.docnos.to_pylist(), table.scores.tolist(), strict=True)) == [
         c[:3] for c in careful
     ]
-    assert table.tag == careful[0][3]
+    assert table.tag == careful[-1][3]
 
 
 def test_a_long_run_file_with_a_trailing_column_on_every_line_takes_the_fast_path(tmp_path):
