@@ -4,10 +4,7 @@ Computed on demand by `measures.judgment_groups`, cached for as long as the coll
 
 from __future__ import annotations
 
-import contextlib
-
 import numpy as np
-from django.core.cache import cache
 
 from judging import selectors as judging_selectors
 from judging.models import Collection, Run, Topic
@@ -15,26 +12,15 @@ from measures import PreparedQrels, aggregate, parse_measure
 from measures.judgment_groups import averaged_over_groups
 
 from . import ranking_cache
+from .cached_reads import cached_for_version
 from .selectors import engine_options, results_version, run_aggregates
-
-CACHE_SECONDS = 24 * 3600
 
 
 def averaged_over_assessors(*, collection: Collection, measure: str) -> list[dict]:
     """[{run, consensus, averaged, difference, topics}] by run tag: `measure` under the consensus (the stored
     value) and averaged over each topic's counted assessors' own labels, then over the topics they labelled."""
     version = results_version(collection=collection)
-    key = f"avgjg:{collection.pk}:{measure}:{version}"
-    if version is not None:
-        with contextlib.suppress(Exception):
-            found = cache.get(key)
-            if found is not None:
-                return found
-    rows = _averaged(collection, measure)
-    if version is not None:
-        with contextlib.suppress(Exception):
-            cache.set(key, rows, CACHE_SECONDS)
-    return rows
+    return cached_for_version(f"avgjg:{collection.pk}:{measure}", version, lambda: _averaged(collection, measure))
 
 
 def _averaged(collection: Collection, measure: str) -> list[dict]:

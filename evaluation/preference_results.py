@@ -15,14 +15,17 @@ from __future__ import annotations
 from collections import defaultdict
 
 import numpy as np
+from django.db.models import Count, Max
 
 from judging import preferring
 from judging import selectors as judging_selectors
-from judging.models import Collection, Document, Preference, Ranking, Run, Topic
+from judging.models import Collection, Document, Preference, PreferenceHistory, Ranking, Run, Topic
 from measures.bradley_terry import bradley_terry, grades_from_strengths
 from measures.preferences import PrefLine, evaluate_prefs, summary, topic_prefs
 
+from .cached_reads import cached_for_version
 from .exports import export_name, provenance
+from .selectors import results_version
 
 LEADERBOARD_MEASURES = ["prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_num_prefs_poss"]
 BRADLEY_TERRY = (
@@ -133,7 +136,16 @@ def _run_scores(collection: Collection, topic_numbers: set[str]) -> dict[str, di
 
 def prefs_leaderboard(*, collection: Collection) -> dict:
     """Each run's prefs_* measures (the mean over topics with preferences, counts summed) from the prefs file's
-    lines, with the topics counted and agreement between assessors on the pairs they share."""
+    lines, with the topics counted and agreement between assessors on the pairs they share. Kept in the cache while
+    the collection's results version and its preferences stand (every preference change adds a history row)."""
+    changes = PreferenceHistory.objects.filter(topic__collection=collection).aggregate(
+        count=Count("pk"), last=Max("pk")
+    )
+    key = f"prefs-board:{collection.pk}:{changes['count']}:{changes['last']}"
+    return cached_for_version(key, results_version(collection=collection), lambda: _prefs_leaderboard(collection))
+
+
+def _prefs_leaderboard(collection: Collection) -> dict:
     prefs, split = preference_lines(collection=collection, reveal=False)
     if not prefs:
         return {"measures": LEADERBOARD_MEASURES, "runs": {}, "rows": [], "topics": 0, "split": [], "agreement": None}

@@ -6,20 +6,16 @@ labels, and kept in the cache for as long as the collection's results version st
 
 from __future__ import annotations
 
-import contextlib
 from collections import defaultdict
-
-from django.core.cache import cache
 
 from judging import selectors as judging_selectors
 from judging.models import Collection, MachineJudge, MachineReply, PoolItem, Topic
 
 from . import machine_verification as verify
 from . import ranking_cache
+from .cached_reads import cached_for_version
 from .ranking_agreement import system_ranking_agreement
 from .selectors import consensus_labels, engine_options, results_version, stored_measures
-
-CACHE_SECONDS = 24 * 3600
 
 
 def machine_judges(*, collection: Collection) -> list[MachineJudge]:
@@ -63,19 +59,9 @@ def _pairs(mine, theirs) -> list[tuple[int, int]]:
 
 def judge_verification(*, judge: MachineJudge, reveal: bool, draws: int = verify.DRAWS) -> dict:
     """Everything the page and the API show of one judge (see the module). Cached per results version."""
-    collection = judge.collection
-    version = results_version(collection=collection)
-    key = f"verification:{judge.pk}:{judge.configuration}:{reveal}:{draws}:{version}"
-    if version is not None:
-        with contextlib.suppress(Exception):  # a cache that is down costs time, never the page
-            found = cache.get(key)
-            if found is not None:
-                return found
-    result = _verification(judge, reveal, draws)
-    if version is not None:
-        with contextlib.suppress(Exception):
-            cache.set(key, result, CACHE_SECONDS)
-    return result
+    version = results_version(collection=judge.collection)
+    key = f"verification:{judge.pk}:{judge.configuration}:{reveal}:{draws}"
+    return cached_for_version(key, version, lambda: _verification(judge, reveal, draws))
 
 
 def _verification(judge: MachineJudge, reveal: bool, draws: int) -> dict:

@@ -12,6 +12,7 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 
 from evaluation import preference_results
+from evaluation import services as evaluation_services
 from evaluation.cli import main
 from judging import preferring, services, tournament
 from judging.models import AssessorPause, Document, PoolItem, Preference, PreferenceHistory, Ranking, Topic
@@ -197,3 +198,20 @@ def test_bradley_terry_recovers_an_order_and_cuts_it_into_grades():
     assert strengths["a"] > strengths["b"] > strengths["c"]
     assert math.isclose(math.prod(strengths.values()), 1.0)
     assert grades_from_strengths(strengths, max_grade=2, nonrelevant={"c"}) == {"a": 2, "b": 1, "c": 0}
+
+
+def test_the_preferences_card_is_kept_until_a_preference_changes(campaign, client, monkeypatch):
+    collection, topic, ann, bob, _ = campaign
+    client.force_login(ann)
+    _compare_all(client, topic, by_number)
+    evaluation_services.collection_recompute(collection_id=collection.id)  # results up to date: a version to key by
+    computed, compute = [], preference_results._prefs_leaderboard
+    monkeypatch.setattr(preference_results, "_prefs_leaderboard", lambda c: computed.append(c.pk) or compute(c))
+    first = preference_results.prefs_leaderboard(collection=collection)
+    assert preference_results.prefs_leaderboard(collection=collection) == first and len(computed) == 1
+    client.force_login(bob)
+    _compare_all(client, topic, lambda left, right: "left")
+    second = preference_results.prefs_leaderboard(collection=collection)
+    assert len(computed) == 2 and first["agreement"]["shared_pairs"] == 0 < second["agreement"]["shared_pairs"]
+    preferences.preference_delete(preference=Preference.objects.filter(assessor=bob).first(), changed_by=bob)
+    assert preference_results.prefs_leaderboard(collection=collection)["agreement"] != second["agreement"]
