@@ -200,3 +200,22 @@ def test_bad_input_is_named_by_file_line_and_field(tmp_path, files, capsys):
     assert "cannot be computed from preferences" in capsys.readouterr().err
     with pytest.raises(Exception, match="rel_level"):
         read_prefs(bad)
+
+
+@pytest.mark.parametrize("ranking, fulfilled", [(["d#1", "d2", "d3"], 4), (["d3", "d2", "d#1"], 0)])
+def test_prefs_lines_as_trec_evals_own_tests_write_them(tmp_path, capsys, ranking, fulfilled):
+    """Comment lines, tabs and runs of spaces mixed, a '#' inside a docno, rel_levels that are not whole: user u1's
+    one sub-group orders d#1 (2.5) > d2 (1) > d3 (0), three preferences; u2 adds d2 (6.5) > d3 (5.5)."""
+    (tmp_path / "prefs").write_text(
+        "# judged by two users\nt1  u1  s1  d#1\t 2.5\nt1  u1  s1  d2   1\nt1\tu1\ts1\td3\t0\n"
+        "# between lines\nt1  u2  s1  d2   6.5\nt1  u2  s1  d3   5.5\n"
+    )
+    (tmp_path / "run").write_text("".join(f"t1 Q0 {d} {i} {3 - i} r\n" for i, d in enumerate(ranking)))
+    assert main(["-R", "prefs", "-m", "prefs_num_prefs_poss", "-m", "prefs_num_prefs_ful", "-m", "prefs_simp",
+                 str(tmp_path / "prefs"), str(tmp_path / "run")]) == 0  # fmt: skip
+    out = capsys.readouterr().out.splitlines()
+    assert out == [
+        "prefs_num_prefs_poss  \tall\t4",
+        f"prefs_num_prefs_ful   \tall\t{fulfilled}",
+        f"prefs_simp            \tall\t{fulfilled / 4:.4f}",
+    ]
