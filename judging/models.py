@@ -342,21 +342,29 @@ class Judgment(models.Model):
         return f"{self.assessor_id} {self.topic_id}/{self.document_id} = {self.grade}"
 
 
-class JudgmentHistory(models.Model):
-    """Append-only log of every judgment change: who, when, old and new grade."""
+class ChangeRecord(models.Model):
+    """What every append-only change log keeps: whose label on which topic changed, who changed it, and when."""
 
     assessor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="+")
-    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
     changed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     changed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        abstract = True
+        ordering = ["-changed_at", "-id"]
+
+
+class JudgmentHistory(ChangeRecord):
+    """Append-only log of every judgment change: who, when, old and new grade."""
+
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
     old_grade = models.SmallIntegerField(null=True, blank=True)
     new_grade = models.SmallIntegerField(null=True, blank=True)
     action = models.CharField(max_length=20)  # created | changed | deleted | cannot_judge
     note = models.TextField(blank=True)
 
-    class Meta:
-        ordering = ["-changed_at", "-id"]
+    class Meta(ChangeRecord.Meta):
         verbose_name_plural = "judgment history"
 
     def __str__(self) -> str:
@@ -631,20 +639,15 @@ class Preference(models.Model):
         return f"{self.assessor_id} {self.topic_id}: {self.first_id} vs {self.second_id} = {self.outcome}"
 
 
-class PreferenceHistory(models.Model):
+class PreferenceHistory(ChangeRecord):
     """Append-only log of every preference change: who, when, the old and the new outcome."""
 
-    assessor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="+")
     first = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
     second = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
-    changed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    changed_at = models.DateTimeField(auto_now_add=True)
     old_outcome = models.CharField(max_length=8, blank=True)
     new_outcome = models.CharField(max_length=8, blank=True)
 
-    class Meta:
-        ordering = ["-changed_at", "-id"]
+    class Meta(ChangeRecord.Meta):
         verbose_name_plural = "preference history"
 
     def __str__(self) -> str:
