@@ -295,6 +295,9 @@ LOGGING = {
     # Not CELERY_LOG_LEVEL: a celery worker sets that variable itself, to a number, for its child processes.
     "loggers": {
         "celery": {"level": os.environ.get("WORKBENCH_CELERY_LOG_LEVEL", "WARNING")},
+        # httpx logs every request at INFO; a run of thousands of calls would drown the log.
+        "httpx": {"level": "WARNING"},
+        "httpcore": {"level": "WARNING"},
         "axes": {"level": "WARNING"},
     },
 }

@@ -68,6 +68,12 @@ class MachineJudgeForm(forms.ModelForm):
             "scale_map", "batch", "concurrency", "requests_per_minute", "timeout", "retries", "budget_requests",
             "budget_tokens", "budget_words",
         ]  # fmt: skip
+        help_texts = {
+            "api_key_env": "The name of a WORKBENCH_SECRET_* variable the operator set (e.g. WORKBENCH_SECRET_OPENAI), "
+            "never the key itself.",
+            "base_url": "The server's base, e.g. https://api.openai.com/v1. A server inside the network (localhost, "
+            "10.x, 192.168.x...) needs the operator's WORKBENCH_OUTBOUND_ALLOW.",
+        }
         widgets = {
             "provider": forms.RadioSelect(choices=MachineProvider.choices),
             "batch": forms.Select(choices=[("pair", "One call per pair"), ("topic", "One call per topic (JSON list)")]),

@@ -16,6 +16,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from config.secrets import secret_name_problem
 from measures.trec_files import TrecFormatError, qrels_lines, run_lines
 
 from .importers.documents import parse_documents
@@ -64,7 +65,9 @@ def _parser() -> argparse.ArgumentParser:
         help="pair: one call per pair; topic: one call per topic's documents (up to 20), JSON ratings back",
     )
     parser.add_argument("--cache", type=Path, help="a folder keeping every reply (reruns send no request twice)")
-    parser.add_argument("--api-key-env", help="the environment variable holding the API key (never the key)")
+    parser.add_argument(
+        "--api-key-env", help="the WORKBENCH_SECRET_* environment variable holding the API key (never the key)"
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON (the only output format)")
     return parser
 
@@ -108,6 +111,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         topics, documents, pairs = _read(args)
     except (OSError, ValueError, TrecFormatError) as error:
         print(f"error: {error}", file=sys.stderr)
+        return 2
+    problem = args.api_key_env and secret_name_problem(args.api_key_env)
+    if problem:
+        print(f"error: --api-key-env: {problem}", file=sys.stderr)
         return 2
     config = ServerConfig(
         base_url=args.base_url,

@@ -6,11 +6,14 @@ a body that is not JSON, or no choice, for its first N requests."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import threading
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from config.outbound import ALLOW_VARIABLE
 
 TOPIC = re.compile(r"Query:\s*topic (\w+)")
 DOCUMENT = re.compile(r"\bdoc (\w+)\b")
@@ -27,6 +30,9 @@ class ChatServer(ThreadingHTTPServer):
         self.delay = 0.0
         self.faults: list[str] = []  # one fault per coming request, in order: "429", "500", "garbage", "empty"
         self.retry_after = "0"
+        self.redirect_to = ""  # where a "302" fault points
+        self.trickle_gap = 0.3  # seconds between the bytes of a "trickle" fault's reply
+        self.bytes_sent = 0  # of "huge" and "trickle" replies, as far as the client took them
         self.requests = 0
         self.prompts: list[str] = []
         self.authorizations: list[str | None] = []
@@ -88,6 +94,23 @@ class _Handler(BaseHTTPRequestHandler):
                          "401": f"Incorrect API key provided: {self.headers.get('Authorization', '')[7:]}"}  # fmt: skip
                 self._send(json.dumps({"error": {"message": words[fault]}}).encode(), status=int(fault))
                 return
+            if fault == "302":
+                self.send_response(302)
+                self.send_header("Location", server.redirect_to)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            if fault == "404key":  # a proxy that quotes the start of the key it was given
+                quoted = f"No route for token {self.headers.get('Authorization', '')[7:40]}"
+                self._send(json.dumps({"error": {"message": quoted}}).encode(), status=404)
+                return
+            if fault == "echo":  # a model asked to repeat its instructions, and the key with them
+                said = f"##final score: 1 (my key was {self.headers.get('Authorization', '')[7:]})"
+                self._send(json.dumps({"choices": [{"message": {"content": said}}]}).encode())
+                return
+            if fault in ("trickle", "huge"):
+                self._stream(fault)
+                return
             if fault == "garbage":
                 self._send(b"<html>bad gateway</html>")
                 return
@@ -107,6 +130,30 @@ class _Handler(BaseHTTPRequestHandler):
             with server.lock:
                 server.active -= 1
 
+    def _stream(self, fault: str) -> None:
+        """A reply the client must cut short: a valid answer one byte at a time, or 50 MB."""
+        server = self.server
+        content = json.dumps({"choices": [{"message": {"content": "##final score: 1"}}]}).encode()
+        size = len(content) if fault == "trickle" else 50 * 1024 * 1024
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(size))
+        self.end_headers()
+        try:
+            if fault == "trickle":
+                for byte in content:
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                    server.bytes_sent += 1
+                    threading.Event().wait(server.trickle_gap)
+            else:
+                chunk = b" " * 65536
+                for _ in range(size // len(chunk)):
+                    self.wfile.write(chunk)
+                    server.bytes_sent += len(chunk)
+        except OSError:  # the client hung up, as it should
+            return
+
     def _send(self, data: bytes, status: int = 200) -> None:
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
@@ -116,12 +163,28 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def chat_server(qrels, **options):
+def outbound_allowed(*entries: str):
+    """WORKBENCH_OUTBOUND_ALLOW with `entries` added while the block runs, as an operator allows a local server."""
+    previous = os.environ.get(ALLOW_VARIABLE)
+    os.environ[ALLOW_VARIABLE] = ",".join(filter(None, [previous, *entries]))
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop(ALLOW_VARIABLE, None)
+        else:
+            os.environ[ALLOW_VARIABLE] = previous
+
+
+@contextmanager
+def chat_server(qrels, *, allowed: bool = True, **options):
+    """A running ChatServer; unless `allowed=False`, its address is one the operator allows (it is on loopback)."""
     server = ChatServer(qrels, **options)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield server
+        with outbound_allowed(f"127.0.0.1:{server.server_address[1]}" if allowed else ""):
+            yield server
     finally:
         server.shutdown()
         server.server_close()

@@ -1,31 +1,37 @@
-"""A client of OpenAI-compatible chat-completions servers (`POST {base_url}/chat/completions`), for judging.
+"""A client of OpenAI-compatible chat-completions servers (`POST {base_url}/chat/completions`), for judging: the
+provider adapter (the request as data, the reply parsed) over the shared outbound transport (config.outbound: the
+address rules, no redirects, one deadline per call, a cap on what is read, pooled connections).
 
 Every fault is an answer, never an exception the caller must guess about: `complete` returns a Reply whose `error`
-names what went wrong (timeout, refused connection, HTTP status, a body that is not the protocol's JSON, no
-choice). Faults worth another try (timeouts, refused connections, 429, 5xx, a garbled or empty answer, as a proxy's
-error page is) are retried with exponential backoff, a 429's Retry-After respected; the rest (400, 401, 404...)
-are not. Requests per minute are spaced evenly across threads, and a
-budget (requests or tokens) stops further calls. The API key is read from an environment variable named in the
-configuration and appears in no message, reply or error. Standard library only (urllib): one POST needs nothing
-more.
+names the class of what went wrong (timed out, could not connect, HTTP status, not the protocol's JSON, no choice).
+Faults worth another try (timeouts, refused connections, 429, 5xx, a garbled or empty answer, as a proxy's error
+page is) are retried with exponential backoff, a 429's Retry-After respected; the rest (400, 401, 404, a refused
+address, a redirect) are not. Requests per minute are spaced evenly across threads, and a budget (requests or
+tokens) stops further calls. The key is read from a WORKBENCH_SECRET_* variable named in the configuration; no run
+of 8 or more of its characters is left in any reply or error (config.secrets.masked). An `abort` event ends the
+calls under way within half a second and starts no more.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import threading
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass, field
+
+from config import outbound
+from config.secrets import masked, secret_value
+
+# What is kept of a reply's text, and of a refusal's own words: a grade needs a few lines, not a megabyte.
+MAX_REPLY_CHARS = 20_000
+MAX_DETAIL_CHARS = 120
 
 
 @dataclass(frozen=True)
 class ServerConfig:
     base_url: str
     model: str
-    api_key_env: str | None = None  # the name of the variable holding the key, never the key
+    api_key_env: str | None = None  # the WORKBENCH_SECRET_* variable holding the key, never the key
     timeout: float = 60.0
     retries: int = 3
     backoff: float = 1.0  # seconds before the first retry, doubling
@@ -91,19 +97,24 @@ class _Pacer:
         time.sleep(max(0.0, at - now))
 
 
-RETRIED_STATUSES = {408, 409, 425, 429, 500, 502, 503, 504}
-
-
 class ChatClient:
-    def __init__(self, config: ServerConfig, *, budget: Budget | None = None, sleep=time.sleep):
-        self.config, self.budget, self._sleep = config, budget or Budget(), sleep
+    def __init__(self, config: ServerConfig, *, budget: Budget | None = None, abort: threading.Event | None = None):
+        self.config, self.budget = config, budget or Budget()
+        self.abort = abort or threading.Event()
         self._pacer = _Pacer(config.requests_per_minute)
-        self._key = os.environ.get(config.api_key_env, "") if config.api_key_env else ""
+        self._key = secret_value(config.api_key_env)
+        self._http = outbound.outbound_client()
+
+    def close(self) -> None:
+        self._http.close()
 
     def complete(self, prompt: str) -> Reply:
         """One chat completion of `prompt` as the user's message, retried as the module says."""
         reply, delay, started = Reply(), self.config.backoff, time.monotonic()
         for attempt in range(1, self.config.retries + 2):
+            if self.abort.is_set():
+                reply.error = "cancelled"
+                break
             if not self.budget.take():
                 reply.error = "budget spent: no more requests"
                 break
@@ -112,65 +123,56 @@ class ChatClient:
             retry_after, reply = self._once(prompt, reply)
             if reply.error is None or retry_after is None or attempt > self.config.retries:
                 break
-            self._sleep(max(retry_after, delay))
+            if self.abort.wait(max(retry_after, delay)):  # the backoff, cut short by a cancel
+                reply.error = "cancelled"
+                break
             delay *= 2
         reply.seconds = time.monotonic() - started
+        reply.text = masked(reply.text, self._key)
+        reply.error = masked(reply.error, self._key)
         return reply
 
     def _once(self, prompt: str, reply: Reply) -> tuple[float | None, Reply]:
         """One request: (seconds to wait before a retry, or None when retrying is pointless; the reply so far)."""
-        body = json.dumps({
+        body = {
             "model": self.config.model,
             "messages": [{"role": "user", "content": prompt}],
             "temperature": self.config.temperature,
             "max_tokens": self.config.max_tokens,
-        }).encode()  # fmt: skip
-        headers = {"Content-Type": "application/json"}
-        if self._key:
-            headers["Authorization"] = f"Bearer {self._key}"
-        request = urllib.request.Request(
-            self.config.base_url.rstrip("/") + "/chat/completions", data=body, headers=headers, method="POST"
+        }
+        headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
+        answer = outbound.post_json(
+            self._http,
+            self.config.base_url.rstrip("/") + "/chat/completions",
+            body=body,
+            headers=headers,
+            timeout=self.config.timeout,
+            abort=self.abort,
         )
-        try:
-            with urllib.request.urlopen(request, timeout=self.config.timeout) as response:
-                raw = response.read()
-        except urllib.error.HTTPError as error:
-            reply.error = f"HTTP {error.code}" + self._detail(error)
-            if error.code not in RETRIED_STATUSES:
+        if answer.failure is not None:
+            reply.text = None
+            reply.error = answer.failure + (self._detail(answer) if answer.status else "")
+            if not answer.retry:
                 return None, reply
-            return _retry_after(error.headers.get("Retry-After")), reply
-        except (TimeoutError, urllib.error.URLError, ConnectionError, OSError) as error:
-            reason = getattr(error, "reason", error)
-            reply.error = (
-                "timed out" if "timed out" in str(reason) else f"could not reach the server ({type(reason).__name__})"
-            )
-            return 0.0, reply
-        reply = _parsed(raw, reply, self.budget)
+            return (answer.retry_after or 0.0), reply
+        reply = _parsed(answer.content, reply, self.budget)
         return (0.0 if reply.error else None), reply
 
-    def _detail(self, error: urllib.error.HTTPError) -> str:
+    def _detail(self, answer: outbound.Answer) -> str:
         """The server's own words for a refusal it will repeat (400: say, a prompt over the model's context), from
-        its JSON error's message: at most 200 characters, never for 401 or 403 (some servers quote part of the key
-        there), and with the key itself taken out should a server echo it."""
-        if error.code in RETRIED_STATUSES or error.code in (401, 403):
+        its JSON error's message: a short excerpt, never for 401, 403 or 404 (servers quote keys and paths there),
+        masked by the caller like everything else."""
+        if answer.status is None or answer.status in outbound.RETRIED_STATUSES or answer.status not in (400, 413, 422):
             return ""
         try:
-            body = json.loads(error.read(4096) or b"{}")
-            message = body.get("error", {}).get("message") if isinstance(body.get("error"), dict) else body.get("error")
-        except (ValueError, AttributeError, OSError):
+            body = json.loads(answer.content or b"{}")
+            error = body.get("error")
+            message = error.get("message") if isinstance(error, dict) else error
+        except (ValueError, AttributeError):
             return ""
         if not isinstance(message, str) or not message.strip():
             return ""
-        if self._key:
-            message = message.replace(self._key, "[key]")
-        return ": " + " ".join(message.split())[:200]
-
-
-def _retry_after(value: str | None) -> float:
-    try:
-        return max(0.0, float(value)) if value is not None else 0.0
-    except ValueError:
-        return 0.0  # an HTTP date: the backoff decides
+        return ": " + " ".join(message.split())[:MAX_DETAIL_CHARS]
 
 
 def _parsed(raw: bytes, reply: Reply, budget: Budget) -> Reply:
@@ -179,10 +181,13 @@ def _parsed(raw: bytes, reply: Reply, budget: Budget) -> Reply:
         choices = body["choices"]
         usage = body.get("usage") or {}
     except (ValueError, KeyError, TypeError):
-        reply.error = "the server's answer is not chat-completions JSON"
+        reply.error = "unreadable reply: not chat-completions JSON"
         return reply
-    reply.prompt_tokens = int(usage.get("prompt_tokens") or 0)
-    reply.completion_tokens = int(usage.get("completion_tokens") or 0)
+    try:
+        reply.prompt_tokens = int(usage.get("prompt_tokens") or 0)
+        reply.completion_tokens = int(usage.get("completion_tokens") or 0)
+    except (TypeError, ValueError, AttributeError):
+        reply.prompt_tokens = reply.completion_tokens = 0
     budget.spend_tokens(reply.prompt_tokens + reply.completion_tokens)
     if not choices or not isinstance(choices, list):
         reply.error = "the server answered with no choice"
@@ -192,5 +197,5 @@ def _parsed(raw: bytes, reply: Reply, budget: Budget) -> Reply:
     if not isinstance(text, str) or not text.strip():
         reply.error = "the server answered with an empty message"
         return reply
-    reply.text, reply.error = text, None
+    reply.text, reply.error = text[:MAX_REPLY_CHARS], None
     return reply

@@ -15,6 +15,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as StillWaiting
 from dataclasses import dataclass, field
 
 from .cache import ReplyCache
@@ -22,6 +23,8 @@ from .client import ChatClient
 from .prompts import PromptReplyError, Template, batch_grades, grade_of, render, render_batch
 
 BATCH_SIZE = 20
+STOP_POLL = 0.5  # seconds between looks at `stop` while a call is under way
+CANCELLED = "cancelled"
 
 
 @dataclass(frozen=True)
@@ -113,8 +116,10 @@ def judge_pairs(
 ) -> JudgeRun:
     """Judges every distinct pair once, `concurrency` calls at a time. A pair whose topic or document is unknown is
     a failure. `on_result` is called with each pair's PairResult in the calling thread, as results arrive (a
-    database write belongs there, not in the calls' threads). Once `stop()` is true no new call starts; the pairs not
-    started are left out of the result (neither labelled nor failed)."""
+    database write belongs there, not in the calls' threads). `stop` is asked in the calling thread only, as results
+    arrive and every STOP_POLL seconds while calls are under way: once it is true no new call starts and the calls
+    under way are aborted (the client's `abort`); the pairs not answered are left out of the result (neither labelled
+    nor failed)."""
     run, scale = JudgeRun(), scale or template.scale
     identity = client.config.identity()
     todo = list(dict.fromkeys(pairs))
@@ -151,7 +156,7 @@ def judge_pairs(
 
     def ask(group: list[tuple[str, str]]) -> list[PairResult] | None:
         """The results of one call (a pair, or a topic's batch), from the cache where every pair is there."""
-        if halted.is_set() or stop():
+        if halted.is_set() or client.abort.is_set():
             return None
         results, missing = [], []
         for topic_id, docno in group:
@@ -202,10 +207,14 @@ def judge_pairs(
         window = deque(pool.submit(ask, group) for group in itertools.islice(groups, width))
         try:
             while window:
-                results = window.popleft().result()
+                results = _waited(window.popleft(), stop, client.abort)
+                if stop():
+                    client.abort.set()
                 for group in itertools.islice(groups, 1):
                     window.append(pool.submit(ask, group))
                 for result in results or ():
+                    if result.failure == CANCELLED and client.abort.is_set():
+                        continue  # not answered: a later run asks again
                     run.add(result)
                     if on_result is not None:
                         on_result(result)
@@ -215,6 +224,16 @@ def judge_pairs(
             raise
     run.requests = requests[0]
     return run
+
+
+def _waited(future, stop: Stop, abort: threading.Event):
+    """The future's result, aborting the calls under way as soon as `stop()` turns true."""
+    while True:
+        try:
+            return future.result(timeout=STOP_POLL)
+        except StillWaiting:
+            if not abort.is_set() and stop():
+                abort.set()
 
 
 def _groups(todo: list[tuple[str, str]], batch: str) -> list[list[tuple[str, str]]]:

@@ -10,6 +10,7 @@ those whose reply was a failure.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -22,6 +23,9 @@ from urllib.parse import urlparse
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
+
+from config.outbound import url_problem
+from config.secrets import secret_name_problem
 
 from .. import job_kinds, jobs
 from ..identifiers import identifier, identifier_problem
@@ -47,12 +51,13 @@ from .judgments import judgments_record_bulk
 User = get_user_model()
 MACHINE_NAMESPACE = "machine:"
 LEXICAL_VERSION = "bm25-quantiles-1"
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
 BUDGET_SPENT = "budget spent"
 # Labels are recorded as judgments in batches (one transaction, the topics marked stale once), at least every
 # LABEL_SECONDS; each reply is kept at once, so a worker killed between the two loses no reply (see `_pairs`).
 LABEL_BATCH, LABEL_SECONDS = 50, 1.0
 RETRY_BACKOFF = 1.0  # seconds before a fault's first retry, doubling (a 429's Retry-After, when longer, wins)
+# A preview answers inside a web request: one try, well within the web server's 30 s timeout.
+PREVIEW_SECONDS = 10.0
 SETTINGS = (
     "provider", "base_url", "model", "api_key_env", "prompt", "template", "template_max_grade", "scale_map", "batch",
     "concurrency", "requests_per_minute", "timeout", "retries", "budget_requests", "budget_tokens", "budget_words",
@@ -84,16 +89,19 @@ def _validated(judge: MachineJudge, collection: Collection) -> None:
         raise ValidationError({"provider": f"choose one of {', '.join(MachineProvider.values)}"})
     if judge.batch not in ("pair", "topic"):
         raise ValidationError({"batch": "choose pair (a call per pair) or topic (a call per topic's documents)"})
-    if judge.api_key_env and not _ENV_NAME.fullmatch(judge.api_key_env):
-        raise ValidationError(
-            {"api_key_env": "give the NAME of an environment variable (letters, digits, _), never a key"}
-        )
+    if judge.api_key_env:
+        problem = secret_name_problem(judge.api_key_env)
+        if problem:
+            raise ValidationError({"api_key_env": problem})
     if judge.provider == MachineProvider.CHAT:
         url = urlparse(judge.base_url or "")
         if url.scheme not in ("http", "https") or not url.netloc:
             raise ValidationError({"base_url": "give the server's http(s) base URL, e.g. http://localhost:8000/v1"})
         if url.username or url.password:
             raise ValidationError({"base_url": "put no credentials in the URL; name a variable in api_key_env"})
+        problem = url_problem(judge.base_url)
+        if problem:
+            raise ValidationError({"base_url": problem})
         if not judge.model.strip():
             raise ValidationError({"model": "name the model the server should use"})
     if judge.prompt not in (*TEMPLATES, "custom"):
@@ -244,7 +252,7 @@ def machine_reply_record(*, judge: MachineJudge, topic_id: int, document_id: int
         document_id=document_id,
         defaults={
             "grade": result.grade,
-            "failure": (result.failure or "")[:300],
+            "failure": (result.failure or "")[:300],  # a class and a short, masked excerpt (machine.client)
             "reply": result.reply or "",
             "prompt_tokens": result.prompt_tokens,
             "completion_tokens": result.completion_tokens,
@@ -287,6 +295,10 @@ def machine_judge_run(
     reply as it arrives; returns the run's figures (RunTally). Faults are per pair (recorded as failures); a spent
     budget or `cancelled()` (asked in this thread as replies arrive, and before the first) ends the run early with
     `stopped` saying why, the pairs not asked left for a later run."""
+    if judge.provider == MachineProvider.CHAT and judge.api_key_env:
+        problem = secret_name_problem(judge.api_key_env)
+        if problem:  # saved before the rule, or the operator unset it since
+            raise ValidationError({"api_key_env": problem})
     pairs = _pairs(judge, topic_ids=topic_ids, limit=limit, retry_failed=retry_failed)
     tally = RunTally(total=len(pairs))
     topics = {t.id: t for t in Topic.objects.filter(pk__in={t for t, _ in pairs})}
@@ -305,9 +317,13 @@ def machine_judge_run(
         pending.clear()
         flushed[0] = time.monotonic()
 
-    def record(result: PairResult) -> None:
-        if cancelled is not None and cancelled():
+    def stop() -> bool:
+        if not stopping.is_set() and cancelled is not None and cancelled():
             stopping.set()
+        return stopping.is_set()
+
+    def record(result: PairResult) -> None:
+        stop()
         if result.failure and result.failure.startswith(BUDGET_SPENT):
             tally.stopped = "the budget is spent; raise it and run again for the pairs left"
             return
@@ -327,12 +343,12 @@ def machine_judge_run(
     machine_labels_record(judge=judge)  # what an earlier run kept as replies but stopped before recording
     try:
         if judge.provider == MachineProvider.LEXICAL:
-            _lexical_run(judge, pairs, record, stopping.is_set)
+            _lexical_run(judge, pairs, record, stop)
         else:
-            _chat_run(judge, pairs, topics, documents, record, stopping.is_set)
+            _chat_run(judge, pairs, topics, documents, record, stop)
     finally:
         flush()
-    if stopping.is_set() and tally.done < tally.total:
+    if stopping.is_set():
         tally.stopped = "cancelled"
     final = tally.as_dict()
     progress(tally.done, tally.total, final)
@@ -345,15 +361,15 @@ def _texts(topics: dict, documents: dict):
     return topic_texts, document_texts
 
 
-def _server_config(judge: MachineJudge) -> ServerConfig:
+def _server_config(judge: MachineJudge, *, preview: bool = False) -> ServerConfig:
     return ServerConfig(
         base_url=judge.base_url,
         model=judge.model,
         api_key_env=judge.api_key_env or None,
-        timeout=judge.timeout,
-        retries=judge.retries,
+        timeout=min(judge.timeout, PREVIEW_SECONDS) if preview else judge.timeout,
+        retries=0 if preview else judge.retries,
         backoff=RETRY_BACKOFF,
-        requests_per_minute=judge.requests_per_minute,
+        requests_per_minute=None if preview else judge.requests_per_minute,
     )
 
 
@@ -362,6 +378,11 @@ def _chat_run(judge, pairs, topics, documents, record, stop) -> None:
     client = ChatClient(_server_config(judge), budget=budget)
     topic_texts, document_texts = _texts(topics, documents)
     template = judge_template(judge)
+    with contextlib.closing(client):
+        _chat_pairs(judge, pairs, client, topic_texts, document_texts, template, record, stop)
+
+
+def _chat_pairs(judge, pairs, client, topic_texts, document_texts, template, record, stop) -> None:
     judge_pairs(
         [(str(t), str(d)) for t, d in pairs],
         topics=topic_texts,
@@ -427,6 +448,7 @@ job_kinds.register(
 )
 
 
+@transaction.atomic
 def machine_judge_run_start(
     *,
     judge: MachineJudge,
@@ -436,7 +458,9 @@ def machine_judge_run_start(
     created_by=None,
 ):
     """Starts a run of the judge as a Job (the page's and the API's one way in). Refused while another run of the
-    same judge is queued or running: both would ask for the same pairs."""
+    same judge is queued or running: both would ask for the same pairs (and pay twice). The judge's row is locked
+    for the check and the start, so two concurrent starts are one run and one refusal."""
+    MachineJudge.objects.select_for_update().get(pk=judge.pk)
     going = Job.objects.filter(task=MACHINE_TASK, arguments__judge_id=judge.id, state__in=["queued", "running"])
     if going.exists():
         raise ValidationError({"judge": f"a run of {judge.name} is already under way (job {going.first().pk})"})
@@ -468,14 +492,18 @@ def machine_judge_run_job_work(job, progress) -> dict:
             checked[0], checked[1] = now, jobs.job_cancel_requested(job.id)
         return checked[1]
 
-    result = machine_judge_run(
-        judge=judge,
-        topic_ids=job.arguments.get("topic_ids") or None,
-        limit=job.arguments.get("limit"),
-        retry_failed=job.arguments.get("retry_failed", False),
-        progress=progress,
-        cancelled=cancelled,
-    )
+    try:
+        result = machine_judge_run(
+            judge=judge,
+            topic_ids=job.arguments.get("topic_ids") or None,
+            limit=job.arguments.get("limit"),
+            retry_failed=job.arguments.get("retry_failed", False),
+            progress=progress,
+            cancelled=cancelled,
+        )
+    except ValidationError as refused:
+        field, reasons = next(iter(refused.message_dict.items()))
+        raise jobs.JobRefused(f"{field}: {reasons[0]}") from refused
     if result["stopped"] == "cancelled":
         raise jobs.JobCancelled(result)
     return result
@@ -503,6 +531,9 @@ def machine_judge_preview(
         preview["prompt"] = render(template, **texts, document=text, budget_words=judge.budget_words)
     if not ask:
         return preview
+    problem = judge.provider == MachineProvider.CHAT and judge.api_key_env and secret_name_problem(judge.api_key_env)
+    if problem:
+        raise ValidationError({"api_key_env": problem})
     results: list[PairResult] = []
     if judge.provider == MachineProvider.LEXICAL:
         _lexical_run(judge, [(str(topic.id), str(document.id))], results.append, lambda: False)
@@ -512,7 +543,7 @@ def machine_judge_preview(
             topics={"t": TopicText(topic.title, topic.description, topic.narrative)},
             documents={"d": text},
             template=template,
-            client=ChatClient(_server_config(judge)),
+            client=ChatClient(_server_config(judge, preview=True)),
             cache=ReplyCache(None),
             scale=(0, judge.collection.max_grade),
             mapping=judge.scale_map or None,
