@@ -107,8 +107,10 @@ def check_answer_record(
 
 @transaction.atomic
 def check_answer_clear(*, check: QualityCheck) -> QualityCheck:
-    """Takes back an answer (the judging page's undo): the check waits again where it was."""
-    locked = QualityCheck.objects.select_for_update().get(pk=check.pk)
+    """Takes back an answer (the judging page's undo): the check waits again where it was. Refused while the
+    assessor is paused, as their every write is."""
+    locked = QualityCheck.objects.select_for_update().select_related("topic__collection", "assessor").get(pk=check.pk)
+    refuse_if_paused(collection=locked.topic.collection, assessor=locked.assessor)
     locked.grade, locked.note, locked.cannot_judge_reason, locked.answered_at = None, "", "", None
     locked.save()
     return locked

@@ -205,7 +205,11 @@ def judgment_delete(
     *, assessor, topic: Topic, document: Document, changed_by=None, require_assignment: bool = False
 ) -> bool:
     """Deletes a judgment (e.g. undoing a first judgment); records it in the history and marks the topic stale.
-    With `require_assignment`, raises PermissionDenied unless the assessor is assigned the topic."""
+    With `require_assignment`, raises PermissionDenied unless the assessor is assigned the topic. An assessor's own
+    deletion (no other `changed_by`) is refused with AssessorPaused while they are paused, as every write of theirs
+    is; an admin discarding a paused assessor's labels is not."""
+    if changed_by is None or changed_by == assessor:
+        refuse_if_paused(collection=topic.collection, assessor=assessor)
     if require_assignment and not Assignment.objects.filter(assessor=assessor, topic=topic).exists():
         raise PermissionDenied(f"{assessor} is not assigned topic {topic.number}")
     judgment = Judgment.objects.select_for_update().filter(assessor=assessor, topic=topic, document=document).first()

@@ -198,8 +198,10 @@ def judge_save(request: HttpRequest, topic_id: int, document_id: int) -> HttpRes
             answer["upcoming"] = checking.upcoming_entries(assessor_id=request.user.id, topic=topic)
         if checking_on:  # over the assessor's own items, every save alike: a check is never singled out
             answer["progress"] = checking.progress(assessor_id=request.user.id, topic=topic)
-        if topic.collection.verification_judge_id is not None and check is None and data["action"] != "delete":
-            # Blind verification: the machine's grade only once the person's own is saved (post-editing showed it).
-            answer["machine"] = verifying.machine_label(topic=topic, document_id=document.id)
+        if topic.collection.verification_judge_id is not None and data["action"] != "delete":
+            # Blind verification: the machine's grade only once the person's own grade is saved (post-editing showed
+            # it); a "can't judge" gives no grade, so it shows nothing. Checks answer alike, so none stands out.
+            graded = data["grade"] is not None
+            answer["machine"] = verifying.machine_label(topic=topic, document_id=document.id) if graded else None
         return JsonResponse(answer)
     return redirect("judging:judge", topic_id=topic.id)

@@ -55,6 +55,19 @@ def test_an_assessor_below_the_threshold_is_paused_kindly_and_loses_nothing(camp
     assert "0 of their last 5" in pause.reason
 
 
+def test_a_paused_assessor_cannot_delete_a_label_through_the_page_or_the_api(campaign, client):
+    _, topic, _, bob, _, items = campaign
+    client.force_login(bob)
+    for document in items[:5]:
+        _save(client, topic, document, 3)  # the fifth pauses bob
+    undo = client.post(f"/judging/judge/{topic.id}/{items[4].id}/",
+                       {"action": "delete"}, HTTP_ACCEPT="application/json")  # fmt: skip
+    assert undo.status_code == 403 and "paused" in undo.json()["error"]
+    with pytest.raises(quality.AssessorPaused):
+        services.judgment_delete(assessor=bob, topic=topic, document=items[0])
+    assert Judgment.objects.filter(assessor=bob).count() == 5
+
+
 def test_the_admin_sees_why_resumes_and_discards_since_and_the_results_follow(campaign, client):
     collection, topic, _, bob, admin, items = campaign
     for document in items[:5]:  # ann said 0: with ties going to the higher grade, bob's 3 make the consensus

@@ -5,6 +5,8 @@ more of them per verification than a random order."""
 
 from __future__ import annotations
 
+import json
+
 import random
 
 import pytest
@@ -84,6 +86,18 @@ def test_blind_verification_shows_the_machines_grade_only_once_saved(verifying, 
         HTTP_ACCEPT="application/json",
     ).json()
     assert answer["saved"] and answer["machine"]["grade"] == 3 and answer["machine"]["judge"] == judge.name
+
+
+def test_blind_verification_shows_nothing_of_the_machine_for_a_save_without_a_grade(verifying, client):
+    _, topic, person, _, items = verifying
+    client.force_login(person)
+    answer = client.post(
+        f"/judging/judge/{topic.id}/{items[1].document_id}/",
+        {"grade": "", "cannot_judge_reason": "Document is unreadable", "seconds_total": "3"},
+        HTTP_ACCEPT="application/json",
+    ).json()
+    assert answer["saved"] and answer["machine"] is None  # the key is there for every save, its grade is not
+    assert "reply" not in json.dumps(answer) and "umbrela" not in json.dumps(answer).lower()
 
 
 def test_ranked_verification_finds_more_machine_errors_per_judgment_than_random():
