@@ -5,9 +5,10 @@ its folder or fill the disk. Pure: no Django."""
 
 from __future__ import annotations
 
+import contextlib
 import tarfile
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar")
@@ -40,19 +41,38 @@ def _member_name(name: str) -> str:
 
 def extract(archive: Path, name: str, folder: Path, *, max_bytes: int) -> list[tuple[Path, str]]:
     """The archive's files, extracted into `folder`, as (path, name inside the archive) in name order. Raises
-    ArchiveRefused for an unsafe, empty, corrupt or oversized archive."""
+    ArchiveRefused for an unsafe, empty, corrupt or oversized archive, for more than MAX_MEMBERS files (counted as
+    the headers are read, never reading past the limit) and for two members of one name (which would otherwise
+    import as one, the later winning). The archive is closed whatever happens."""
     try:
-        members = _zip_members(archive) if zipfile.is_zipfile(archive) else _tar_members(archive)
+        with _opened(archive, name) as members:
+            listed = _listed(members, name, max_bytes)
+            return _written(listed, name, folder, max_bytes)
     except (zipfile.BadZipFile, tarfile.TarError, OSError, EOFError) as error:
         raise ArchiveRefused(f"{name}: not a readable .zip or .tar.gz archive ({error})") from error
-    if not members:
+
+
+def _listed(members: Iterator, name: str, max_bytes: int) -> list:
+    listed, seen, total = [], set(), 0
+    for raw, size, read in members:
+        member = _member_name(raw)
+        if member in seen:
+            raise ArchiveRefused(f"{name}: two files are named {member}; rename one and upload again")
+        if len(listed) == MAX_MEMBERS:
+            raise ArchiveRefused(f"{name}: more than {MAX_MEMBERS} files; at most {MAX_MEMBERS} in one import")
+        seen.add(member)
+        total += size
+        if total > max_bytes:
+            raise ArchiveRefused(f"{name}: its files hold more than the limit of {max_bytes:,} bytes")
+        listed.append((member, read))
+    if not listed:
         raise ArchiveRefused(f"{name}: the archive holds no file")
-    if len(members) > MAX_MEMBERS:
-        raise ArchiveRefused(f"{name}: {len(members)} files; at most {MAX_MEMBERS} in one import")
-    if sum(size for _, size, _ in members) > max_bytes:
-        raise ArchiveRefused(f"{name}: its files hold more than the limit of {max_bytes:,} bytes")
+    return listed
+
+
+def _written(listed: list, name: str, folder: Path, max_bytes: int) -> list[tuple[Path, str]]:
     extracted = []
-    for index, (member, _, read) in enumerate(sorted(members, key=lambda m: m[0])):
+    for index, (member, read) in enumerate(sorted(listed, key=lambda m: m[0])):
         path = folder / f"member-{index}"
         with open(path, "wb") as out:
             written = 0
@@ -71,25 +91,41 @@ def _chunks(stream, size: int = 1 << 20):
             yield chunk
 
 
-def _zip_members(archive: Path) -> list:
-    opened = zipfile.ZipFile(archive)
-    found = []
-    for info in opened.infolist():
-        if info.is_dir():
-            continue
-        member = _member_name(info.filename)
-        found.append((member, info.file_size, lambda info=info: _chunks(opened.open(info))))
-    return found
+@contextlib.contextmanager
+def _opened(archive: Path, name: str) -> Iterator[Iterator]:
+    """(member name, size, reader) for each file of the archive, read one header at a time, inside the archive's
+    own `with`."""
+    if zipfile.is_zipfile(archive):
+        _zip_count_checked(archive, name)
+        with zipfile.ZipFile(archive) as opened:
+            yield (
+                (info.filename, info.file_size, lambda info=info: _chunks(opened.open(info)))
+                for info in opened.infolist()
+                if not info.is_dir()
+            )
+    else:
+        with tarfile.open(archive) as opened:
+            yield _tar_members(opened, name)
 
 
-def _tar_members(archive: Path) -> list:
-    opened = tarfile.open(archive)  # noqa: SIM115 (read lazily by the members' readers)
-    found = []
-    for info in opened.getmembers():
+def _zip_count_checked(archive: Path, name: str) -> None:
+    """Refuses a zip whose end record declares more than MAX_MEMBERS entries before its central directory is read
+    (ZipFile reads every entry's header at once, a million of them into memory)."""
+    with open(archive, "rb") as raw:
+        record = zipfile._EndRecData(raw)  # the standard library's own reader of the end record
+    if record and record[zipfile._ECD_ENTRIES_TOTAL] > MAX_MEMBERS:
+        raise ArchiveRefused(f"{name}: more than {MAX_MEMBERS} files; at most {MAX_MEMBERS} in one import")
+
+
+def _tar_members(opened: tarfile.TarFile, name: str) -> Iterator:
+    for info in opened:  # TarFile reads a header at a time as it is iterated
         if info.isdir():
             continue
         if not info.isfile():
-            raise ArchiveRefused(f"{info.name!r}: links and devices are not imported")
-        member = _member_name(info.name)
-        found.append((member, info.size, lambda info=info: _chunks(opened.extractfile(info))))
-    return found
+            raise ArchiveRefused(f"{name}: {info.name!r}: links and devices are not imported")
+        _member_name(info.name)
+        try:  # what extraction with filter="data" would refuse (absolute paths, odd modes), by the same rule
+            tarfile.data_filter(info, "/nonexistent-destination")
+        except tarfile.FilterError as refused:
+            raise ArchiveRefused(f"{name}: {info.name!r}: {refused}") from refused
+        yield info.name, info.size, lambda info=info: _chunks(opened.extractfile(info))

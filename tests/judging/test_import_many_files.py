@@ -99,6 +99,51 @@ def test_an_archive_larger_than_the_upload_limit_once_opened_is_refused(tmp_path
         archives.extract(path, "bomb.zip", tmp_path, max_bytes=100_000)
 
 
+def test_an_archive_with_more_members_than_the_limit_is_refused_without_reading_past_it(tmp_path, monkeypatch):
+    monkeypatch.setattr(archives, "MAX_MEMBERS", 10)
+    path = tmp_path / "many.tar.gz"
+    path.write_bytes(_tar_gz({f"empty-{i}.run": b"" for i in range(3000)}))
+    headers, opened = [], []
+    read_header, open_tar = tarfile.TarInfo.fromtarfile, tarfile.open
+    monkeypatch.setattr(tarfile.TarInfo, "fromtarfile", classmethod(lambda cls, t: headers.append(1) or read_header(t)))
+    monkeypatch.setattr(archives.tarfile, "open", lambda *a, **k: opened.append(open_tar(*a, **k)) or opened[-1])
+    with pytest.raises(archives.ArchiveRefused, match="more than 10 files"):
+        archives.extract(path, "many.tar.gz", tmp_path, max_bytes=10_000_000)
+    assert len(headers) <= 11 and opened[0].closed
+
+
+def test_a_zip_declaring_more_members_than_the_limit_is_refused_before_its_directory_is_read(tmp_path, monkeypatch):
+    monkeypatch.setattr(archives, "MAX_MEMBERS", 10)
+    path = tmp_path / "many.zip"
+    path.write_bytes(_zip({f"empty-{i}.run": b"" for i in range(50)}))
+    monkeypatch.setattr(archives.zipfile, "ZipFile", None)  # the central directory is never parsed
+    with pytest.raises(archives.ArchiveRefused, match="more than 10 files"):
+        archives.extract(path, "many.zip", tmp_path, max_bytes=10_000_000)
+
+
+@pytest.mark.parametrize("kind", ["zip", "tar.gz"])
+def test_two_members_of_one_name_in_an_archive_are_refused_as_separate_uploads_are(post, kind):
+    collection = make_collection(runs=0)
+    if kind == "zip":
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w") as archive, pytest.warns(UserWarning, match="Duplicate name"):
+            archive.writestr("one.run", _run("one"))
+            archive.writestr("one.run", _run("two"))
+        data = buffer.getvalue()
+    else:
+        buffer = io.BytesIO()
+        with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+            for tag in ("one", "two"):
+                info = tarfile.TarInfo("runs/one.run")
+                content = _run(tag)
+                info.size = len(content)
+                archive.addfile(info, io.BytesIO(content))
+        data = buffer.getvalue()
+    job = post(collection, "runs", [SimpleUploadedFile(f"twice.{kind}", data)])
+    assert job.state == JobState.FAILED and "two files are named" in job.message
+    assert not Run.objects.filter(collection=collection).exists()
+
+
 def test_the_api_takes_several_files_in_one_request(django_capture_on_commit_callbacks):
     collection = make_collection(runs=0)
     client = APIClient()
