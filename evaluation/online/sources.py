@@ -17,7 +17,8 @@ QUERY_COLUMNS = "query_id, client_id, session_id, application, user_query, hits,
 EVENT_COLUMNS = "event_id, query_id, session_id, client_id, action_name, object_id, ordinal, dwell_seconds, ts"
 
 _ID_TYPES = "('VARCHAR', 'BIGINT', 'UBIGINT')"
-_TIMESTAMP = r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)?$"
+_TIMESTAMP = r"^\d{4}-\d{2}-\d{2}[T ]([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,6})?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)?$"
+_AOL_TIME = r"^\d{4}-\d{2}-\d{2} ([01]\d|2[0-3]):[0-5]\d:[0-5]\d$"
 # The careful reader's span (records.EARLIEST..LATEST), for a moment already read as UTC.
 _IN_SPAN = f"BETWEEN TIMESTAMP '{EARLIEST.isoformat(sep=' ')}' AND TIMESTAMP '{LATEST.isoformat(sep=' ')}'"
 
@@ -166,14 +167,15 @@ def ubi_events(path: str | Path) -> str:
 
 
 def _aol(path: str | Path) -> str:
+    # `ok` is never NULL: a date with no such day casts to NULL, and a NULL `ok` once let such a line through.
     return f"""
         SELECT AnonID AS anon, Query AS query, QueryTime AS time, ItemRank AS rank, ClickURL AS url,
-            (AnonID IS NOT NULL AND AnonID <> ''
-             AND regexp_full_match(coalesce(QueryTime, ''), '^\\d{{4}}-\\d{{2}}-\\d{{2}} \\d{{2}}:\\d{{2}}:\\d{{2}}$')
+            coalesce(AnonID IS NOT NULL AND AnonID <> ''
+             AND regexp_full_match(coalesce(QueryTime, ''), '{_AOL_TIME}')
              AND try_cast(QueryTime AS TIMESTAMP) {_IN_SPAN}
              AND (coalesce(ItemRank, '') = '' OR try_cast(ItemRank AS INTEGER) >= 1 AND
                   regexp_full_match(ItemRank, '^[0-9]+$'))
-             AND (coalesce(ItemRank, '') = '') = (coalesce(ClickURL, '') = '')) AS ok
+             AND (coalesce(ItemRank, '') = '') = (coalesce(ClickURL, '') = ''), false) AS ok
         FROM read_csv({quoted(path)}, delim='\\t', quote='', escape='', header=true, auto_detect=false,
             columns={{'AnonID': 'VARCHAR', 'Query': 'VARCHAR', 'QueryTime': 'VARCHAR', 'ItemRank': 'VARCHAR',
                       'ClickURL': 'VARCHAR'}}, null_padding=true, max_line_size={MAX_RECORD_BYTES + 2},

@@ -176,7 +176,17 @@ def test_a_moment_pages_could_not_show_is_refused_by_line_and_field(tmp_path, mo
     assert not list((tmp_path / "s").glob("import=*"))
 
 
-@pytest.mark.parametrize("moment", ["0000-03-01 10:00:00", "1969-12-31 23:59:59", "3000-01-01 00:00:00"])
+@pytest.mark.parametrize(
+    "moment",
+    [
+        "0000-03-01 10:00:00",
+        "1969-12-31 23:59:59",
+        "3000-01-01 00:00:00",
+        "2006-03-32 10:00:00",
+        "2006-02-29 10:00:00",
+        "2006-03-01 24:00:00",
+    ],
+)
 def test_an_aol_time_outside_the_span_is_refused(tmp_path, moment):
     with pytest.raises(LogImportFailed) as failure:
         store.import_log(
