@@ -6,7 +6,6 @@ more of them per verification than a random order."""
 from __future__ import annotations
 
 import json
-
 import random
 
 import pytest
