@@ -33,13 +33,15 @@ Groups = dict[str, dict[str, dict[str, int]]]  # topic -> group -> docno -> grad
 
 
 def read_qrels_jg(path: str | Path) -> Groups:
-    """{topic: {group: {docno: grade}}}; TrecFormatError names the line of a malformed one or a repeated docno."""
+    """{topic: {group: {docno: grade}}}; TrecFormatError names the line of a malformed one or a repeated docno.
+    A line whose first column starts with '#' is a comment, as in every trec_eval 10.0 reader (its own test file
+    qrels.comments.123 has one among `qid jg docno rel` lines)."""
     groups: Groups = {}
     name = str(path)
     with open(path, encoding="utf-8", errors="strict") as lines:
         for number, text in enumerate(lines, start=1):
             fields = text.split()
-            if not fields:
+            if not fields or fields[0].startswith("#"):
                 continue
             if len(fields) != 4:
                 raise TrecFormatError(name, number, None, f"expected 4 columns 'qid jg docno rel', got {len(fields)}")

@@ -21,6 +21,18 @@ def _write(tmp_path, name, lines):
     return str(path)
 
 
+def test_comment_lines_are_skipped_as_trec_eval_10_skips_them(tmp_path, capsys):
+    """As trec_eval's own test file qrels.comments.123: a '# a comment' line among the `qid jg docno rel` lines."""
+    plain = _write(tmp_path, "plain", ["1 ann a 1", "1 ann b 0", "1 bob a 0", "1 bob b 1"])
+    commented = _write(tmp_path, "commented", ["# a comment", "1 ann a 1", "1 ann b 0", "   # indented, 4 words",
+                                               "1 bob a 0", "1 bob b 1 ", "#"])  # fmt: skip
+    run = _write(tmp_path, "run", ["1 Q0 a 1 3 r", "1 Q0 b 2 2 r"])
+    assert main(["-R", "qrels_jg", "-q", plain, run]) == 0
+    expected = capsys.readouterr().out
+    assert main(["-R", "qrels_jg", "-q", commented, run]) == 0
+    assert capsys.readouterr().out == expected
+
+
 def test_two_groups_of_one_topic_worked_by_hand(tmp_path, capsys):
     qrels = _write(tmp_path, "jg", ["1 ann a 1", "1 ann b 0", "1 ann c 1", "1 bob a 0", "1 bob b 1",
                                     "2 ann d 1", "2 ann e 0"])  # fmt: skip
