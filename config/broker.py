@@ -25,3 +25,18 @@ class Channel(kombu_redis.Channel):
 
 class Transport(kombu_redis.Transport):
     Channel = Channel
+
+
+def messages_waiting(queue: str) -> int | None:
+    """How many messages wait in `queue` (Redis: over its priority lists), or None when the broker cannot tell."""
+    from celery import current_app
+
+    try:
+        with current_app.connection_for_read() as conn:
+            channel = conn.default_channel
+            size = getattr(channel, "_size", None)
+            if size is not None:
+                return int(size(queue))
+            return channel.queue_declare(queue=queue, passive=True).message_count
+    except Exception:
+        return None

@@ -211,19 +211,27 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     # The queues in the order given, not in turn: a waiting judgment's recompute is taken before any bulk work.
     "queue_order_strategy": "priority",
 }
-# Three queues, consumed in this order by every worker (`celery worker -Q judgments,bulk,sweep`, or no -Q: the
-# worker then takes these three): an assessor's change never waits behind an import's bulk recomputes or a job,
-# and what the sweep sends again waits behind both (evaluation/services/staleness.py).
-# A fourth, "machine", holds machine judges' runs, which wait on a model's server for minutes or hours: the
-# compose stack gives it a worker of its own, so a long run never holds a process the recomputes need. A worker
-# started with no -Q (tests, a one-process deployment) takes all four, machine runs last.
-CELERY_TASK_QUEUES = [Queue(name) for name in ("judgments", "bulk", "sweep", "machine")]
+# Three queues, consumed in this order by the main worker (`celery worker -Q judgments,bulk,sweep`): an assessor's
+# change never waits behind an import's bulk recomputes, and what the sweep sends again waits behind both
+# (evaluation/services/staleness.py).
+# Two more hold long work with workers of their own, so that neither can take every process of the main worker
+# and hold up a judgment's recompute: "jobs" (imports of files, archives and search logs, pool builds, whole
+# recomputes, trial runs: a big archive holds a process for as long as it reads) and "machine" (machine judges'
+# runs, which wait on a model's server for minutes or hours). A worker started with no -Q (tests, a one-process
+# deployment) takes all five, in this order.
+CELERY_TASK_QUEUES = [Queue(name) for name in ("judgments", "bulk", "sweep", "jobs", "machine")]
 CELERY_TASK_DEFAULT_QUEUE = "bulk"
+JOB_QUEUE = "jobs"
 CELERY_TASK_ROUTES = {
     "evaluation.tasks.recompute_topic": {"queue": "judgments"},
     "evaluation.tasks.recompute_collection_agreement": {"queue": "judgments"},
     "evaluation.tasks.sweep_stale_topics": {"queue": "judgments"},
     "judging.tasks.sweep_jobs": {"queue": "judgments"},
+    "judging.tasks.import_file": {"queue": JOB_QUEUE},
+    "judging.tasks.build_pool": {"queue": JOB_QUEUE},
+    "evaluation.tasks.recompute_collection": {"queue": JOB_QUEUE},
+    "evaluation.tasks.trial_run": {"queue": JOB_QUEUE},
+    "evaluation.tasks.import_search_log": {"queue": JOB_QUEUE},
     "judging.tasks.machine_judge_run": {"queue": "machine"},
 }
 CELERY_BEAT_SCHEDULE = {

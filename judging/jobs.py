@@ -19,6 +19,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from config import sql
+from config.broker import messages_waiting
 
 from .models import Job, JobState
 from .uploads import upload_delete, uploads_purge
@@ -222,17 +223,41 @@ def _heartbeat(job_id: int) -> Iterator[None]:
         thread.join(timeout=HEARTBEAT_SECONDS)
 
 
+def job_queue(task: str) -> str:
+    """The Celery queue a Job's task is routed to."""
+    from django.conf import settings
+
+    return settings.CELERY_TASK_ROUTES.get(task, {}).get("queue", settings.CELERY_TASK_DEFAULT_QUEUE)
+
+
+def waiting_for_a_worker(queue: str) -> str:
+    return (
+        f"Waiting for a worker: none has taken this job from the '{queue}' queue yet. If it stays queued, no "
+        f"worker is consuming that queue (or all are busy): an operator starts one with "
+        f"'celery -A config worker -Q {queue}' (docs/deployment.md)."
+    )
+
+
 def jobs_sweep(*, now=None) -> int:
-    """Sends again every Job left queued (its message lost, or the broker down when it started) and requeues every
-    running Job whose worker stopped reporting (killed). Returns how many were sent."""
+    """Sends again every Job left queued whose message is not waiting in its queue (never sent: the broker was down
+    when it started; or lost: the broker restarted empty, its worker was killed) and requeues every running Job
+    whose worker stopped reporting (killed). A Job whose queue still holds messages is not sent again (each resend
+    was one more copy for the worker to come); it says instead that no worker is taking its queue. Returns how many
+    were sent."""
     now = now or timezone.now()
     Job.objects.filter(state=JobState.RUNNING, updated_at__lt=now - STALLED_AFTER).update(
         state=JobState.QUEUED, message="Restarted: its worker stopped.", updated_at=now
     )
     uploads_purge(older_than=now - KEEP_FAILED_UPLOADS)
     waiting = Job.objects.filter(state=JobState.QUEUED, updated_at__lt=now - RESEND_QUEUED_AFTER)
-    sent = 0
-    for job_id in list(waiting.values_list("pk", flat=True)[:100]):
-        Job.objects.filter(pk=job_id).update(updated_at=now)
+    sent, lengths = 0, {}
+    for job_id, task, message in list(waiting.values_list("pk", "task", "message")[:100]):
+        queue = job_queue(task)
+        if queue not in lengths:
+            lengths[queue] = messages_waiting(queue)
+        if message != WAITING_FOR_BROKER and lengths[queue] != 0:  # on its way (or the broker cannot tell)
+            Job.objects.filter(pk=job_id).update(updated_at=now, message=waiting_for_a_worker(queue))
+            continue
+        Job.objects.filter(pk=job_id).update(updated_at=now, message="")
         sent += job_enqueue(job_id)
     return sent

@@ -192,6 +192,24 @@ def test_a_web_worker_loads_every_view_as_it_starts_not_on_its_first_request():
     assert found.stdout.strip() == "True"
 
 
+def test_every_job_task_runs_on_the_jobs_queue_whose_worker_is_not_the_main_one():
+    """A long import on the main worker's processes held a judgment's recompute 84 times longer than usual."""
+    from django.conf import settings
+
+    from config.celery import app
+
+    app.loader.import_default_modules()
+    job_tasks = {name for name, task in app.tasks.items() if name.startswith(("judging.", "evaluation."))
+                 and "job_id" in task.run.__code__.co_varnames[: task.run.__code__.co_argcount]}  # fmt: skip
+    assert len(job_tasks) >= 5
+    for name in job_tasks - {"judging.tasks.machine_judge_run"}:
+        assert settings.CELERY_TASK_ROUTES[name] == {"queue": "jobs"}, name
+    command = compose()["services"]["jobs-worker"]["command"]
+    assert command[command.index("-Q") + 1] == "jobs"
+    main = compose()["services"]["worker"]["command"]
+    assert "jobs" not in main[main.index("-Q") + 1].split(",")
+
+
 def test_machine_judges_runs_have_a_queue_and_a_worker_of_their_own():
     from django.conf import settings
 

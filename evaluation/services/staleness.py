@@ -19,6 +19,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from config import sql
+from config.broker import messages_waiting
 from judging.models import Topic
 
 from ..models import CollectionState, TopicState
@@ -148,16 +149,11 @@ def _left_stale(model, cutoff, overdue=None):
 
 def queues_idle() -> bool | None:
     """Whether no message waits in any recompute queue: True, False, or None when the broker cannot tell."""
-    try:
-        with current_app.connection_for_read() as conn:
-            channel = conn.default_channel
-            size = getattr(channel, "_size", None)  # Redis: the queue's length over its priority lists
-            if size is not None:
-                return all(size(queue) == 0 for queue in QUEUES)
-            return all(channel.queue_declare(queue=q, passive=True).message_count == 0 for q in QUEUES)
-    except Exception:
-        logger.warning("could not read the queues' lengths; resending only what is overdue", exc_info=True)
+    counts = [messages_waiting(queue) for queue in QUEUES]
+    if None in counts:
+        logger.warning("could not read the queues' lengths; resending only what is overdue")
         return None
+    return not any(counts)
 
 
 def stale_topics_sweep(*, older_than: timedelta = SWEEP_AFTER, resend_after: timedelta = RESEND_AFTER) -> int:

@@ -76,6 +76,44 @@ def test_a_job_started_while_the_broker_is_down_says_so_and_the_sweep_sends_it_l
     assert sent == [[job.id]]
 
 
+def test_a_queued_job_whose_message_waits_is_not_sent_again_and_says_no_worker_takes_its_queue(monkeypatch):
+    sent = []
+    monkeypatch.setattr(
+        jobs, "_task", lambda name: type("T", (), {"apply_async": lambda s, args, retry: sent.append(args)})()
+    )
+    monkeypatch.setattr(jobs, "messages_waiting", lambda queue: {"machine": 3, "jobs": 0}[queue])
+    waiting = Job.objects.create(kind="judge", task="judging.tasks.machine_judge_run", arguments={})
+    lost = Job.objects.create(kind="import", task="judging.tasks.import_file", arguments={})
+    later = timezone.now()
+    for _ in range(6):  # three minutes of sweeps
+        later += jobs.RESEND_QUEUED_AFTER
+        jobs.jobs_sweep(now=later)
+    waiting.refresh_from_db()
+    assert [lost.id] in sent and [waiting.id] not in sent  # the queue of `lost` is empty: its message was lost
+    assert "celery -A config worker -Q machine" in waiting.message and waiting.state == JobState.QUEUED
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_runs_queued_with_no_machine_worker_are_each_one_message_in_redis():
+    from config.broker import messages_waiting
+    from config.celery import app
+
+    app.control.purge()
+    app.conf.task_always_eager = False  # restored by the suite's fixture
+    started = [Job.objects.create(kind="judge", task="judging.tasks.machine_judge_run", arguments={}) for _ in "abc"]
+    for job in started:
+        assert jobs.job_enqueue(job.id)
+    later = timezone.now()
+    for _ in range(6):
+        later += jobs.RESEND_QUEUED_AFTER
+        jobs.jobs_sweep(now=later)
+    try:
+        assert messages_waiting("machine") == 3
+    finally:
+        app.control.purge()
+
+
 def test_a_running_job_whose_worker_stopped_reporting_is_queued_again_by_the_sweep(monkeypatch):
     sent = []
     monkeypatch.setattr(
