@@ -20,6 +20,13 @@ from .jobs import job_accepted
 
 
 class CollectionSerializer(serializers.ModelSerializer):
+    """A collection and every setting its settings page has; PATCH changes any of them through the one settings
+    service (which refuses what the page refuses, naming the field)."""
+
+    advisory_assessors = serializers.ListField(child=serializers.IntegerField(), required=False)
+    gold_assessors = serializers.ListField(child=serializers.IntegerField(), required=False)
+    verification_judge = serializers.IntegerField(source="verification_judge_id", required=False, allow_null=True)
+
     class Meta:
         model = Collection
         fields = [
@@ -46,9 +53,18 @@ class CollectionSerializer(serializers.ModelSerializer):
             "verification_mode",
             "advisory_assessors",
             "gold_assessors",
+            "agreement_measure",
+            "shuffle_within_priority",
+            "guidelines",
+            "researchers_see_assessors",
             "created_at",
         ]
-        read_only_fields = ["id", "created_at", "verification_judge", "advisory_assessors", "gold_assessors"]
+        read_only_fields = ["id", "created_at"]
+
+    def update(self, instance, validated_data):
+        if "verification_judge_id" in validated_data:
+            validated_data["verification_judge"] = validated_data.pop("verification_judge_id")
+        return services.collection_settings_update(collection=instance, **validated_data)
 
 
 class TopicSerializer(serializers.ModelSerializer):
@@ -97,14 +113,20 @@ class CollectionList(generics.ListCreateAPIView):
     permission_classes = [ReadsForResearchersWritesForAdmins]
 
     def perform_create(self, serializer):
-        serializer.instance = services.collection_create(**serializer.validated_data)
+        settings = dict(serializer.validated_data)
+        if settings.pop("verification_judge_id", None) is not None:
+            raise exceptions.ValidationError({"verification_judge": "a new collection has no machine judge yet"})
+        serializer.instance = services.collection_create(**settings)
 
 
-class CollectionDetail(generics.RetrieveAPIView):
+class CollectionDetail(generics.RetrieveUpdateAPIView):
+    """One collection; admins PATCH its settings (any the settings page has)."""
+
     queryset = Collection.objects.all()
     serializer_class = CollectionSerializer
     permission_classes = [ReadsForResearchersWritesForAdmins]
     lookup_url_kwarg = "collection_id"
+    http_method_names = ["get", "patch", "head", "options"]
 
 
 class _InCollection(generics.ListAPIView):

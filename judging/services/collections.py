@@ -55,6 +55,8 @@ def collection_create(
         settings["measures"] = measures_canonical(settings["measures"])
     if "advisory_assessors" in settings:
         settings["advisory_assessors"] = advisory_checked(settings["advisory_assessors"])
+    if "gold_assessors" in settings:
+        settings["gold_assessors"] = advisory_checked(settings["gold_assessors"], "gold_assessors")
     labels = list(grades) if grades is not None else scale_labels(max_grade)
     if len(labels) != max_grade + 1:
         raise ValidationError({"grades": f"a 0..{max_grade} scale needs {max_grade + 1} labels, got {len(labels)}"})

@@ -33,6 +33,7 @@ ENDPOINTS = [
     ("get", "/api/collections/", None, READERS),
     ("post", "/api/collections/", {"name": "x", "max_grade": 1}, {ADMIN}),
     ("get", "/api/collections/{c}/", None, READERS),
+    ("patch", "/api/collections/{c}/", {"gold_rate": 0.1}, {ADMIN}),
     ("get", "/api/collections/{c}/topics/", None, READERS),
     ("get", "/api/collections/{c}/documents/", None, READERS),
     ("get", "/api/collections/{c}/runs/", None, READERS),

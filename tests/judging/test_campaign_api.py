@@ -40,6 +40,25 @@ def test_only_admins_create_collections_and_a_bad_scale_is_a_400_naming_the_fiel
     assert error["status"] == 400 and "max_grade" in error["fields"] and "max_grade" in error["message"]
 
 
+def test_admins_patch_any_setting_the_settings_page_has_and_a_bad_value_names_its_field(clients):
+    collection = make_collection(max_grade=3)
+    person = make_user("assessor")
+    url = f"/api/collections/{collection.id}/"
+    changes = {"gold_rate": 0.2, "repeat_rate": 0.1, "pause_below": 0.5, "blind": False, "guidelines": "Be kind.",
+               "consensus_method": collection.consensus_method, "gold_assessors": [person.id]}  # fmt: skip
+    answer = clients["admin"].patch(url, changes, format="json")
+    assert answer.status_code == 200, answer.content
+    collection.refresh_from_db()
+    assert (collection.gold_rate, collection.repeat_rate, collection.pause_below) == (0.2, 0.1, 0.5)
+    assert (collection.blind, collection.guidelines, collection.gold_assessors) == (False, "Be kind.", [person.id])
+    refused = clients["admin"].patch(url, {"verification_judge": 999999}, format="json")
+    assert refused.status_code == 400 and "verification_judge" in refused.json()["error"]["fields"]
+    assert clients["researcher"].patch(url, {"gold_rate": 0.9}, format="json").status_code == 403
+    assert clients["admin"].put(url, changes, format="json").status_code == 405
+    collection.refresh_from_db()
+    assert collection.gold_rate == 0.2
+
+
 def test_errors_share_one_shape_and_unknown_api_urls_answer_json(clients):
     missing = clients["admin"].get("/api/collections/999999/")
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
