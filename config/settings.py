@@ -183,6 +183,9 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 REDIS_URL = os.environ.get("REDIS_URL", "")
 _broker = os.environ.get("CELERY_BROKER_URL", REDIS_URL)
 CELERY_TASK_ALWAYS_EAGER = not _broker
+# Embedded mode has no worker: a Job (an import, a machine judge's run) runs in a thread of the web process, so the
+# request that started it answers at once and its page shows its progress, as with a worker.
+WORKBENCH_JOBS_IN_THREADS = not _broker
 # Embedded mode never connects to a broker (tasks run eagerly); naming the in-memory one keeps kombu from warning
 # that no host was given.
 CELERY_BROKER_URL = _broker or "memory://localhost//"

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -95,10 +96,14 @@ def _task(name: str):
 
 def job_enqueue(job_id: int) -> bool:
     """Sends a Job's task; returns False (and says so on the Job) when the broker cannot be reached. Never raises:
-    the Job stays queued and the sweep sends it again."""
+    the Job stays queued and the sweep sends it again. In embedded mode (WORKBENCH_JOBS_IN_THREADS) the task runs in
+    a thread of this process instead, so the request that started it is not held for the whole job."""
     job = Job.objects.filter(pk=job_id).only("task").first()
     if job is None:
         return False
+    if settings.WORKBENCH_JOBS_IN_THREADS:
+        threading.Thread(target=_run_here, args=(job.task, job_id), name=f"job-{job_id}", daemon=True).start()
+        return True
     try:
         _task(job.task).apply_async(args=[job_id], retry=False)
     except Exception:
@@ -106,6 +111,15 @@ def job_enqueue(job_id: int) -> bool:
         Job.objects.filter(pk=job_id, state=JobState.QUEUED).update(message=WAITING_FOR_BROKER)
         return False
     return True
+
+
+def _run_here(task: str, job_id: int) -> None:
+    from django.db import connection
+
+    try:
+        _task(task).apply(args=[job_id], throw=False)  # job_run ends the Job whatever the work raises
+    finally:
+        connection.close()
 
 
 def job_start(*, kind: str, task: str, arguments: dict, collection=None, created_by=None, upload=None) -> Job:

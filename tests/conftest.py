@@ -56,6 +56,13 @@ def _eager_celery(request):
 
 
 @pytest.fixture(autouse=True)
+def _jobs_in_the_calling_thread(settings):
+    """Jobs run where they are enqueued (eagerly, or by a worker), so a test reads their outcome when its request
+    returns; tests of the embedded mode's job threads turn this back on."""
+    settings.WORKBENCH_JOBS_IN_THREADS = False
+
+
+@pytest.fixture(autouse=True)
 def _own_search_log_root(settings, tmp_path):
     """Each test's search-log stores in its own folder (database ids start again in every test)."""
     settings.SEARCH_LOG_ROOT = tmp_path / "search-logs"

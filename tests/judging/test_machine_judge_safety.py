@@ -151,3 +151,28 @@ def test_two_starts_of_one_judge_at_once_are_one_run_and_one_refusal(monkeypatch
             thread.join()
         assert sorted(outcomes) == ["refused", "started"]
         assert Job.objects.filter(task=machine_judges.MACHINE_TASK).count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_in_embedded_mode_a_run_answers_at_once_and_its_job_goes_on_in_the_background(client, settings):
+    """The demo's Run held the browser for the whole run (~70 s for 291 pairs)."""
+    settings.WORKBENCH_JOBS_IN_THREADS = True
+    collection = _collection()
+    client.force_login(make_user("admin"))
+    with chat_server({}) as server:
+        server.delay = 0.3  # a call at a time, for every pooled pair
+        judge = machine_judges.machine_judge_create(
+            collection=collection, name="j", base_url=server.base_url, model="m", concurrency=1
+        )
+        answer = client.post(f"/judging/machine-judges/{judge.id}/run/", {f"run{judge.id}-limit": ""})
+        assert answer.status_code == 302 and "/jobs/" in answer.url
+        job = Job.objects.get(task=machine_judges.MACHINE_TASK)
+        pairs = PoolItem.objects.filter(topic__collection=collection).count()
+        assert job.state in (JobState.QUEUED, JobState.RUNNING) and server.requests < pairs  # not waited for
+        assert client.get(answer.url).status_code == 200  # its page, with the progress, while it runs
+        for _ in range(600):  # until the thread ends it (bounded; no timing is asserted)
+            job.refresh_from_db()
+            if job.state not in (JobState.QUEUED, JobState.RUNNING):
+                break
+            threading.Event().wait(0.05)
+    assert job.state == JobState.DONE and job.result["labelled"] == pairs
