@@ -1,4 +1,5 @@
-"""The agreement page: the assessor x assessor kappa heatmap and the confusion matrices behind it."""
+"""The agreement page: the assessor x assessor kappa heatmap and the confusion matrices behind it (as tables: one
+image per pair was dozens of plots drawn per request, each redrawn after every change)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,12 @@ def agreement(request: HttpRequest, collection_id: int) -> HttpResponse:
     context = {
         "collection": collection,
         "matrices": matrices,
-        "pairs": sorted(matrices.confusion) if matrices else [],
+        "pairs": [
+            (row, column, list(zip(matrices.categories, matrices.confusion[row, column], strict=True)))
+            for row, column in sorted(matrices.confusion)
+        ]
+        if matrices
+        else [],
         "statistics": selectors.collection_agreement_labelled(collection_id=collection.id),
         "fresh": selectors.collection_agreement_fresh(collection_id=collection.id),
     }
