@@ -5,6 +5,10 @@ answers.
 Blindness: every entry of the page's queue has the same fields, and its `key` is an opaque digest of (assessor,
 topic, document, kind), so neither the markup, the page's data nor the save request tells a check from any other
 item. The key is what tells the server which entry a save answers: the first label of a document or its repeat.
+A waiting check joins the queue only once it is due (it is then the next document), so no check is announced ahead;
+the counters count checks as items (judged and total alike), so a check moves them as any save does; and a
+document whose repeat is waiting is left out of the assessor's judged list, undo and judgments API until the repeat
+is answered, so their first grade cannot be read back to answer it.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from dataclasses import dataclass
 from django.utils.crypto import salted_hmac
 
 from . import selectors
-from .models import Judgment, QualityCheck, Topic
+from .models import CheckKind, Judgment, QualityCheck, Topic
 
 KEY_SALT = "judging.checking.entry"
 
@@ -53,15 +57,15 @@ def _check_entry(check: QualityCheck, docno: str) -> dict:
 
 def judging_page_queue(*, assessor_id: int, topic: Topic) -> PageQueue:
     """The assessor's queue (`selectors.judging_queue`) with their checks in place: answered ones after the judged
-    entries that open the queue, in answer order; waiting ones among the documents still to judge, each after
-    `due_after` judgments of the topic (at the end when fewer are left)."""
+    entries that open the queue, in answer order; the waiting ones that are due (`due_after` judgments of their own
+    made, or nothing else left to judge) next, before the documents still to judge; the rest not yet. Judged and
+    total count checks as items; the own entry of a document whose repeat waits is left out (still counted)."""
     own = selectors.judging_queue(assessor_id=assessor_id, topic=topic)
     for entry in own:
         entry["key"] = entry_key(assessor_id, topic.id, entry["id"])
     judged = sum(entry["judged"] for entry in own)
-    total = len(own)
     if not checks_on(topic.collection):
-        return PageQueue(own, judged, total)
+        return PageQueue(own, judged, len(own))
     checks = list(
         QualityCheck.objects.filter(assessor_id=assessor_id, topic=topic)
         .select_related("document")
@@ -69,32 +73,28 @@ def judging_page_queue(*, assessor_id: int, topic: Topic) -> PageQueue:
     )
     answered = [_check_entry(c, c.document.docno) for c in checks if c.answered_at is not None]
     waiting = sorted((c for c in checks if c.answered_at is None), key=lambda c: (c.due_after, c.id))
+    unjudged = sum(not entry["judged"] for entry in own)
+    due = [c for c in waiting if c.due_after <= judged or not unjudged]
+    hidden = {c.document_id for c in waiting if c.kind == CheckKind.REPEAT}
+    own = [entry for entry in own if not (entry["judged"] and entry["id"] in hidden)]
     opening = next((i for i, entry in enumerate(own) if not entry["judged"]), len(own))
-    entries = own[:opening] + answered
-    ahead = 0  # documents still to judge placed so far
-    for entry in own[opening:]:
-        if not entry["judged"]:
-            while waiting and waiting[0].due_after <= judged + ahead:
-                check = waiting.pop(0)
-                entries.append(_check_entry(check, check.document.docno))
-            ahead += 1
-        entries.append(entry)
-    entries += [_check_entry(c, c.document.docno) for c in waiting]
-    return PageQueue(entries, judged, total)
+    entries = own[:opening] + answered + [_check_entry(c, c.document.docno) for c in due] + own[opening:]
+    return PageQueue(entries, judged + len(answered), judged + unjudged + len(checks))
 
 
-def upcoming_entries(*, assessor_id: int, topic: Topic) -> list[dict]:
+def repeats_waiting(*, assessor_id: int, topic_ids) -> set[tuple[int, int]]:
+    """(topic id, document id) of the assessor's repeat checks not answered yet: their first label stays out of
+    their sight (page, undo, API) until the repeat is answered."""
+    rows = QualityCheck.objects.filter(
+        assessor_id=assessor_id, topic_id__in=topic_ids, kind=CheckKind.REPEAT, answered_at__isnull=True
+    )
+    return set(rows.values_list("topic_id", "document_id"))
+
+
+def upcoming_of(queue: PageQueue) -> list[dict]:
     """The entries the assessor has still to judge, next first: what the judging page puts after the current
     document once a save is answered (an adaptive order re-decides; checks come due)."""
-    queue = judging_page_queue(assessor_id=assessor_id, topic=topic)
     return [{"key": e["key"], "id": e["id"], "docno": e["docno"]} for e in queue.entries if not e["judged"]]
-
-
-def progress(*, assessor_id: int, topic: Topic) -> dict:
-    """{"judged", "total"} over the assessor's own items of the topic (checks are not their work, and not shown as
-    such)."""
-    queue = selectors.judging_queue(assessor_id=assessor_id, topic=topic)
-    return {"judged": sum(e["judged"] for e in queue), "total": len(queue)}
 
 
 def check_answered_by(*, assessor_id: int, topic: Topic, document_id: int, key: str) -> QualityCheck | None:

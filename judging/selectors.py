@@ -282,6 +282,8 @@ def assignments_for_assessor(*, assessor_id: int) -> list[Assignment]:
     )
     advisory = {a.topic.collection_id: a.topic.collection.advisory_assessors for a in assignments}
     filled = items_filled_by_others(assessor_id=assessor_id, topic_ids=topic_ids, advisory=advisory)
+    for collection in {a.topic.collection_id: a.topic.collection for a in assignments}.values():
+        filled |= gold_reserved(collection=collection, assessor_id=assessor_id, topic_ids=topic_ids)
     closed = Counter(topic_id for topic_id, _ in filled - own)
     for assignment in assignments:
         assignment.total -= closed[assignment.topic_id]
@@ -383,6 +385,7 @@ def judging_queue(*, assessor_id: int, topic: Topic) -> list[dict]:
     }
     advisory = {collection.id: collection.advisory_assessors}
     filled = items_filled_by_others(assessor_id=assessor_id, topic_ids=[topic.id], advisory=advisory)
+    filled |= gold_reserved(collection=collection, assessor_id=assessor_id, topic_ids=[topic.id])
     closed = {d for _, d in filled} - set(own)
     pool = PoolItem.objects.filter(topic=topic).order_by("-priority", "id")
     pool = pool.values_list("document_id", "document__docno")
@@ -501,6 +504,23 @@ def open_pause(*, collection_id: int, assessor_id: int) -> AssessorPause | None:
     return AssessorPause.objects.filter(
         collection_id=collection_id, assessor_id=assessor_id, resumed_at__isnull=True
     ).first()
+
+
+def gold_reserved(*, collection: Collection, assessor_id: int, topic_ids=None) -> set[tuple[int, int]]:
+    """(topic id, document id) of the gold items a collection with a gold rate keeps out of this assessor's own
+    queue: they reach a counted assessor only as gold checks (answers measured, never counted), so that gold comes
+    at the configured rate whatever k is (with k = 2 a reference's label filled no item, every gold item stayed an
+    ordinary item, and no gold check was ever mixed in). Gold and advisory accounts keep every item."""
+    special = set(collection.gold_assessors or ()) | set(collection.advisory_assessors or ())
+    if not collection.gold_rate or assessor_id in special:
+        return set()
+    gold = Judgment.objects.filter(
+        topic__collection=collection, assessor_id__in=collection.gold_assessors or [], grade__isnull=False
+    )
+    adjudicated = Adjudication.objects.filter(topic__collection=collection)
+    if topic_ids is not None:
+        gold, adjudicated = gold.filter(topic_id__in=topic_ids), adjudicated.filter(topic_id__in=topic_ids)
+    return set(gold.values_list("topic_id", "document_id")) | set(adjudicated.values_list("topic_id", "document_id"))
 
 
 def collection_gold(*, collection: Collection) -> dict[tuple[int, int], int]:

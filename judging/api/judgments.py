@@ -8,10 +8,10 @@ from rest_framework import exceptions, generics, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from .. import services
+from .. import checking
 from ..models import Document, Judgment, Topic
 from ..permissions import IsAssessor
-from ..services import quality
+from ..services import entries, quality
 
 
 class JudgmentSerializer(serializers.ModelSerializer):
@@ -19,6 +19,10 @@ class JudgmentSerializer(serializers.ModelSerializer):
     document = serializers.PrimaryKeyRelatedField(queryset=Document.objects.all())
     grade = serializers.IntegerField(allow_null=True, min_value=0, max_value=5)
     seconds_total = serializers.FloatField(write_only=True, required=False, min_value=0, max_value=1e7)
+    entry = serializers.RegexField(
+        r"^[0-9a-f]{0,32}$", write_only=True, required=False, allow_blank=True,
+        help_text="the queue entry's key (GET /api/topics/ID/queue/); its answer is the entry's, as on the page",
+    )  # fmt: skip
 
     class Meta:
         model = Judgment
@@ -31,6 +35,7 @@ class JudgmentSerializer(serializers.ModelSerializer):
             "cannot_judge_reason",
             "seconds_spent",
             "seconds_total",
+            "entry",
             "updated_at",
         ]
         read_only_fields = ["id", "seconds_spent", "updated_at"]
@@ -51,6 +56,9 @@ class JudgmentListCreate(generics.ListCreateAPIView):
             if not topic.isdigit():
                 raise exceptions.ValidationError({"topic": "must be a topic id"})
             judgments = judgments.filter(topic_id=int(topic))
+        topic_ids = judgments.values_list("topic_id", flat=True).distinct()
+        for topic_id, document_id in checking.repeats_waiting(assessor_id=self.request.user.pk, topic_ids=topic_ids):
+            judgments = judgments.exclude(topic_id=topic_id, document_id=document_id)  # its repeat is still due
         return judgments
 
     @extend_schema(parameters=[OpenApiParameter("topic", int, description="only this topic's judgments")])
@@ -66,19 +74,25 @@ class JudgmentListCreate(generics.ListCreateAPIView):
             raise exceptions.NotFound("no such document in this topic's collection")
         existed = Judgment.objects.filter(assessor=request.user, topic=topic, document=data["document"]).exists()
         # The one exception handler answers the service's refusals: 400 by field, 403, 409 for a full item.
-        judgment = services.judgment_record(
+        saved = entries.entry_judge(
             assessor=request.user,
             topic=topic,
             document=data["document"],
+            entry=data.get("entry", ""),
             grade=data["grade"],
             note=data.get("note", ""),
             cannot_judge_reason=data.get("cannot_judge_reason", ""),
             seconds_total=data.get("seconds_total"),
         )
-        code = status.HTTP_200_OK if existed else status.HTTP_201_CREATED
-        body = self.get_serializer(judgment).data
-        if topic.collection.pause_below is not None and quality.assessor_pause_check(
-            collection=topic.collection, assessor=request.user
-        ):
+        if "entry" in data:  # an entry of the queue: answered alike, whatever the entry is
+            body = {"entry": data["entry"], "topic": topic.pk, "document": data["document"].pk,
+                    "grade": data["grade"], "note": data.get("note", ""),
+                    "cannot_judge_reason": data.get("cannot_judge_reason", "")}  # fmt: skip
+            code = status.HTTP_200_OK
+        else:
+            judgment = Judgment.objects.get(assessor=request.user, topic=topic, document=data["document"])
+            code = status.HTTP_200_OK if existed else status.HTTP_201_CREATED
+            body = self.get_serializer(judgment).data
+        if saved.paused:
             body = {**body, "paused": quality.PAUSED_MESSAGE}  # this one is kept; the next is refused (403 paused)
         return Response(body, status=code)

@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from .. import jobs, selectors
+from .. import checking, jobs, selectors
 from ..models import Assignment, Collection, Document, Job, MachineJudge, MachineReply, PoolItem, Topic
 from ..permissions import IsAdmin, IsAssessor, ReadsForResearchersWritesForAdmins
 from ..services import machine_judges as service
@@ -171,9 +171,10 @@ class MachineJudgeLabels(generics.ListAPIView):
 
 
 class AssessorQueue(APIView):
-    """The next documents for the caller on a topic assigned to them, in the collection's judging order (what their
-    judging page would show next): id and docno, with the topic's text and each document's, so that a pipeline can
-    judge them and POST /api/judgments/. Blind as the page is: no run, rank or other assessor's label."""
+    """The next documents for the caller on a topic assigned to them, in the collection's judging order: what their
+    judging page would show next, quality checks included as the page has them. Each with id, docno and its entry
+    `key` (POST /api/judgments/ with `entry` answers that entry, as the page's save does), the topic's text and each
+    document's. Blind as the page is: no run, rank or other assessor's label, and nothing marks a check."""
 
     permission_classes = [IsAssessor]
 
@@ -188,8 +189,8 @@ class AssessorQueue(APIView):
         raw = request.query_params.get("limit", "10")
         if not raw.isdigit() or not 1 <= int(raw) <= QUEUE_LIMIT:
             raise exceptions.ValidationError({"limit": f"a whole number from 1 to {QUEUE_LIMIT}"})
-        queue = selectors.judging_queue(assessor_id=request.user.id, topic=topic)
-        waiting = [entry for entry in queue if not entry["judged"]][: int(raw)]
+        page = checking.judging_page_queue(assessor_id=request.user.id, topic=topic)  # the page's, checks and all
+        waiting = checking.upcoming_of(page)[: int(raw)]
         texts = dict(
             (d.pk, d) for d in Document.objects.filter(pk__in=[e["id"] for e in waiting]).only("title", "body", "url")
         )
@@ -197,9 +198,10 @@ class AssessorQueue(APIView):
             {
                 "topic": {"id": topic.id, "number": topic.number, "title": topic.title,
                           "description": topic.description, "narrative": topic.narrative},
-                "left": sum(not entry["judged"] for entry in queue),
+                "left": page.total - page.judged,
                 "documents": [
-                    {"id": e["id"], "docno": e["docno"], "title": texts[e["id"]].title, "text": texts[e["id"]].body}
+                    {"id": e["id"], "docno": e["docno"], "key": e["key"], "title": texts[e["id"]].title,
+                     "text": texts[e["id"]].body}
                     for e in waiting
                 ],
             }

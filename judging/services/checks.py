@@ -34,14 +34,15 @@ DUE_MIN, DUE_MAX = 2, 6  # a check comes due this many judgments after it is sch
 
 
 def _gold_candidates(assessor, topic: Topic, taken: set[int]) -> list[int]:
-    collection = topic.collection
-    gold = {d for (t, d) in selectors.collection_gold(collection=collection) if t == topic.pk}
+    """The topic's pooled gold documents the assessor has not judged: kept out of their own queue while the
+    collection has a gold rate (`selectors.gold_reserved`), they reach them only as gold checks."""
+    reserved = selectors.gold_reserved(collection=topic.collection, assessor_id=assessor.pk, topic_ids=[topic.pk])
+    gold = {d for _, d in reserved}
     if not gold:
         return []
     pooled = set(PoolItem.objects.filter(topic=topic, document_id__in=gold).values_list("document_id", flat=True))
-    filled = {d for _, d in selectors.items_filled_by_others(assessor_id=assessor.pk, topic_ids=[topic.pk])}
     mine = set(Judgment.objects.filter(assessor=assessor, topic=topic).values_list("document_id", flat=True))
-    return sorted((pooled & filled) - mine - taken)
+    return sorted(pooled - mine - taken)
 
 
 @transaction.atomic

@@ -10,7 +10,7 @@ from django.db.models.functions import Greatest
 
 from config import sql
 
-from .. import signals
+from .. import selectors, signals
 from ..models import (
     MAX_NOTE_CHARS,
     MAX_REASON_CHARS,
@@ -101,7 +101,8 @@ def _claim_item_slot(*, assessor, topic: Topic, document: Document, grade: int |
             continue
         others += label is not None and assessor_id not in advisory
     k = topic.collection.assessors_per_item
-    if others >= k:
+    reserved = selectors.gold_reserved(collection=topic.collection, assessor_id=assessor.pk, topic_ids=[topic.pk])
+    if others >= k or (topic.pk, document.pk) in reserved:  # a gold item is answered as a check; said as for full
         raise ItemFull(f"document {document.docno} of topic {topic.number} already has its {k} judgment(s)")
 
 

@@ -18,7 +18,7 @@ from .. import checking, selectors, services, verifying
 from ..forms import JudgmentSaveForm
 from ..highlighting import document_blocks, query_terms
 from ..models import Assignment, Document, PoolItem, Topic
-from ..services import checks, quality
+from ..services import entries, quality
 
 BINARY_KEYS = {"n": 0, "r": 1}
 
@@ -79,6 +79,11 @@ def judge(request: HttpRequest, topic_id: int) -> HttpResponse:
     """The judging page, opened at `?doc=ID` or at the first document the assessor has not judged yet."""
     topic = _assigned_topic(request, topic_id)
     page = checking.judging_page_queue(assessor_id=request.user.id, topic=topic)
+    repeating = (
+        checking.repeats_waiting(assessor_id=request.user.id, topic_ids=[topic.id])
+        if topic.collection.repeat_rate
+        else set()
+    )
     queue = page.entries
     grades = list(topic.collection.grades.all())
     wanted = request.GET.get("doc", "")
@@ -102,6 +107,7 @@ def judge(request: HttpRequest, topic_id: int) -> HttpResponse:
         "judged": judged,
         "total": page.total,
         "listed": sum(e["judged"] for e in queue),
+        "shown_position": min(start + 1 + max(judged - sum(e["judged"] for e in queue), 0), page.total),
         "percent": round(100 * judged / page.total) if page.total else 100,
         "config": {
             "topic": topic.id,
@@ -117,6 +123,7 @@ def judge(request: HttpRequest, topic_id: int) -> HttpResponse:
             "undo": [
                 {**step, "key": checking.entry_key(request.user.id, topic.id, step["id"])}
                 for step in selectors.undo_history(assessor_id=request.user.id, topic=topic)
+                if (topic.id, step["id"]) not in repeating
             ],
             "saveUrl": reverse("judging:judge_save", args=[topic.id, 0]),
             "documentUrl": reverse("judging:judge_document", args=[topic.id, 0]),
@@ -151,32 +158,18 @@ def judge_save(request: HttpRequest, topic_id: int, document_id: int) -> HttpRes
         field, errors = next(iter(form.errors.items()))
         return JsonResponse({"error": f"{field.replace('_', ' ')}: {' '.join(errors)}", "field": field}, status=400)
     data = form.cleaned_data
-    check = checking.check_answered_by(
-        assessor_id=request.user.id, topic=topic, document_id=document.id, key=data["entry"]
-    )
     try:
-        if check is not None and data["action"] == "delete":
-            checks.check_answer_clear(check=check)
-        elif check is not None:
-            checks.check_answer_record(
-                check=check,
-                grade=data["grade"],
-                note=data["note"],
-                cannot_judge_reason=data["cannot_judge_reason"],
-                seconds_total=data["seconds_total"],
-            )
-        elif data["action"] == "delete":
-            services.judgment_delete(assessor=request.user, topic=topic, document=document, require_assignment=True)
-        else:
-            services.judgment_record(
-                assessor=request.user,
-                topic=topic,
-                document=document,
-                grade=data["grade"],
-                note=data["note"],
-                cannot_judge_reason=data["cannot_judge_reason"],
-                seconds_total=data["seconds_total"],
-            )
+        saved = entries.entry_judge(
+            assessor=request.user,
+            topic=topic,
+            document=document,
+            entry=data["entry"],
+            grade=data["grade"],
+            note=data["note"],
+            cannot_judge_reason=data["cannot_judge_reason"],
+            seconds_total=data["seconds_total"],
+            delete=data["action"] == "delete",
+        )
     except ValidationError as error:
         field = next(iter(error.message_dict), None) if hasattr(error, "error_dict") else None
         return JsonResponse({"error": "; ".join(error.messages), "field": field}, status=400)
@@ -184,20 +177,16 @@ def judge_save(request: HttpRequest, topic_id: int, document_id: int) -> HttpRes
         return JsonResponse({"error": str(error)}, status=409)
     except PermissionDenied as error:
         return JsonResponse({"error": str(error)}, status=403)
-    paused = topic.collection.pause_below is not None and quality.assessor_pause_check(
-        collection=topic.collection, assessor=request.user
-    )
-    checking_on = checking.checks_on(topic.collection)
-    if checking_on and check is None and data["action"] != "delete":
-        checks.checks_schedule(assessor=request.user, topic=topic)
+    paused, checking_on = saved.paused, checking.checks_on(topic.collection)
     if _wants_json(request):
         answer: dict = {"saved": True}
         if paused:
             answer["paused"] = quality.PAUSED_MESSAGE  # this judgment is kept; the next one is refused
         if topic.collection.judging_order != "best_rank" or checking_on:  # the next document: decided, or due
-            answer["upcoming"] = checking.upcoming_entries(assessor_id=request.user.id, topic=topic)
-        if checking_on:  # over the assessor's own items, every save alike: a check is never singled out
-            answer["progress"] = checking.progress(assessor_id=request.user.id, topic=topic)
+            page = checking.judging_page_queue(assessor_id=request.user.id, topic=topic)
+            answer["upcoming"] = checking.upcoming_of(page)
+            if checking_on:  # counted as the page counts, every save alike: a check is never singled out
+                answer["progress"] = {"judged": page.judged, "total": page.total}
         if topic.collection.verification_judge_id is not None and data["action"] != "delete":
             # Blind verification: the machine's grade only once the person's own grade is saved (post-editing showed
             # it); a "can't judge" gives no grade, so it shows nothing. Checks answer alike, so none stands out.

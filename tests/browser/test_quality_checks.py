@@ -1,6 +1,7 @@
 """In a real browser: gold items and repeated items mixed into a queue look exactly like any other document (the
-same markup around the document, the same requests with the same fields) and do not move the progress figures,
-by keyboard at 1280 px and by touch on a 390 px phone. No page breaks its Content-Security-Policy or throws."""
+same markup around the document, the same requests with the same fields, the same fields in every save's answer)
+and move the counters as any document does ("Document X of Y" and "N / M judged" agree after every save), by
+keyboard at 1280 px and by touch on a 390 px phone. No page breaks its Content-Security-Policy or throws."""
 
 from __future__ import annotations
 
@@ -61,7 +62,8 @@ def _judge_the_whole_queue(page, answer) -> list[tuple[int, str, str]]:
                 return shown
         current = page.get_attribute("#judging", "data-shown")
         page.wait_for_selector("#document")
-        shown.append((int(current), page.evaluate(SKELETON), page.inner_text("#judged-count")))
+        counters = (page.inner_text("#judged-count"), page.inner_text("#position"))
+        shown.append((int(current), page.evaluate(SKELETON), counters))
         docno = Document.objects.get(pk=current).docno
         page.wait_for_timeout(GUARD_MS)
         answer(page, str(_grade(docno)))
@@ -87,7 +89,19 @@ def _requests(page) -> list[tuple[str, str, tuple]]:
     return seen
 
 
-def _assert_blind_and_uncounted(shown, requests, assessor, topic):
+def _answers(page) -> list[frozenset]:
+    """The field names of every save's JSON answer."""
+    seen: list[frozenset] = []
+
+    def on_response(response):
+        if response.request.method == "POST" and "/judging/judge/" in response.url:
+            seen.append(frozenset(response.json()))
+
+    page.on("response", on_response)
+    return seen
+
+
+def _assert_blind_and_counted_alike(shown, requests, answers, assessor, topic):
     checks = {c.document_id: c.kind for c in QualityCheck.objects.filter(assessor=assessor, topic=topic)}
     kinds = {kind for kind in checks.values()}
     assert kinds == {CheckKind.GOLD, CheckKind.REPEAT}  # both kinds were met, or the test proves nothing
@@ -97,8 +111,15 @@ def _assert_blind_and_uncounted(shown, requests, assessor, topic):
                                                                 ("POST", "judging/judge/N/N/")}  # fmt: skip
     saves = {fields for method, _, fields in requests if method == "POST"}
     assert saves == {("cannot_judge_reason", "entry", "grade", "note", "seconds_total")}
-    totals = {text.split("/")[1].strip() for _, _, text in shown}
-    assert totals == {f"{OWN} judged"}  # the checks are not theirs to count
+    assert len(answers) == len(shown) and len(set(answers)) == 1  # every save answered with the same fields
+    # Every document shown, check or not, is one more judged: "Document X of Y" is the next to judge, and the
+    # total grows only as checks are scheduled (never on the check itself).
+    totals = []
+    for index, (_, _, (judged_text, position_text)) in enumerate(shown):
+        judged, total = (int(part.split()[0]) for part in judged_text.split("/"))
+        assert judged == index and position_text == f"Document {index + 1} of {total}", (judged_text, position_text)
+        totals.append(total)
+    assert totals == sorted(totals) and totals[-1] == len(shown)
 
 
 def test_checks_look_like_any_document_by_keyboard_and_by_touch(browser, live_server, campaign, screenshot):
@@ -109,21 +130,20 @@ def test_checks_look_like_any_document_by_keyboard_and_by_touch(browser, live_se
     page = desk.new_page()
     _watch(page, problems)
     open_topic(page, live_server, ann, topics[0])
-    requests = _requests(page)
+    requests, answers = _requests(page), _answers(page)
     shown = _judge_the_whole_queue(page, lambda p, key: p.keyboard.press(key))
     screenshot(page, "checks-done-1280")
-    assert page.inner_text("#judged-count") == f"{OWN} / {OWN} judged"
-    assert page.inner_text("#judged-list-count") == ""  # the list's length would count the checks
-    _assert_blind_and_uncounted(shown, requests, ann, topics[0])
+    assert page.inner_text("#judged-count") == f"{len(shown)} / {len(shown)} judged"
+    _assert_blind_and_counted_alike(shown, requests, answers, ann, topics[0])
     desk.close()
 
     phone = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
     page = phone.new_page()
     _watch(page, problems)
     open_topic(page, live_server, bob, topics[1])
-    requests = _requests(page)
+    requests, answers = _requests(page), _answers(page)
     shown = _judge_the_whole_queue(page, lambda p, key: p.tap(f".judge-bar button[data-grade='{key}']"))
     screenshot(page, "checks-done-390")
-    _assert_blind_and_uncounted(shown, requests, bob, topics[1])
+    _assert_blind_and_counted_alike(shown, requests, answers, bob, topics[1])
     phone.close()
     assert problems == []

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from rest_framework.test import APIClient
 
 from evaluation import selectors as evaluation_selectors
 from evaluation.exports.qrels import qrels_export
@@ -80,12 +81,33 @@ def test_gold_items_come_unmarked_and_their_answers_never_count(campaign, client
     assert not Judgment.objects.filter(assessor=ann, document_id__in=gold_ids).exists()
     consensus_after = evaluation_selectors.consensus_qrels(collection=collection)
     assert {d: consensus_after[topic.id][d] for d in gold_ids} == {d: consensus_before[topic.id][d] for d in gold_ids}
-    # Progress is over their own items, after every save alike: a check's save does not move it.
+    # Progress counts checks as items: every save moves it by one, a check's as an own item's (it once stood still
+    # on a check while "Document X of Y" moved on); the total grows only as checks are scheduled, never shrinks.
     for answer in answers:
         assert set(answer) >= {"saved", "progress", "upcoming"}
-        assert answer["progress"]["total"] == 30
-    judged = [answer["progress"]["judged"] for answer in answers]
-    assert judged[-1] == 30 and judged == sorted(judged) and len(answers) > 30
+    assert [answer["progress"]["judged"] for answer in answers] == list(range(1, len(answers) + 1))
+    totals = [answer["progress"]["total"] for answer in answers]
+    assert totals == sorted(totals) and totals[-1] == len(answers) > 30
+
+
+@pytest.mark.parametrize(("k", "rate", "gold_docs"), [(2, 0.2, 10), (1, 0.5, 20), (3, 0.5, 20)])
+def test_gold_items_arrive_at_the_configured_rate_whatever_k(client, k, rate, gold_docs):
+    """With k = 2 a reference's label filled no item: every gold item stayed an ordinary one and no gold check was
+    ever mixed in. Gold items are now kept for checks, so they arrive at the rate asked."""
+    collection = make_collection(max_grade=3, topics=1, documents=40, runs=1, depth=40, assessors_per_item=k,
+                                 gold_rate=rate)  # fmt: skip
+    topic = Topic.objects.get(collection=collection)
+    reference, ann = make_user("assessor"), make_user("assessor")
+    documents = {item.document.docno: item.document for item in PoolItem.objects.filter(topic=topic)}
+    services.judgments_record_bulk(labels={(reference, topic.id, documents[f"d{i}"].id): 1 for i in range(gold_docs)})
+    services.collection_settings_update(collection=collection, gold_assessors=[reference.pk])
+    services.assignment_create(assessor=ann, topic=topic)
+    client.force_login(ann)
+    answers = judge_everything(client, topic)
+    golds = QualityCheck.objects.filter(assessor=ann, kind=CheckKind.GOLD, answered_at__isnull=False).count()
+    assert Judgment.objects.filter(assessor=ann).count() == 40 - gold_docs  # gold is never an own item
+    assert len(answers) == 40 - gold_docs + golds
+    assert rate - 0.1 <= golds / len(answers) <= rate + 0.05  # topped up a few judgments ahead
 
 
 def test_every_entry_has_the_same_fields_and_an_opaque_key(campaign, client):
@@ -137,6 +159,62 @@ def test_a_repeat_is_shown_some_judgments_after_its_first_label_never_next_to_it
     for repeat in QualityCheck.objects.filter(assessor=ann, kind=CheckKind.REPEAT):
         first, again = shown.index(repeat.document_id), len(shown) - 1 - shown[::-1].index(repeat.document_id)
         assert again - first > checks.REPEAT_GAP
+
+
+def test_no_check_is_announced_before_it_is_due_and_a_waiting_repeats_first_grade_cannot_be_read(campaign, client):
+    """A repeat was listed in `upcoming` 2-6 judgments ahead, with the id of an entry already judged whose grade the
+    judged list showed: the assessor could read their first answer back."""
+    _, topic, _, ann, _ = campaign
+    client.force_login(ann)
+    api = APIClient()
+    api.force_authenticate(ann)
+    seen_waiting = 0
+    for _ in range(200):
+        config = config_of(client.get(f"/judging/judge/{topic.id}/"))
+        if config["start"] >= len(config["queue"]):
+            break
+        waiting = list(QualityCheck.objects.filter(assessor=ann, answered_at__isnull=True))
+        judged_own = Judgment.objects.filter(assessor=ann).count()
+        keys = {e["key"] for e in config["queue"]}
+        for check in waiting:
+            key = checking.entry_key(ann.id, topic.id, check.document_id, check.kind)
+            due = check.due_after <= judged_own or judged_own == 30  # or nothing of their own is left
+            assert (key in keys) == due  # in the queue once due, never before
+            if check.kind == CheckKind.REPEAT:
+                seen_waiting += 1
+                own = checking.entry_key(ann.id, topic.id, check.document_id)
+                assert own not in keys  # the first label's entry (and its grade) is out of sight
+                assert check.document_id not in {step["id"] for step in config["undo"]}
+                listed = api.get(f"/api/judgments/?topic={topic.id}").json()["results"]
+                assert check.document_id not in {row["document"] for row in listed}
+                page = client.get(f"/judging/judge/{topic.id}/?doc={check.document_id}")
+                assert config_of(page)["queue"][config_of(page)["start"]]["key"] != own
+        entry = config["queue"][config["start"]]
+        client.post(f"/judging/judge/{topic.id}/{entry['id']}/", {"grade": 1, "entry": entry["key"]},
+                    HTTP_ACCEPT="application/json")  # fmt: skip
+    assert seen_waiting > 0  # repeats were waiting at some point, or the test proves nothing
+
+
+def test_the_queue_api_serves_the_pages_entries_and_answers_a_check_as_any_entry(campaign):
+    _, topic, _, ann, _ = campaign
+    api = APIClient()
+    api.force_authenticate(ann)
+    bodies = []
+    for _ in range(200):
+        queue = api.get(f"/api/topics/{topic.id}/queue/?limit=1").json()
+        if not queue["documents"]:
+            break
+        entry = queue["documents"][0]
+        page = checking.judging_page_queue(assessor_id=ann.id, topic=topic)
+        assert entry["key"] == checking.upcoming_of(page)[0]["key"]  # what the page would show next
+        answer = api.post("/api/judgments/", {"topic": topic.id, "document": entry["id"], "grade": 1,
+                                              "entry": entry["key"]}, format="json")  # fmt: skip
+        assert answer.status_code == 200, answer.content
+        bodies.append(frozenset(answer.json()))
+    answered = QualityCheck.objects.filter(assessor=ann, answered_at__isnull=False)
+    assert answered.filter(kind=CheckKind.GOLD).exists() and answered.filter(kind=CheckKind.REPEAT).exists()
+    assert len(set(bodies)) == 1 and "id" not in next(iter(bodies))  # every entry answered with the same fields
+    assert Judgment.objects.filter(assessor=ann).count() == 30  # the checks' answers wrote no judgment
 
 
 def test_the_labels_exports_mark_gold_and_repeat_answers(campaign, client):

@@ -13,7 +13,8 @@
 //
 // Each entry of the queue is known by its opaque key, not by its document: a document shown again (a repeated
 // item, to measure the assessor's consistency) has an entry of its own, whose answer never overwrites the first.
-// With such checks on, the progress figures are the server's, over the assessor's own items.
+// With such checks on, the progress figures are the server's, which count checks as items (a check moves them as
+// any save does) and a judged document whose repeat is waiting, which the page's queue leaves out.
 (() => {
   "use strict";
   const config = JSON.parse(document.getElementById("judging-config").textContent);
@@ -103,6 +104,10 @@
     progress.value = judged;
     progress.textContent = `${Math.round((100 * judged) / Math.max(total, 1))}%`;
     document.getElementById("judged-count").textContent = `${judged} / ${total} judged`;
+    const unlisted = Math.max(judged - judgedCount(), 0); // judged, counted by the server, not in this queue
+    document.getElementById("position").textContent = position >= queue.length
+      ? `All ${total} judged`
+      : `Document ${Math.min(position + 1 + unlisted, total)} of ${total}`;
     // With checks on, the list's length would contradict the figures above (a document shown twice is listed twice).
     document.getElementById("judged-list-count").textContent = config.checking ? "" : `(${judgedCount()})`;
     const list = document.getElementById("judged-list");
@@ -160,7 +165,6 @@
     complete.hidden = true;
     form.hidden = false;
     gradeBar.hidden = false;
-    document.getElementById("position").textContent = `Document ${index + 1} of ${queue.length}`;
     renderChoice(entry);
     renderProgress();
     renderSaveError();
@@ -189,7 +193,6 @@
     gradeBar.hidden = true;
     slot.replaceChildren();
     complete.hidden = false;
-    document.getElementById("position").textContent = `All ${progressFigures().total} judged`;
     renderProgress();
     history.replaceState(null, "", "?");
     complete.focus();
