@@ -15,6 +15,8 @@ what changed through `judging.signals`, inside its transaction.
     quality        assessor_pause_check, assessor_resume, assessor_labels_discard (a paused assessor's labels)
     checks         checks_schedule (gold and repeated items mixed into a queue), check_answer_record,
                    check_answer_clear
+    entries        entry_judge (an assessor's save from their queue, page or API: an own item or a check, then the
+                   checks topped up and the pause decided, in one transaction)
     preferences    preference_record (one comparison of two documents), preference_delete (the page's undo)
     machine_judges machine_judge_create, machine_judge_update, machine_judge_delete, machine_judge_run (the
                    foreground run), machine_judge_run_start (a Job), machine_reply_record (a reply and its label)
