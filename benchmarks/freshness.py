@@ -15,6 +15,12 @@ With --outage S, the broker is a private Redis that this script stops for S seco
 (and starts again, empty: every message in it is lost). It then reports the saves sent during the outage apart
 (their latency must stay low: saves never wait on a broker that is down) and how long after the broker returned the
 judgments made during the outage were in the metrics (the sweep re-enqueues what was lost).
+
+With --imports N, N archive imports start as the warm-up ends (each a 110 KB zip whose run file is 99 MB of blank
+lines: a worker process reads it for half a minute), and the saves sent while any of them runs are reported apart.
+--queues says how the workers are laid out: "split" (default, as compose runs them: --workers processes on the
+judgments, bulk and sweep queues, and one more on the jobs queue) or "one" (every worker on every queue, the layout
+before the jobs queue, where the imports could take every process).
 """
 
 from __future__ import annotations
@@ -169,10 +175,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="10 topics x 20 runs x depth 200, 10 seconds")
     parser.add_argument("--rate", type=float, default=20.0, help="judgments per second")
-    parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--seconds", type=float, default=None, help="of load after the warm-up (30; --quick: 10)")
     parser.add_argument("--reuse", action="store_true", help="keep the collection an earlier run built")
     parser.add_argument("--workers", type=int, default=1, help="Celery worker processes (topics run in parallel)")
     parser.add_argument("--outage", type=float, default=0.0, help="stop the broker this many seconds mid-run")
+    parser.add_argument("--imports", type=int, default=0, help="archive imports started as the warm-up ends")
+    parser.add_argument("--queues", choices=("split", "one"), default="split", help="the workers' queues")
     parser.add_argument(
         "--warmup",
         type=float,
@@ -200,7 +208,7 @@ def main():
     )
     args = parser.parse_args()
     shape = (10, 20, 200) if args.quick else (50, 100, 1000)
-    seconds = 10.0 if args.quick else args.seconds
+    seconds = args.seconds or (10.0 if args.quick else 30.0)
     if "postgres" not in os.environ.get("DATABASE_URL", "") or not os.environ.get("REDIS_URL"):
         sys.exit("set DATABASE_URL (PostgreSQL) and REDIS_URL; see the docstring")
     start = time.perf_counter()
@@ -236,16 +244,18 @@ def load(collection, args, seconds) -> None:
         broker.start()
         env["REDIS_URL"] = broker.url
     # The first worker also runs beat, so the periodic sweep re-enqueues what an outage lost.
+    split = args.queues == "split"
+    layout = [["-Q", "judgments,bulk,sweep"] if split else []] * args.workers + ([["-Q", "jobs"]] if split else [])
     workers = [
         subprocess.Popen(
             [*(["nice", "-n", str(args.worker_nice)] if args.worker_nice else []),
              sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "--loglevel", "warning",
-             "-n", f"bench{n}@%h", *(["--beat", "-s", f"/tmp/bench-beat-{os.getpid()}"] if n == 0 else [])],
+             *queues, "-n", f"bench{n}@%h", *(["--beat", "-s", f"/tmp/bench-beat-{os.getpid()}"] if n == 0 else [])],
             cwd=ROOT,
             env=env,
             start_new_session=True,
         )
-        for n in range(args.workers)
+        for n, queues in enumerate(layout)
     ]  # fmt: skip
     server = subprocess.Popen(
         [
@@ -326,6 +336,9 @@ def load(collection, args, seconds) -> None:
                 broker.start()
 
             threading.Thread(target=outage, daemon=True).start()
+        importing = [float("inf"), float("inf")]  # while any import runs
+        if args.imports:
+            threading.Thread(target=imports_beside, args=(collection, args, began, importing), daemon=True).start()
 
         def post(topic_id: int, document_id: int, grade: int) -> None:
             body = urllib.parse.urlencode({"grade": grade, "seconds_total": 1}).encode()
@@ -371,7 +384,7 @@ def load(collection, args, seconds) -> None:
             return outage_from <= sent < outage_to
 
         def counted(sent):
-            return sent >= began + args.warmup and not during(sent)
+            return sent >= began + args.warmup and not during(sent) and not importing[0] <= sent < importing[1]
 
         warm = [lat for sent, lat, _ in saves if not counted(sent) and not during(sent)]
         slowest_warm = max(warm, default=0) * 1000
@@ -386,6 +399,11 @@ def load(collection, args, seconds) -> None:
         when = ", ".join(f"{at:.1f} s ({lat * 1000:.0f} ms)" for lat, at in slowest[: max(1, len(slowest) // 100)])
         print(f"  the slowest 1% of those saves, sent at: {when}")
         print(quantiles("freshness (save -> metrics)", [f - sent for sent, f in fresh_at if counted(sent)]))
+        if args.imports:
+            beside = [f - sent for sent, f in fresh_at if importing[0] <= sent < importing[1]]
+            print(f"{args.imports} imports ran for {importing[1] - importing[0]:.0f} s ({args.queues} queues)", end="")
+            print(f": {len(beside)} saves sent meanwhile")
+            print(quantiles("freshness beside the imports", beside), f" max {max(beside, default=0) * 1000:.0f} ms")
         if broker is not None:
             down = [lat for sent, lat, _ in saves if during(sent)]
             print(f"broker down for {args.outage:.0f} s: {len(down)} saves sent meanwhile")
@@ -398,6 +416,34 @@ def load(collection, args, seconds) -> None:
             process.wait(timeout=30)
         if broker is not None:
             broker.stop()
+
+
+def imports_beside(collection, args, began, importing) -> None:
+    """Starts the archive imports when the warm-up ends and notes when the first started and the last ended."""
+    import io
+    import zipfile
+
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from django.db import connection
+
+    from judging.importers import services as imports
+    from judging.models import Job, JobState
+
+    time.sleep(max(0.0, began + args.warmup - time.perf_counter()))
+    blank = io.BytesIO()
+    with zipfile.ZipFile(blank, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("blank.run", b"\n" * 99_000_000)
+    started = [
+        imports.import_start(
+            collection=collection, kind="runs", file=SimpleUploadedFile(f"blank{n}.zip", blank.getvalue())
+        ).pk
+        for n in range(args.imports)
+    ]
+    importing[0] = time.perf_counter()
+    while Job.objects.filter(pk__in=started, state__in=[JobState.QUEUED, JobState.RUNNING]).exists():
+        time.sleep(0.1)
+    importing[1] = time.perf_counter()
+    connection.close()
 
 
 CAMPAIGN_GRADES = (80, 10, 6, 4)  # weights of grades 0-3 among judged pool documents: about one in five relevant

@@ -6,6 +6,8 @@ import subprocess
 import sys
 
 PURE = [
+    "config.outbound",
+    "config.secrets",
     "measures",
     "measures.agreement",
     "measures.judgment_groups",
