@@ -368,6 +368,8 @@ def load(collection, args, seconds) -> None:
         deadline = time.perf_counter() + 90
         while pending and time.perf_counter() < deadline:
             time.sleep(0.05)
+        while args.imports and importing[1] == float("inf") and time.perf_counter() < deadline + 120:
+            time.sleep(0.1)  # the imports' window ends when they do
         done.set()
         watcher.join()
         stored = Judgment.objects.filter(topic__collection=collection).count()
@@ -386,7 +388,7 @@ def load(collection, args, seconds) -> None:
         def counted(sent):
             return sent >= began + args.warmup and not during(sent) and not importing[0] <= sent < importing[1]
 
-        warm = [lat for sent, lat, _ in saves if not counted(sent) and not during(sent)]
+        warm = [lat for sent, lat, _ in saves if sent < began + args.warmup]
         slowest_warm = max(warm, default=0) * 1000
         print(f"  warm-up, first {args.warmup:.0f} s, left out: {len(warm)} saves, slowest {slowest_warm:.0f} ms")
         print(quantiles("save latency (HTTP round trip)", [lat for sent, lat, _ in saves if counted(sent)]))
