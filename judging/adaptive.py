@@ -3,8 +3,8 @@ collection's judging order proposes them, rebuilt from the stored judgments on e
 
 Nothing is kept between requests: the order is replayed from the labels in the order they first arrived, which
 gives the same state on any web worker and after any restart (the orders are deterministic given the labels; the
-bandits' draws are seeded by the topic and the number of labels). `collection_standing` feeds `stopping` (where a
-campaign stands and whether to stop) with the same labels.
+bandits' draws are seeded by the topic and the number of labels). `selectors.collection_standing` feeds
+`stopping` (where a campaign stands and whether to stop) with labels read the same way.
 """
 
 from __future__ import annotations
@@ -13,9 +13,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .models import Collection, Document, Judgment, PoolItem, Run, Topic
+from .models import Document, Judgment, PoolItem, Run, Topic
 from .ordering import judging_order
-from .stopping import Standing, TopicInput, campaign_standing
 
 LOOKAHEAD = 50  # documents ordered by the strategy itself; the rest of the frontier follows in the pool's order
 
@@ -30,11 +29,11 @@ def topic_labels_in_arrival_order(*, topic_id: int) -> list[tuple[int, int | Non
     rows = Judgment.objects.filter(topic_id=topic_id).exclude(assessor_id__in=advisory or [])
     rows = rows.order_by("created_at", "id").values_list("document_id", "grade")
     for document_id, grade in rows:
-        labels[document_id] = _higher(labels.get(document_id), grade)
+        labels[document_id] = higher_label(labels.get(document_id), grade)
     return list(labels.items())
 
 
-def _higher(known: int | None, grade: int | None) -> int | None:
+def higher_label(known: int | None, grade: int | None) -> int | None:
     """The higher of two labels, 'cannot judge' (None) below every grade."""
     return grade if known is None else known if grade is None else max(known, grade)
 
@@ -63,28 +62,3 @@ def topic_frontier(*, topic: Topic, rankings: Mapping[int, np.ndarray], limit: i
     first = order.upcoming(limit)
     chosen = set(first)
     return first + [d for d in pool if d not in chosen and d not in order.labels]
-
-
-def collection_standing(*, collection: Collection, rankings: Mapping[int, Mapping[int, np.ndarray]]) -> Standing:
-    """Where the collection's campaign stands (`stopping.campaign_standing`), labels read as for the orders: the
-    highest grade any assessor gave. `rankings` is `selectors.collection_rankings` of the collection."""
-    tags = dict(Run.objects.filter(collection=collection).values_list("id", "tag"))
-    by_topic: dict[int, dict[str, list[int]]] = {}
-    for run_id, per_topic in rankings.items():
-        for topic_id, documents in per_topic.items():
-            by_topic.setdefault(topic_id, {})[tags[run_id]] = documents.tolist()
-    pools: dict[int, list[int]] = {}
-    for topic_id, document_id in PoolItem.objects.filter(topic__collection=collection).values_list(
-        "topic_id", "document_id"
-    ):
-        pools.setdefault(topic_id, []).append(document_id)
-    labels: dict[int, dict[int, int | None]] = {}
-    rows = Judgment.objects.filter(topic__collection=collection).values_list("topic_id", "document_id", "grade")
-    for topic_id, document_id, grade in rows.iterator(chunk_size=5000):
-        known = labels.setdefault(topic_id, {})
-        known[document_id] = _higher(known.get(document_id), grade)
-    topics = [
-        TopicInput(number, by_topic.get(topic_id, {}), pools.get(topic_id, []), labels.get(topic_id, {}))
-        for topic_id, number in Topic.objects.filter(collection=collection).order_by("id").values_list("id", "number")
-    ]
-    return campaign_standing(topics, relevance_level=collection.relevance_threshold, seed=collection.id)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,6 +32,7 @@ from .models import (
     Run,
     Topic,
 )
+from .stopping import Standing, TopicInput, campaign_standing
 
 User = get_user_model()
 
@@ -270,15 +272,17 @@ def assignments_for_assessor(*, assessor_id: int) -> list[Assignment]:
         .annotate(total=Count("topic__pool_items", distinct=True))
         .order_by("topic__collection__name", "topic__id")
     )
+    topic_ids = [a.topic_id for a in assignments]
     judged = {
         row["topic"]: row
-        for row in Judgment.objects.filter(assessor_id=assessor_id, topic__in=[a.topic_id for a in assignments])
+        for row in Judgment.objects.filter(_pooled(), assessor_id=assessor_id, topic_id__in=topic_ids)
         .values("topic")
         .annotate(n=Count("id"), seconds=Sum("seconds_spent"))
     }
-    topic_ids = [a.topic_id for a in assignments]
     own = set(
-        Judgment.objects.filter(assessor_id=assessor_id, topic_id__in=topic_ids).values_list("topic_id", "document_id")
+        Judgment.objects.filter(_pooled(), assessor_id=assessor_id, topic_id__in=topic_ids).values_list(
+            "topic_id", "document_id"
+        )
     )
     advisory = {a.topic.collection_id: a.topic.collection.advisory_assessors for a in assignments}
     filled = items_filled_by_others(assessor_id=assessor_id, topic_ids=topic_ids, advisory=advisory)
@@ -294,12 +298,73 @@ def assignments_for_assessor(*, assessor_id: int) -> list[Assignment]:
     return assignments
 
 
+def counted_labels(*, collection: Collection, topic_ids=None, pooled_only: bool = False) -> QuerySet:
+    """The judgments that count in `collection` (the consensus's input): every label of an account that is not
+    advisory (machine judges, clicks and other advisory sources are measured, never counted). `pooled_only` keeps
+    the labels of pooled items alone (an imported qrels reaches past the pool). The one place this is decided; the
+    campaign's figures, the stop signal and the embedded judge's fitting read it."""
+    labels = Judgment.objects.filter(topic__collection=collection).exclude(
+        assessor_id__in=collection.advisory_assessors or []
+    )
+    if topic_ids is not None:
+        labels = labels.filter(topic_id__in=topic_ids)
+    return labels.filter(_pooled()) if pooled_only else labels
+
+
+def advisory_labels(*, collection: Collection, pooled_only: bool = False) -> QuerySet:
+    """The judgments of the collection's advisory accounts (machine judges among them): shown and measured beside
+    the counted ones, never counted."""
+    labels = Judgment.objects.filter(topic__collection=collection, assessor_id__in=collection.advisory_assessors or [])
+    return labels.filter(_pooled()) if pooled_only else labels
+
+
+def collection_standing(*, collection: Collection, rankings: Mapping[int, Mapping[int, np.ndarray]]) -> Standing:
+    """Where the collection's campaign stands (`stopping.campaign_standing`), from the labels that count
+    (`selectors.counted_labels`: no machine judge's or other advisory label) of pooled items, each read as the
+    highest grade a counted assessor gave. `rankings` is `selectors.collection_rankings` of the collection."""
+    tags = dict(Run.objects.filter(collection=collection).values_list("id", "tag"))
+    by_topic: dict[int, dict[str, list[int]]] = {}
+    for run_id, per_topic in rankings.items():
+        for topic_id, documents in per_topic.items():
+            by_topic.setdefault(topic_id, {})[tags[run_id]] = documents.tolist()
+    pools: dict[int, list[int]] = {}
+    for topic_id, document_id in PoolItem.objects.filter(topic__collection=collection).values_list(
+        "topic_id", "document_id"
+    ):
+        pools.setdefault(topic_id, []).append(document_id)
+    labels: dict[int, dict[int, int | None]] = {}
+    counted = counted_labels(collection=collection, pooled_only=True)
+    rows = counted.values_list("topic_id", "document_id", "grade")
+    for topic_id, document_id, grade in rows.iterator(chunk_size=5000):
+        known = labels.setdefault(topic_id, {})
+        known[document_id] = adaptive.higher_label(known.get(document_id), grade)
+    topics = [
+        TopicInput(number, by_topic.get(topic_id, {}), pools.get(topic_id, []), labels.get(topic_id, {}))
+        for topic_id, number in Topic.objects.filter(collection=collection).order_by("id").values_list("id", "number")
+    ]
+    return campaign_standing(topics, relevance_level=collection.relevance_threshold, seed=collection.id)
+
+
+def items_labelled_only_by_advisory(*, collection: Collection) -> int:
+    """How many pooled items have an advisory label (a machine judge's) and no label that counts: unjudged, as far
+    as the campaign's figures go."""
+    advisory = set(advisory_labels(collection=collection, pooled_only=True).values_list("topic_id", "document_id"))
+    counted = counted_labels(collection=collection, pooled_only=True).filter(grade__isnull=False)
+    return len(advisory - set(counted.values_list("topic_id", "document_id")))
+
+
+def _pooled() -> Exists:
+    return Exists(PoolItem.objects.filter(topic_id=OuterRef("topic_id"), document_id=OuterRef("document_id")))
+
+
 def items_filled_by_others(
     *, assessor_id: int, topic_ids: list[int], advisory: dict[int, list[int] | None] | None = None
 ) -> set[tuple[int, int]]:
     """(topic id, document id) of the pool items that already have their collection's k graded judgments from
     assessors other than this one (advisory assessors, machines among them, take no slot): unless the assessor
     judged them too, they are closed to them (the write service refuses them; queues and totals leave them out).
+    Only pool items: labels of documents outside the pool (an imported qrels reaches past it) close nothing (they
+    once made an assessor's start page read "-3658 documents left").
     `advisory`, {collection id: its advisory assessors} for the topics' collections, saves reading them."""
     if advisory is None:
         found = Collection.objects.filter(topics__in=topic_ids).distinct().values_list("id", "advisory_assessors")
@@ -308,7 +373,7 @@ def items_filled_by_others(
     for collection_id, accounts in advisory.items():
         counted |= Q(topic__collection_id=collection_id) & ~Q(assessor_id__in=accounts or [])
     return set(
-        Judgment.objects.filter(counted, topic_id__in=topic_ids, grade__isnull=False)
+        Judgment.objects.filter(counted, _pooled(), topic_id__in=topic_ids, grade__isnull=False)
         .exclude(assessor_id=assessor_id)
         .values("topic_id", "document_id", "topic__collection__assessors_per_item")
         .annotate(n=Count("id"))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -92,13 +92,14 @@ def lexical_labels(
     topics: Mapping[str, str],
     pairs: Sequence[tuple[str, str]],
     documents: Mapping[str, str],
-    people: Mapping[tuple[str, str], int],
+    people: Iterable[tuple[str, str, int]],
     *,
     max_grade: int,
 ) -> dict[tuple[str, str], tuple[int, float, list[float]]]:
     """{(topic, docno): (grade, normalised score, the thresholds used)} for every pair whose topic and document are
     known. `topics` maps a topic to its query text; `people` holds the people's labels the thresholds are fitted on,
-    each topic's thresholds on the other topics' labels only."""
+    (topic, docno, grade) each, every person's label of a pair one observation (two people's labels of one pair
+    are two, not one overwriting the other); each topic's thresholds are fitted on the other topics' labels only."""
     index = BM25(documents)
     by_topic: dict[str, list[str]] = {}
     for topic, docno in pairs:
@@ -108,7 +109,7 @@ def lexical_labels(
         topic: normalised({docno: index.score(topics[topic], docno) for docno in docnos})
         for topic, docnos in by_topic.items()
     }
-    labelled = [(topic, every[topic][docno], grade) for (topic, docno), grade in people.items()
+    labelled = [(topic, every[topic][docno], grade) for topic, docno, grade in people
                 if topic in every and docno in every[topic]]  # fmt: skip
     result = {}
     for topic, scores in every.items():

@@ -27,7 +27,7 @@ from django.db import transaction
 from config.outbound import url_problem
 from config.secrets import secret_name_problem
 
-from .. import job_kinds, jobs
+from .. import job_kinds, jobs, selectors
 from ..identifiers import identifier, identifier_problem
 from ..machine.cache import ReplyCache
 from ..machine.client import Budget, ChatClient, ServerConfig
@@ -402,9 +402,8 @@ def _chat_pairs(judge, pairs, client, topic_texts, document_texts, template, rec
 
 def _lexical_run(judge, pairs, record, stop) -> None:
     """The embedded BM25 baseline over the collection's pooled documents, its thresholds fitted on the counted
-    (not advisory) assessors' labels of the other topics."""
+    (not advisory) assessors' labels of the other topics, every person's label one observation."""
     collection = judge.collection
-    advisory = set(collection.advisory_assessors or ())
     pooled = PoolItem.objects.filter(topic__collection=collection)
     every_pair = list(pooled.values_list("topic_id", "document_id"))
     texts = {
@@ -414,13 +413,12 @@ def _lexical_run(judge, pairs, record, stop) -> None:
         )
     }
     queries = {str(t.id): f"{t.title} {t.description}" for t in Topic.objects.filter(collection=collection)}
-    people = {
-        (str(t), str(d)): g
-        for t, d, a, g in Judgment.objects.filter(topic__collection=collection, grade__isnull=False).values_list(
-            "topic_id", "document_id", "assessor_id", "grade"
-        )
-        if a not in advisory
-    }
+    people = [
+        (str(t), str(d), g)
+        for t, d, g in selectors.counted_labels(collection=collection)
+        .filter(grade__isnull=False)
+        .values_list("topic_id", "document_id", "grade")
+    ]
     labels = lexical_labels(
         queries, [(str(t), str(d)) for t, d in every_pair], texts, people, max_grade=collection.max_grade
     )

@@ -9,7 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from .. import adaptive, job_kinds, jobs, progress, selectors, stopping
+from .. import job_kinds, jobs, progress, selectors, stopping
 from ..forms import ImportForm, PoolForm
 from ..importers import services as imports
 from ..models import ROLE_ASSESSOR, Collection, Job, JobState
@@ -57,13 +57,14 @@ def campaign_standing(request: HttpRequest, collection_id: int) -> HttpResponse:
     """Where the campaign stands and whether to stop judging (a partial the campaign page loads and refreshes:
     the estimate draws plausible completions of the qrels, too slow for the page's every-5-seconds poll)."""
     collection = get_object_or_404(Collection, pk=collection_id)
-    standing = adaptive.collection_standing(
+    standing = selectors.collection_standing(
         collection=collection, rankings=selectors.collection_rankings(collection_id=collection.id)
     )
     context = {
         "collection": collection,
         "standing": standing,
         "saved_judgments": standing.unjudged * collection.assessors_per_item,
+        "advisory_only": selectors.items_labelled_only_by_advisory(collection=collection),
         "tau_threshold": stopping.TAU_THRESHOLD,
         "stable_percent": round(100 * stopping.STABLE_SHARE),
     }

@@ -1,0 +1,87 @@
+"""Whose labels count (#47, first findings): the campaign's standing counts the people's labels of pooled items, never
+a machine judge's, and says how many items only a machine labelled; labels beyond the pool close no item and make
+no progress figure negative; the embedded judge fits its thresholds on every person's label, two people's labels of
+one pair being two observations."""
+
+from __future__ import annotations
+
+import pytest
+
+from judging import selectors, services
+from judging.machine.lexical import lexical_labels
+from judging.models import PoolItem, Topic
+from judging.services import machine_judges
+
+from ..factories import make_collection, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+def _pool(collection):
+    return list(
+        PoolItem.objects.filter(topic__collection=collection).order_by("id").values_list("topic_id", "document_id")
+    )
+
+
+def test_where_we_stand_counts_people_not_a_machine_that_labelled_the_whole_pool(client):
+    collection = make_collection(max_grade=3, topics=2, documents=12, runs=3, depth=6)
+    pool = _pool(collection)
+    judge = machine_judges.machine_judge_create(collection=collection, name="bm25", provider="lexical")
+    services.judgments_record_bulk(labels={(judge.account, t, d): 3 for t, d in pool})  # all relevant, says it
+    person = make_user("assessor")
+    people = {(person, t, d): (2 if i % 2 else 0) for i, (t, d) in enumerate(pool[:5])}
+    services.judgments_record_bulk(labels=people)
+    collection.refresh_from_db()
+    standing = selectors.collection_standing(
+        collection=collection, rankings=selectors.collection_rankings(collection_id=collection.id)
+    )
+    assert standing.unjudged == len(pool) - 5  # not 0: the machine's labels judge nothing
+    assert standing.relevant_found == sum(1 for grade in people.values() if grade >= 1)  # 2, not the whole pool
+    assert selectors.items_labelled_only_by_advisory(collection=collection) == len(pool) - 5
+    client.force_login(make_user("admin"))
+    page = client.get(f"/judging/collections/{collection.id}/standing/").content.decode()
+    assert f'data-figure="relevant-found">{standing.relevant_found}<' in page
+    assert f"{len(pool) - 5} pooled documents labelled only by a machine judge" in page
+
+
+def test_labels_beyond_the_pool_make_no_progress_figure_negative(client):
+    collection = make_collection(max_grade=1, topics=1, documents=40, runs=1, depth=5, assessors_per_item=1)
+    topic = Topic.objects.get(collection=collection)
+    pooled = {d for _, d in _pool(collection)}
+    beyond = [d for d in collection.documents.values_list("id", flat=True) if d not in pooled]
+    imported = make_user("assessor")  # an imported qrels' account, counted
+    services.judgments_record_bulk(labels={(imported, topic.id, d): 1 for d in beyond})
+    assessor = make_user("assessor")
+    services.assignment_create(assessor=assessor, topic=topic)
+    services.judgments_record_bulk(labels={(assessor, topic.id, d): 0 for d in beyond[:3]})  # theirs, unpooled
+    (assignment,) = selectors.assignments_for_assessor(assessor_id=assessor.id)
+    assert (assignment.judged, assignment.total) == (0, len(pooled))  # was "0 / -30": unpooled labels closed items
+    client.force_login(assessor)
+    page = client.get("/judging/assignments/").content.decode()
+    assert "-" + str(len(beyond)) not in page and f"{len(pooled)} documents left" in page
+
+
+def test_the_embedded_judge_fits_on_every_persons_label_not_one_per_pair(monkeypatch):
+    from judging.machine import lexical
+
+    fitted = []
+    real = lexical.fitted_thresholds
+    monkeypatch.setattr(lexical, "fitted_thresholds", lambda s, g, m: fitted.append(sorted(g)) or real(s, g, m))
+    topics = {"1": "apple pie", "2": "banana bread"}
+    documents = {"a": "apple pie recipe", "b": "apple", "c": "banana bread loaf"}
+    pairs = [(t, d) for t in topics for d in documents]
+    two_people = [("1", "a", 3), ("1", "b", 0), ("1", "a", 0)]  # the second person disagrees on (1, a)
+    lexical_labels(topics, pairs, documents, two_people, max_grade=3)
+    assert fitted[1] == [0, 0, 3]  # topic 2's cuts, fitted on topic 1's labels: both of (1, a), not the last alone
+
+
+def test_the_embedded_judge_run_reads_both_peoples_labels_of_a_pair(monkeypatch):
+    collection = make_collection(max_grade=3, topics=2, documents=8, runs=2, depth=4)
+    (t1, d1), *_ = _pool(collection)
+    ann, bob = make_user("assessor"), make_user("assessor")
+    services.judgments_record_bulk(labels={(ann, t1, d1): 3, (bob, t1, d1): 0})
+    judge = machine_judges.machine_judge_create(collection=collection, name="bm25", provider="lexical")
+    seen = []
+    monkeypatch.setattr(machine_judges, "lexical_labels", lambda q, p, d, people, max_grade: seen.extend(people) or {})
+    machine_judges.machine_judge_run(judge=judge)
+    assert sorted(g for t, d, g in seen if (t, d) == (str(t1), str(d1))) == [0, 3]
