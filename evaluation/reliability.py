@@ -144,6 +144,9 @@ def assessor_reliability(*, collection: Collection, reveal: bool) -> list[Reliab
             mine, gold=own_gold, threshold=collection.relevance_threshold, others=yardsticks[who]
         )
         low, high = quality.gold_interval
+        # A file or a reference does not tire: an imported qrels, a machine's labels and a gold assessor's are
+        # measured (agreement, gold accuracy) but never flagged as a person drifting (NIST's qrels once were).
+        flagged = kinds[who] == "person" and who not in gold_assessors
         table.append(
             ReliabilityRow(
                 assessor=names.get(who, f"assessor {who}"),
@@ -158,7 +161,7 @@ def assessor_reliability(*, collection: Collection, reveal: bool) -> list[Reliab
                 self_agreement=quality.self_agreement,
                 consensus_kappa=against.get(str(who), {}).get("cohen_kappa"),
                 dawid_skene_accuracy=accuracy.get(who),
-                flags=[flag.as_dict() for flag in quality.flags],
+                flags=[flag.as_dict() for flag in quality.flags] if flagged else [],
                 user_id=who,
                 paused=pauses.get(who),
             )

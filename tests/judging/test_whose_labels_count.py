@@ -85,3 +85,20 @@ def test_the_embedded_judge_run_reads_both_peoples_labels_of_a_pair(monkeypatch)
     monkeypatch.setattr(machine_judges, "lexical_labels", lambda q, p, d, people, max_grade: seen.extend(people) or {})
     machine_judges.machine_judge_run(judge=judge)
     assert sorted(g for t, d, g in seen if (t, d) == (str(t1), str(d1))) == [0, 3]
+
+
+def test_an_imported_reference_is_measured_but_never_flagged_as_drifting():
+    from evaluation.reliability import assessor_reliability
+
+    collection = make_collection(max_grade=3, topics=1, documents=240, runs=1, depth=240)
+    topic = Topic.objects.get(collection=collection)
+    items = [d for _, d in _pool(collection)]
+    grades = [0] * 60 + [3] * 60  # the grades change for good half way: a person's drift
+    person = make_user("assessor")
+    reference = services.user_create(username="qrels:nist", password="unused-pass-123", role="assessor")
+    for account, mine in ((person, items[:120]), (reference, items[120:])):  # apart: the grades are the yardstick
+        services.judgments_record_bulk(labels={(account, topic.id, d): g for d, g in zip(mine, grades, strict=True)})
+    rows = {row.assessor: row for row in assessor_reliability(collection=collection, reveal=True)}
+    assert [flag["kind"] for flag in rows[person.username].flags] == ["drift"]  # the same labels, a person: flagged
+    assert rows["qrels:nist"].kind == "imported" and rows["qrels:nist"].flags == []
+    assert rows["qrels:nist"].judgments == 120  # still measured
