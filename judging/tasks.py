@@ -7,24 +7,24 @@ from .importers import services as imports
 from .services import machine_judges, pools
 
 
-@shared_task(acks_late=True)
+@shared_task(name="judging.tasks.import_file", acks_late=True)
 def import_file(job_id: int) -> dict:
     # Not retried: a refused file fails the same way twice, and the Job already says why.
     return jobs.job_run(job_id, imports.import_job_work)
 
 
-@shared_task(acks_late=True)
+@shared_task(name="judging.tasks.build_pool", acks_late=True)
 def build_pool(job_id: int) -> dict:
     # Safe to run twice (after a lost worker): building is incremental, a second run adds nothing.
     return jobs.job_run(job_id, pools.pool_build_job_work)
 
 
-@shared_task(acks_late=True)
+@shared_task(name="judging.tasks.sweep_jobs", acks_late=True)
 def sweep_jobs() -> int:
     return jobs.jobs_sweep()
 
 
-@shared_task(acks_late=True)
+@shared_task(name="judging.tasks.machine_judge_run", acks_late=True)
 def machine_judge_run(job_id: int) -> dict:
     # Safe to run twice (after a lost worker): every reply is kept as it arrives, a second run asks only the rest.
     return jobs.job_run(job_id, machine_judges.machine_judge_run_job_work)
