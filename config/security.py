@@ -76,7 +76,7 @@ class RefuseNulParametersMiddleware:
 
 
 def _bad_parameter(request, name: str):
-    from .api_errors import error_response
+    from config.api_errors import error_response
 
     return error_response(request, 400, f"the parameter {name!r} contains a NUL character")
 
@@ -97,7 +97,7 @@ class UploadSizeLimitMiddleware:
         except ValueError:
             length = 0
         if length > limit + self.MARGIN:
-            from .api_errors import error_response
+            from config.api_errors import error_response
 
             message = f"the upload is {length:,} bytes; the limit is {limit:,} bytes (WORKBENCH_MAX_UPLOAD_BYTES)"
             return error_response(request, 413, message)

@@ -6,11 +6,10 @@ What an operator may do here is ask for a recompute, which goes through the stal
 from django.contrib import admin
 from django.db import transaction
 
+from evaluation import services
+from evaluation.models import RunAggregates, SearchLog, TopicAgreement, TopicState, TopicValues
 from judging.admin import CollectionAdmin, ReadOnlyAdmin, ServiceAdmin
 from judging.models import Collection
-
-from . import services
-from .models import RunAggregates, SearchLog, TopicAgreement, TopicState, TopicValues
 
 
 @admin.register(TopicState)

@@ -2,6 +2,6 @@
 The statistics themselves are `measures.agreement`'s, pure and shared by both apps."""
 
 if __name__ == "__main__":
-    from .agreement_cli import main
+    from evaluation.agreement_cli import main
 
     raise SystemExit(main())

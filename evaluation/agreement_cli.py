@@ -12,11 +12,10 @@ import json
 import sys
 from collections import defaultdict
 
+from evaluation.cli_errors import reported
+from evaluation.consensus import METHODS, consensus
 from measures import TrecFormatError
 from measures.agreement import agreement_report
-
-from .cli_errors import reported
-from .consensus import METHODS, consensus
 
 COLUMNS = ("topic", "docno", "assessor", "grade")
 

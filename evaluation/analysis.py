@@ -13,13 +13,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from evaluation import curves, selectors, significance
+from evaluation.models import AgreementReport
+from evaluation.selectors import consensus_qrels, engine_options
 from judging import selectors as judging_selectors
 from judging.models import Collection, Run, Topic
 from measures import PreparedQrels, PreparedRun, RunSet, evaluate
-
-from . import curves, selectors, significance
-from .models import AgreementReport
-from .selectors import consensus_qrels, engine_options
 
 
 @dataclass(frozen=True)

@@ -13,19 +13,18 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from judging.api.jobs import JobSerializer, job_accepted
-from judging.models import Collection, MachineJudge, Run
-from judging.permissions import IsResearcherOrAdmin, ReadsOwnCollectionStatus, sees_assessors
-
-from . import analysis, downloads, preference_results, reliability, selectors, services, verification
-from .api_serializers import (
+from evaluation import analysis, downloads, preference_results, reliability, selectors, services, verification
+from evaluation.api_serializers import (
     AgreementSerializer,
     CompareSerializer,
     PairsSerializer,
     ResultsSerializer,
     StatusSerializer,
 )
-from .trial_runs import trial_run_start
+from evaluation.trial_runs import trial_run_start
+from judging.api.jobs import JobSerializer, job_accepted
+from judging.models import Collection, MachineJudge, Run
+from judging.permissions import IsResearcherOrAdmin, ReadsOwnCollectionStatus, sees_assessors
 
 MAX_STATUS_PAGE = 1_000_000  # far past any collection's last page, and far inside the database's integers
 

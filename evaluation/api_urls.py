@@ -3,7 +3,7 @@ agreement, comparisons and trial runs."""
 
 from django.urls import path
 
-from . import api
+from evaluation import api
 
 urlpatterns = [
     path("status/", api.CollectionStatusView.as_view(), name="api-collection-status"),

@@ -8,9 +8,8 @@ class EvaluationConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from evaluation import receivers, tasks  # noqa: F401  (tasks: every process knows them by name, to send them)
         from judging import signals
-
-        from . import receivers, tasks  # noqa: F401  (tasks: every process knows them by name, to send them)
 
         # dispatch_uid: connected once, however often ready() runs (tests may call it again).
         for name in ("labels_changed", "rankings_changed", "collection_changed", "collection_deleting"):

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from evaluation import ranking_cache
+from evaluation.cached_reads import cached_for_version
+from evaluation.selectors import engine_options, results_version, run_aggregates
 from judging import selectors as judging_selectors
 from judging.models import Collection, Run, Topic
 from measures import PreparedQrels, aggregate, parse_measure
 from measures.judgment_groups import averaged_over_groups
-
-from . import ranking_cache
-from .cached_reads import cached_for_version
-from .selectors import engine_options, results_version, run_aggregates
 
 
 def averaged_over_assessors(*, collection: Collection, measure: str) -> list[dict]:

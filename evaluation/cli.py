@@ -10,6 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from evaluation.cli_errors import reported
+from evaluation.cli_jg import main_jg
+from evaluation.cli_prefs import main_prefs
 from measures import (
     FAMILIES,
     TREC_EVAL_VERSION,
@@ -25,10 +28,6 @@ from measures import (
 from measures.relstring import relstrings
 from measures.trec_names import NICKNAMES, TREC_ORDER, is_trec_style, printed_name, relstring_length
 from measures.zscores import read_zscores, zscore_summary, zscore_table
-
-from .cli_errors import reported
-from .cli_jg import main_jg
-from .cli_prefs import main_prefs
 
 
 def _parser() -> argparse.ArgumentParser:

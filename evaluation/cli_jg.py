@@ -6,11 +6,10 @@ from __future__ import annotations
 import json
 import sys
 
+from evaluation.cli_errors import reported
+from evaluation.cli_output import write_run
 from measures import MeasureNameError, RunSet, TrecFormatError, TrecReader
 from measures.judgment_groups import AVERAGED, NICKNAME, evaluate_groups, read_qrels_jg
-
-from .cli_errors import reported
-from .cli_output import write_run
 
 
 def _wanted(names: list[str]) -> tuple[list[str], bool, bool]:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import sys
 
+from evaluation.cli_errors import reported
+from evaluation.cli_output import write_run
 from measures import MeasureNameError, TrecFormatError
 from measures.preferences import (
     COUNTS,
@@ -17,9 +19,6 @@ from measures.preferences import (
     summary,
 )
 from measures.trec_files import read_run
-
-from .cli_errors import reported
-from .cli_output import write_run
 
 
 def _wanted(names: list[str]) -> tuple[list[str], bool, bool]:

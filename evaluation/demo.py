@@ -10,13 +10,12 @@ from pathlib import Path
 
 from django.utils import timezone
 
+from evaluation import selectors
+from evaluation.models import SearchLog
+from evaluation.online.simulate import SimulatedTopic, simulated_log, write_jsonl
+from evaluation.services import search_logs
 from judging import selectors as judging_selectors
 from judging.models import Collection, Document
-
-from . import selectors
-from .models import SearchLog
-from .online.simulate import SimulatedTopic, simulated_log, write_jsonl
-from .services import search_logs
 
 ARMS = ("bm25", "tfidf")
 UNANSWERED = (

@@ -12,11 +12,10 @@ import json
 
 from django.http import HttpResponse, StreamingHttpResponse
 
+from evaluation.exports.qrels import qrels_export
+from evaluation.exports.results import results_export
 from judging.models import Collection
 from judging.permissions import sees_assessors
-
-from .exports.qrels import qrels_export
-from .exports.results import results_export
 
 CONTENT_TYPES = {"txt": "text/plain", "jsonl": "application/x-ndjson", "csv": "text/csv", "json": "application/json"}
 

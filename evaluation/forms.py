@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django import forms
 
-from .models import SearchLog
-from .online import click_models, traffic
+from evaluation.models import SearchLog
+from evaluation.online import click_models, traffic
 
 
 def _names(text: str) -> list[str]:

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from django.db import models
 
+from evaluation.fields import ListField
 from judging.models import Collection, Topic
-
-from .fields import ListField
 
 
 class StaleResults(models.Model):

@@ -17,15 +17,14 @@ from collections import defaultdict
 import numpy as np
 from django.db.models import Count, Max
 
+from evaluation.cached_reads import cached_for_version
+from evaluation.exports import export_name, provenance
+from evaluation.selectors import results_version
 from judging import preferring
 from judging import selectors as judging_selectors
 from judging.models import Collection, Document, Preference, PreferenceHistory, Ranking, Run, Topic
 from measures.bradley_terry import bradley_terry, grades_from_strengths
 from measures.preferences import PrefLine, evaluate_prefs, summary, topic_prefs
-
-from .cached_reads import cached_for_version
-from .exports import export_name, provenance
-from .selectors import results_version
 
 LEADERBOARD_MEASURES = ["prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_num_prefs_poss"]
 BRADLEY_TERRY = (

@@ -20,14 +20,13 @@ from dataclasses import asdict, dataclass, field
 
 from django.contrib.auth import get_user_model
 
+from evaluation.consensus import dawid_skene
+from evaluation.exports import spreadsheet_text
+from evaluation.models import AgreementReport
 from judging import checking
 from judging import selectors as judging_selectors
 from judging.models import AssessorPause, Collection, Judgment, MachineJudge
 from judging.quality import Label, agreement_blocks, assessor_quality, in_time_order, others_labels, relevant_blocks
-
-from .consensus import dawid_skene
-from .exports import spreadsheet_text
-from .models import AgreementReport
 
 User = get_user_model()
 

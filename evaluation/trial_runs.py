@@ -16,13 +16,12 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
+from evaluation.selectors import consensus_qrels, engine_options, run_aggregates
 from judging import job_kinds, jobs, uploads
 from judging.importers.problems import ImportFailed, Problems
 from judging.importers.trec_lines import parse_run
 from judging.models import Collection, Document, Job, Run, Topic
 from measures import PreparedQrels, PreparedRun, as_measures, evaluate, trec_order
-
-from .selectors import consensus_qrels, engine_options, run_aggregates
 
 COVERAGE_DEPTH = 10
 LOW_COVERAGE = 0.9  # below this share of judged documents in the top 10, the scores are flagged as lower bounds

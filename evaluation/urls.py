@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from .views import agreement, leaderboard, machines, measures, online, plots, reliability, runs, trial
+from evaluation.views import agreement, leaderboard, machines, measures, online, plots, reliability, runs, trial
 
 app_name = "evaluation"
 urlpatterns = [

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from evaluation import machine_verification as verify
+from evaluation import ranking_cache
+from evaluation.cached_reads import cached_for_version
+from evaluation.ranking_agreement import system_ranking_agreement
+from evaluation.selectors import consensus_labels, engine_options, results_version, stored_measures
 from judging import selectors as judging_selectors
 from judging.models import Collection, MachineJudge, MachineReply, PoolItem, Topic
-
-from . import machine_verification as verify
-from . import ranking_cache
-from .cached_reads import cached_for_version
-from .ranking_agreement import system_ranking_agreement
-from .selectors import consensus_labels, engine_options, results_version, stored_measures
 
 
 def machine_judges(*, collection: Collection) -> list[MachineJudge]:

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .models import Document, Judgment, PoolItem, Run, Topic
-from .ordering import judging_order
+from judging.models import Document, Judgment, PoolItem, Run, Topic
+from judging.ordering import judging_order
 
 LOOKAHEAD = 50  # documents ordered by the strategy itself; the rest of the frontier follows in the pool's order
 

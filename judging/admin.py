@@ -18,8 +18,8 @@ from django.db import transaction
 from rest_framework.authtoken.admin import TokenAdmin
 from rest_framework.authtoken.models import TokenProxy
 
-from . import services
-from .models import (
+from judging import services
+from judging.models import (
     Adjudication,
     Assignment,
     Collection,

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 from django.utils.crypto import salted_hmac
 
-from . import selectors
-from .models import CheckKind, Judgment, QualityCheck, Topic
+from judging import selectors
+from judging.models import CheckKind, Judgment, QualityCheck, Topic
 
 KEY_SALT = "judging.checking.entry"
 

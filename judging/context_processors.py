@@ -3,8 +3,8 @@ between (for admins and researchers)."""
 
 from __future__ import annotations
 
-from .models import ROLE_ADMIN, ROLE_RESEARCHER, Collection
-from .permissions import user_roles
+from judging.models import ROLE_ADMIN, ROLE_RESEARCHER, Collection
+from judging.permissions import user_roles
 
 SWITCHER_LIMIT = 50
 

@@ -13,9 +13,9 @@ from collections import Counter
 import numpy as np
 from django.db import transaction
 
-from . import services
-from .models import Collection, Document, Topic
-from .services import machine_judges
+from judging import services
+from judging.models import Collection, Document, Topic
+from judging.services import machine_judges
 
 DEMO_NAME = "Python docstrings (demo)"
 DEMO_JUDGE = "bm25-baseline"

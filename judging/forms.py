@@ -3,9 +3,9 @@
 from django import forms
 from django.core.validators import ProhibitNullCharactersValidator
 
-from . import pool_strategies, progress
-from .importers.services import IMPORT_KINDS
-from .models import (
+from judging import pool_strategies, progress
+from judging.importers.services import IMPORT_KINDS
+from judging.models import (
     BEST_RANK,
     MAX_CHECK_RATE,
     MAX_NOTE_CHARS,
@@ -19,7 +19,7 @@ from .models import (
     Run,
     Topic,
 )
-from .ordering import order_choices
+from judging.ordering import order_choices
 
 NUL_MESSAGE = "contains a NUL character (often pasted by accident); remove it"
 

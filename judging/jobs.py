@@ -21,9 +21,8 @@ from django.utils import timezone
 
 from config import sql
 from config.broker import messages_waiting
-
-from .models import Job, JobState
-from .uploads import upload_delete, uploads_purge
+from judging.models import Job, JobState
+from judging.uploads import upload_delete, uploads_purge
 
 __all__ = [
     "Job",

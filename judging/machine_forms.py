@@ -6,8 +6,8 @@ import json
 
 from django import forms
 
-from .machine.prompts import TEMPLATES
-from .models import MachineJudge, MachineProvider, Topic
+from judging.machine.prompts import TEMPLATES
+from judging.models import MachineJudge, MachineProvider, Topic
 
 PROMPTS = [
     ("umbrela", "UMBRELA, 0–3 (Upadhyay et al. 2024, after Thomas et al.)"),

@@ -17,15 +17,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from config.secrets import secret_name_problem
+from judging.importers.documents import parse_documents
+from judging.importers.problems import Problems
+from judging.importers.topics import parse_topics
+from judging.machine.cache import ReplyCache
+from judging.machine.client import Budget, ChatClient, ServerConfig
+from judging.machine.judge import TopicText, judge_pairs
+from judging.machine.prompts import TEMPLATES, custom
 from measures.trec_files import TrecFormatError, qrels_lines, run_lines
-
-from .importers.documents import parse_documents
-from .importers.problems import Problems
-from .importers.topics import parse_topics
-from .machine.cache import ReplyCache
-from .machine.client import Budget, ChatClient, ServerConfig
-from .machine.judge import TopicText, judge_pairs
-from .machine.prompts import TEMPLATES, custom
 
 
 def _scale(text: str) -> tuple[int, int]:

@@ -8,7 +8,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import F, Q
 
-from .ordering import order_choices
+from judging.ordering import order_choices
 
 MAX_SCALE = 5
 MAX_NOTE_CHARS = 10_000

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rest_framework import permissions
 
-from .models import ROLE_ADMIN, ROLE_ASSESSOR, ROLE_RESEARCHER
+from judging.models import ROLE_ADMIN, ROLE_ASSESSOR, ROLE_RESEARCHER
 
 
 def user_roles(user) -> set[str]:

@@ -11,10 +11,9 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 
+from judging import selectors, tournament
+from judging.models import PoolItem, Preference, PreferenceOutcome, Topic
 from measures.agreement import krippendorff_alpha, percent_agreement
-
-from . import selectors, tournament
-from .models import PoolItem, Preference, PreferenceOutcome, Topic
 
 OUTCOMES = [choice.value for choice in PreferenceOutcome]
 

@@ -12,7 +12,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count, Exists, F, Max, Min, OuterRef, Q
 from django.utils import timezone
 
-from .models import ROLE_ASSESSOR, Adjudication, Assignment, Collection, Judgment, PoolItem, Topic
+from judging.models import ROLE_ASSESSOR, Adjudication, Assignment, Collection, Judgment, PoolItem, Topic
 
 MIN_RATE_WINDOW = timedelta(minutes=10)
 

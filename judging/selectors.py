@@ -16,9 +16,8 @@ from django.db.models import Count, Exists, F, Min, OuterRef, Q, QuerySet, Subqu
 from django.db.models.functions import Coalesce
 
 from config import sql as db
-
-from . import adaptive, verifying
-from .models import (
+from judging import adaptive, verifying
+from judging.models import (
     ROLE_ASSESSOR,
     Adjudication,
     AssessorPause,
@@ -32,7 +31,7 @@ from .models import (
     Run,
     Topic,
 )
-from .stopping import Standing, TopicInput, campaign_standing
+from judging.stopping import Standing, TopicInput, campaign_standing
 
 User = get_user_model()
 

@@ -19,10 +19,9 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from judging.ordering import ORDERS, judging_order
+from judging.pool_strategies import depth_pool
 from measures import PreparedQrels, PreparedRun, RunSet, TrecReader, evaluate, kendall_tau
-
-from .ordering import ORDERS, judging_order
-from .pool_strategies import depth_pool
 
 MEASURES = ("AP", "nDCG@10")
 

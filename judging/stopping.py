@@ -18,9 +18,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from judging.ordering import is_relevant
 from measures import kendall_tau
-
-from .ordering import is_relevant
 
 TAU_THRESHOLD = 0.9
 STABLE_SHARE = 0.95

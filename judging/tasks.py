@@ -2,9 +2,9 @@
 
 from celery import shared_task
 
-from . import jobs
-from .importers import services as imports
-from .services import machine_judges, pools
+from judging import jobs
+from judging.importers import services as imports
+from judging.services import machine_judges, pools
 
 
 @shared_task(name="judging.tasks.import_file", acks_late=True)

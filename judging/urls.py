@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from .views import adjudication, assessor, assigning, campaign, machines, pauses, people, preferences, setup
+from judging.views import adjudication, assessor, assigning, campaign, machines, pauses, people, preferences, setup
 
 app_name = "judging"
 urlpatterns = [

@@ -4,8 +4,8 @@ likeliest errors first, `machine.verification`), and the machine's label of one 
 
 from __future__ import annotations
 
-from .machine.verification import impact_weights, verification_scores
-from .models import Judgment, MachineJudge, MachineReply, PoolItem, Run, Topic
+from judging.machine.verification import impact_weights, verification_scores
+from judging.models import Judgment, MachineJudge, MachineReply, PoolItem, Run, Topic
 
 
 def _labels(topic: Topic, account_ids) -> dict[int, dict[int, int]]:

@@ -7,19 +7,19 @@ run = c.run_from_file("run.txt")
 result = evaluate(qrels, [run], ["AP", "nDCG@10", "P(rel=2)@5"])
 """
 
-from .batch import TREC_EVAL_VERSION, TREC_EVAL_VERSIONS
-from .correlation import kendall_tau, spearman_rho, tau_ap
-from .data import PreparedQrels, PreparedRun, Vocabulary, trec_order
-from .engine import Evaluation, RunResult, aggregate, as_measures, canonical_names, evaluate
-from .lines import TrecFormatError
-from .loading import TrecReader
-from .names import Measure, MeasureNameError
-from .parsing import output_name, parse_measure, parse_measures
-from .ranked import minimum_average_precision, precision_recall_points
-from .registry import FAMILIES
-from .runset import RunSet
-from .trec_files import qrels_lines, read_qrels, read_run, run_lines
-from .trec_names import TREC_DEFAULT
+from measures.batch import TREC_EVAL_VERSION, TREC_EVAL_VERSIONS
+from measures.correlation import kendall_tau, spearman_rho, tau_ap
+from measures.data import PreparedQrels, PreparedRun, Vocabulary, trec_order
+from measures.engine import Evaluation, RunResult, aggregate, as_measures, canonical_names, evaluate
+from measures.lines import TrecFormatError
+from measures.loading import TrecReader
+from measures.names import Measure, MeasureNameError
+from measures.parsing import output_name, parse_measure, parse_measures
+from measures.ranked import minimum_average_precision, precision_recall_points
+from measures.registry import FAMILIES
+from measures.runset import RunSet
+from measures.trec_files import qrels_lines, read_qrels, read_run, run_lines
+from measures.trec_names import TREC_DEFAULT
 
 __all__ = [
     "FAMILIES",

@@ -11,8 +11,8 @@ from functools import cached_property
 
 import numpy as np
 
-from .data import NONPOOL, PAD, UNJUDGED, PreparedQrels, cell_index
-from .hits import Hits
+from measures.data import NONPOOL, PAD, UNJUDGED, PreparedQrels, cell_index
+from measures.hits import Hits
 
 
 class TopicStats:

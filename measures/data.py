@@ -14,8 +14,8 @@ from itertools import chain
 import numpy as np
 import pyarrow as pa
 
-from .arrow_arrays import int_array, string_array
-from .vocabulary import DocumentVocabulary, Vocabulary
+from measures.arrow_arrays import int_array, string_array
+from measures.vocabulary import DocumentVocabulary, Vocabulary
 
 # Label codes inside the engine's label matrices, below every real label (real labels < 0 become UNJUDGED).
 NONPOOL = -1  # retrieved, absent from the qrels

@@ -13,13 +13,13 @@ from functools import cached_property
 
 import numpy as np
 
-from .batch import TREC_EVAL_VERSION, TREC_EVAL_VERSIONS, RankedBatch, TopicStats
-from .data import PAD, PreparedQrels, PreparedRun
-from .labelling import Labeller
-from .names import Measure
-from .parsing import parse_measures
-from .ranked import GMAP_FLOOR
-from .runset import RunSet
+from measures.batch import TREC_EVAL_VERSION, TREC_EVAL_VERSIONS, RankedBatch, TopicStats
+from measures.data import PAD, PreparedQrels, PreparedRun
+from measures.labelling import Labeller
+from measures.names import Measure
+from measures.parsing import parse_measures
+from measures.ranked import GMAP_FLOOR
+from measures.runset import RunSet
 
 DEFAULT_BATCH_CELLS = 4_000_000
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .batch import RankedBatch, safe_divide
-from .gains import cell_gains, ideal_gains, normalised_cell_gains, parse_gain_map
+from measures.batch import RankedBatch, safe_divide
+from measures.gains import cell_gains, ideal_gains, normalised_cell_gains, parse_gain_map
 
 
 def _gain_map(m) -> dict[int, float]:

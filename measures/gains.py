@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .batch import RankedBatch
-from .data import NONPOOL, UNJUDGED
+from measures.batch import RankedBatch
+from measures.data import NONPOOL, UNJUDGED
 
 # trec_eval's codes for retrieved documents without a judgment, as a gain map names them.
 _CODE_OF_LEVEL = {-1: NONPOOL, -2: UNJUDGED}

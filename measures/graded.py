@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import gain_measures
-from .batch import RankedBatch, safe_divide, sequential_sum
-from .gains import parse_gain_map
+from measures import gain_measures
+from measures.batch import RankedBatch, safe_divide, sequential_sum
+from measures.gains import parse_gain_map
 
 JK_BASE = 2.0  # Järvelin & Kekäläinen (2002): no discount up to rank b, then log_b(rank)
 

@@ -16,15 +16,15 @@ from pathlib import Path
 
 import numpy as np
 
-from .batch import TREC_EVAL_VERSION
-from .data import PreparedQrels
-from .engine import evaluate
-from .lines import TrecFormatError
-from .loading import TrecReader
-from .names import Measure
-from .parsing import parse_measures
-from .runset import RunSet
-from .trec_names import printed_name
+from measures.batch import TREC_EVAL_VERSION
+from measures.data import PreparedQrels
+from measures.engine import evaluate
+from measures.lines import TrecFormatError
+from measures.loading import TrecReader
+from measures.names import Measure
+from measures.parsing import parse_measures
+from measures.runset import RunSet
+from measures.trec_names import printed_name
 
 AVERAGED = {"P_avgjg": "P", "map_avgjg": "map", "Rprec_mult_avgjg": "Rprec_mult"}
 NICKNAME = ["runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"]  # trec_eval's `-m qrels_jg`

@@ -20,8 +20,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from .data import NONPOOL, PAD, UNJUDGED, PreparedQrels, cell_index
-from .runset import RunSet
+from measures.data import NONPOOL, PAD, UNJUDGED, PreparedQrels, cell_index
+from measures.runset import RunSet
 
 # Above this many evaluated cells per qrels entry, labels are placed once for the whole run set ...
 INDEX_LOOKUP_RATIO = 8

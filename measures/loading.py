@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from .arrow_arrays import int_array
-from .data import PreparedQrels, PreparedRun, RepeatedDocument, repeats
-from .trec_files import DUPLICATES, Source, qrels_table, read_qrels, read_run, run_table
-from .vocabulary import DocumentVocabulary, Vocabulary
+from measures.arrow_arrays import int_array
+from measures.data import PreparedQrels, PreparedRun, RepeatedDocument, repeats
+from measures.trec_files import DUPLICATES, Source, qrels_table, read_qrels, read_run, run_table
+from measures.vocabulary import DocumentVocabulary, Vocabulary
 
 READERS = min(4, os.cpu_count() or 1)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .registry import FAMILIES, Family
+from measures.registry import FAMILIES, Family
 
 
 class MeasureNameError(ValueError):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import functools
 import re
 
-from .names import Measure, MeasureNameError, ir_style
-from .trec_names import is_trec_style, trec_output_name, trec_style
+from measures.names import Measure, MeasureNameError, ir_style
+from measures.trec_names import is_trec_style, trec_output_name, trec_style
 
 
 def parse_measures(name: str) -> list[Measure]:

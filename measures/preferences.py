@@ -25,7 +25,7 @@ from typing import BinaryIO
 
 import numpy as np
 
-from .lines import FailFast, TrecFormatError, numbered_lines, source_name
+from measures.lines import FailFast, TrecFormatError, numbered_lines, source_name
 
 # trec_eval's measure table order, and its nicknames.
 MEASURES = [

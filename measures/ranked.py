@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .batch import RankedBatch, safe_divide, sequential_sum
-from .data import UNJUDGED
-from .hits import Hits
+from measures.batch import RankedBatch, safe_divide, sequential_sum
+from measures.data import UNJUDGED
+from measures.hits import Hits
 
 INFAP_EPSILON = 1e-5
 GMAP_FLOOR = 1e-5

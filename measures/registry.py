@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from . import gain_measures, graded, ranked, sets
+from measures import gain_measures, graded, ranked, sets
 
 DCG_CHOICES = ("log2", "exp-log2", "jk")
 

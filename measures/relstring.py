@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .data import NONPOOL, UNJUDGED, PreparedQrels
-from .engine import judged_only_labels, plan_rows
-from .labelling import Labeller
-from .runset import RunSet
+from measures.data import NONPOOL, UNJUDGED, PreparedQrels
+from measures.engine import judged_only_labels, plan_rows
+from measures.labelling import Labeller
+from measures.runset import RunSet
 
 
 def _character(label: int) -> str:

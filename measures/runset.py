@@ -11,7 +11,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .data import PreparedRun, cell_index
+from measures.data import PreparedRun, cell_index
 
 SCOPED_TABLE_RATIO = 4  # a table indexed by document id is kept while ids are at most this many times the cells
 

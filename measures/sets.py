@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .batch import RankedBatch, safe_divide
+from measures.batch import RankedBatch, safe_divide
 
 NAN = float("nan")
 

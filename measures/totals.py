@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from .ranked import GMAP_FLOOR
+from measures.ranked import GMAP_FLOOR
 
 SCALE = 1074
 

@@ -18,8 +18,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as arrow_csv
 
-from .arrow_arrays import as_numpy
-from .lines import MAX_LINE_BYTES, FailFast, Problems, Progress, TrecFormatError, numbered_lines, source_name
+from measures.arrow_arrays import as_numpy
+from measures.lines import MAX_LINE_BYTES, FailFast, Problems, Progress, TrecFormatError, numbered_lines, source_name
 
 RUN_COLUMNS = "'qid Q0 docno rank score tag'"
 QRELS_COLUMNS = "'qid 0 docno grade' (5 with an assessor)"

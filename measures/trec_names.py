@@ -16,9 +16,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .gains import gain_map_text
-from .names import Measure, MeasureNameError, check_cutoff, check_params
-from .registry import FAMILIES
+from measures.gains import gain_map_text
+from measures.names import Measure, MeasureNameError, check_cutoff, check_params
+from measures.registry import FAMILIES
 
 P_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 IPREC_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)

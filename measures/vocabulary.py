@@ -9,7 +9,7 @@ from itertools import count, islice
 import numpy as np
 import pyarrow as pa
 
-from .arrow_arrays import as_numpy, int_array, string_array
+from measures.arrow_arrays import as_numpy, int_array, string_array
 
 
 class Vocabulary:

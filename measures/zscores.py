@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .lines import TrecFormatError
-from .ranked import GMAP_FLOOR
+from measures.lines import TrecFormatError
+from measures.ranked import GMAP_FLOOR
 
 MISSING_ZSCORE_VALUE = -1000000.0
 _FIELDS = ("qid", "measure", "mean", "stddev")

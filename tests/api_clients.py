@@ -5,7 +5,7 @@ from __future__ import annotations
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from .factories import make_user
+from tests.factories import make_user
 
 
 def api_as(user) -> APIClient:

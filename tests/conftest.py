@@ -95,8 +95,7 @@ def _own_throttle_counters(settings):
 def worked_files(tmp_path) -> dict[str, Path]:
     """The ten-session worked log (online/worked_log.py) as UBI queries and events files."""
     from evaluation.online.simulate import write_jsonl
-
-    from .evaluation.online.worked_log import EVENTS, QUERIES
+    from tests.evaluation.online.worked_log import EVENTS, QUERIES
 
     return {
         "queries": write_jsonl(QUERIES, tmp_path / "queries.jsonl"),

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from evaluation import services as evaluation_services
 from judging import services
-
-from .factories import make_collection, make_user
+from tests.factories import make_collection, make_user
 
 # Our measure names and trec_eval's.
 MEASURES = {"P@5": "P_5", "AP": "map", "nDCG": "ndcg", "RR": "recip_rank", "Rprec": "Rprec", "Bpref": "bpref"}

@@ -132,9 +132,8 @@ def test_an_upload_over_the_limit_is_refused_before_its_body_is_read(client, set
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     from judging.models import Job
-
-    from .api_clients import api_as
-    from .factories import make_collection
+    from tests.api_clients import api_as
+    from tests.factories import make_collection
 
     settings.WORKBENCH_LIMITS = {**settings.WORKBENCH_LIMITS, "upload_bytes": 1000}
     collection = make_collection(runs=0)
@@ -148,8 +147,7 @@ def test_an_upload_over_the_limit_is_refused_before_its_body_is_read(client, set
 
 def test_a_cant_judge_reason_over_200_characters_is_a_400_naming_it(client):
     from judging import services
-
-    from .factories import make_collection
+    from tests.factories import make_collection
 
     collection = make_collection(topics=1, runs=1)
     topic = collection.topics.get()

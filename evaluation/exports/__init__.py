@@ -11,10 +11,9 @@ import re
 
 from django.utils import timezone
 
+from evaluation.models import CollectionState
+from evaluation.selectors import settings_key
 from judging.models import Collection
-
-from ..models import CollectionState
-from ..selectors import settings_key
 
 
 def provenance(collection: Collection, **details) -> dict:

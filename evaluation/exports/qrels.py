@@ -13,13 +13,12 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from evaluation import selectors
+from evaluation.exports import export_name, provenance, spreadsheet_text
+from evaluation.preference_results import BRADLEY_TERRY, bradley_terry_qrels
+from evaluation.verification import holes_filled_qrels
 from judging import selectors as judging_selectors
 from judging.models import Collection, Document, Judgment, MachineJudge, QualityCheck, Topic
-
-from .. import selectors
-from ..preference_results import BRADLEY_TERRY, bradley_terry_qrels
-from ..verification import holes_filled_qrels
-from . import export_name, provenance, spreadsheet_text
 
 SOURCES = ("consensus", "assessor", "all", "filled", "preferences")
 FORMATS = {"trec": "txt", "jsonl": "jsonl", "csv": "csv"}

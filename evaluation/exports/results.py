@@ -9,11 +9,10 @@ import json
 import math
 from collections.abc import Iterator
 
+from evaluation import selectors
+from evaluation.exports import export_name, provenance, spreadsheet_text
 from judging.models import Collection, Run, Topic
 from measures import as_measures, output_name
-
-from .. import selectors
-from . import export_name, provenance, spreadsheet_text
 
 FORMATS = {"trec": "txt", "csv": "csv", "json": "json"}
 

@@ -11,9 +11,17 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import ab, store
-from .measures import BUCKETS, RATE_UNITS, OnlineSettings, definitions, online_measures, query_rate, rate_unit
-from .store import LogImportFailed
+from evaluation.online import ab, store
+from evaluation.online.measures import (
+    BUCKETS,
+    RATE_UNITS,
+    OnlineSettings,
+    definitions,
+    online_measures,
+    query_rate,
+    rate_unit,
+)
+from evaluation.online.store import LogImportFailed
 
 
 def parser() -> argparse.ArgumentParser:

@@ -21,7 +21,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from .measures import RATIO_REGISTRY, ratios
+from evaluation.online.measures import RATIO_REGISTRY, ratios
 
 METHOD = (
     "Session as the unit: each measure's variance by the delta method over per-session sums; Wilson intervals with "

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import duckdb
 
-from .records import EARLIEST, LATEST, MAX_RECORD_BYTES
+from evaluation.online.records import EARLIEST, LATEST, MAX_RECORD_BYTES
 
 MEMORY_LIMIT = "1GB"  # DuckDB spills to disk beyond this, so memory stays flat whatever the log's size
 

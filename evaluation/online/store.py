@@ -22,9 +22,8 @@ from pathlib import Path
 
 import duckdb
 
+from evaluation.online import records, sources
 from measures.lines import Problems
-
-from . import records, sources
 
 Progress = Callable[[int, int], None]
 KINDS = ("queries", "events")
@@ -238,7 +237,7 @@ def prepared_connection(root: Path, settings, **options) -> duckdb.DuckDBPyConne
     """A connection whose `qa`, `sa` and `clicks` (see `measures.prepare`) are ready for `settings`: read from the
     store's cache when this set of imports was prepared with these settings before, else computed and cached.
     A month of ten million events takes tens of seconds to prepare and about a second to read every figure from."""
-    from .measures import PREPARED_TABLES, prepare, prepared_key
+    from evaluation.online.measures import PREPARED_TABLES, prepare, prepared_key
 
     key = json.dumps({"settings": prepared_key(settings), "imports": imports(root)}, sort_keys=True)
     folder = Path(root) / "prepared" / hashlib.sha1(key.encode()).hexdigest()[:20]

@@ -19,9 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from evaluation.online.click_models import NORMALISED
 from measures.correlation import kendall_tau
-
-from .click_models import NORMALISED
 
 METHODS = ("pps", "strata", "zero_result")
 HEAD_SHARE, TORSO_SHARE = 0.01, 0.20

@@ -7,8 +7,8 @@ results stamped with the generation it read; it repeats while the topic is dirty
 whatever was left stale.
 """
 
-from ..selectors import EVALUATION_SETTINGS
-from .recompute import (
+from evaluation.selectors import EVALUATION_SETTINGS
+from evaluation.services.recompute import (
     collection_agreement_recompute,
     collection_recompute,
     collection_recompute_job_work,
@@ -16,9 +16,9 @@ from .recompute import (
     topic_recompute,
     topics_recompute,
 )
-from .search_logs import search_log_delete
-from .staleness import collection_changed, stale_topics_sweep, topics_changed
-from .storage import runs_aggregate
+from evaluation.services.search_logs import search_log_delete
+from evaluation.services.staleness import collection_changed, stale_topics_sweep, topics_changed
+from evaluation.services.storage import runs_aggregate
 
 __all__ = [
     "EVALUATION_SETTINGS",

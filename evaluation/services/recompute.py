@@ -11,17 +11,16 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from config import sql
+from evaluation import ranking_cache
+from evaluation.models import CollectionState, TopicState
+from evaluation.ranking_agreement import system_ranking_agreement
+from evaluation.selectors import consensus_inputs, consensus_labels, engine_options, stored_measures
+from evaluation.services import storage
+from evaluation.services.phases import NO_PHASES, Phases
 from judging import job_kinds, jobs
 from judging import selectors as judging_selectors
 from judging.models import Collection, Topic
 from measures import PreparedQrels, agreement, as_measures, evaluate, parse_measure
-
-from .. import ranking_cache
-from ..models import CollectionState, TopicState
-from ..ranking_agreement import system_ranking_agreement
-from ..selectors import consensus_inputs, consensus_labels, engine_options, stored_measures
-from . import storage
-from .phases import NO_PHASES, Phases
 
 # The lock namespaces of the staleness protocol (the first of PostgreSQL's two advisory-lock keys).
 TOPIC, COLLECTION = 1, 2

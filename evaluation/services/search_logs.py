@@ -15,15 +15,14 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.urls import reverse
 
+from evaluation.models import SearchLog
+from evaluation.online import click_models, store, traffic
+from evaluation.selectors import SEARCH_LOG_SETTING_NAMES, online_settings
 from judging import job_kinds, jobs, uploads
 from judging.importers.services import IMPORTED_NAMESPACE
 from judging.importers.topics import TopicRecord
 from judging.models import Collection, Document, Job, Topic, Upload
 from judging.services import collection_settings_update, imported_assessors, judgments_record_bulk, topics_upsert
-
-from ..models import SearchLog
-from ..online import click_models, store, traffic
-from ..selectors import SEARCH_LOG_SETTING_NAMES, online_settings
 
 IMPORT_TASK = "evaluation.tasks.import_search_log"
 

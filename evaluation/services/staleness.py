@@ -20,9 +20,8 @@ from django.utils import timezone
 
 from config import sql
 from config.broker import messages_waiting
+from evaluation.models import CollectionState, TopicState
 from judging.models import Topic
-
-from ..models import CollectionState, TopicState
 
 logger = logging.getLogger(__name__)
 

@@ -6,13 +6,12 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from config import sql
+from evaluation.models import AgreementReport, CollectionState, RunAggregates, TopicAgreement, TopicState, TopicValues
+from evaluation.selectors import settings_key, stored_measures
+from evaluation.services.phases import NO_PHASES, Phases
 from judging import selectors as judging_selectors
 from judging.models import Collection, Run
 from measures import as_measures, totals
-
-from ..models import AgreementReport, CollectionState, RunAggregates, TopicAgreement, TopicState, TopicValues
-from ..selectors import settings_key, stored_measures
-from .phases import NO_PHASES, Phases
 
 # The per-topic statistics stored as rows (for the pages and the API to filter and average); the full report,
 # matrices included, is stored as JSON beside them.

@@ -7,10 +7,9 @@ from django.core.exceptions import BadRequest, PermissionDenied, ValidationError
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
 
+from evaluation import selectors
 from judging.models import Collection, Run
 from judging.permissions import user_roles
-
-from .. import selectors
 
 
 def researcher_collection(request: HttpRequest, collection_id: int) -> Collection:

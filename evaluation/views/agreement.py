@@ -7,10 +7,9 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from evaluation import analysis, selectors
+from evaluation.views import researcher_collection
 from judging.permissions import sees_assessors
-
-from .. import analysis, selectors
-from . import researcher_collection
 
 
 @login_required

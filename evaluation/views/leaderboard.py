@@ -7,14 +7,13 @@ from django.core.exceptions import BadRequest
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
+from evaluation import assessor_groups as assessor_groups_reads
+from evaluation import downloads, preference_results, selectors
+from evaluation.selectors import COVERAGE_MEASURE
+from evaluation.views import researcher_collection
 from judging import selectors as judging_selectors
 from judging.models import ROLE_ADMIN, ROLE_RESEARCHER, Collection
 from judging.permissions import role_required, sees_assessors
-
-from .. import assessor_groups as assessor_groups_reads
-from .. import downloads, preference_results, selectors
-from ..selectors import COVERAGE_MEASURE
-from . import researcher_collection
 
 
 @role_required(ROLE_ADMIN, ROLE_RESEARCHER)

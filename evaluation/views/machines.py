@@ -8,10 +8,9 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from evaluation import verification
+from evaluation.views import researcher_collection
 from judging.permissions import sees_assessors
-
-from .. import verification
-from . import researcher_collection
 
 
 @login_required

@@ -11,22 +11,21 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from judging.models import ROLE_ADMIN
-from judging.permissions import admin_required, user_roles
-
-from .. import selectors
-from ..forms import (
+from evaluation import selectors
+from evaluation.forms import (
     ImplicitJudgmentsForm,
     SearchLogForm,
     SearchLogSettingsForm,
     SearchLogUploadForm,
     TrafficTopicsForm,
 )
-from ..models import SearchLog
-from ..online.ab import MIN_SESSIONS
-from ..online.measures import BUCKETS, MAX_RATE_BUCKETS, RATE_UNITS, RATIO_REGISTRY
-from ..services import search_logs
-from . import researcher_collection
+from evaluation.models import SearchLog
+from evaluation.online.ab import MIN_SESSIONS
+from evaluation.online.measures import BUCKETS, MAX_RATE_BUCKETS, RATE_UNITS, RATIO_REGISTRY
+from evaluation.services import search_logs
+from evaluation.views import researcher_collection
+from judging.models import ROLE_ADMIN
+from judging.permissions import admin_required, user_roles
 
 
 def measure_labels() -> dict[str, str]:

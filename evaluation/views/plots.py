@@ -13,14 +13,13 @@ from django.core.exceptions import BadRequest
 from django.http import HttpRequest, HttpResponse
 from matplotlib.figure import Figure
 
+from evaluation import analysis, curves, plots, reliability, selectors
+from evaluation.exports import collection_slug
+from evaluation.online.measures import RATE_UNITS
+from evaluation.views import chosen_measure, chosen_run, chosen_runs, researcher_collection
 from judging.models import Collection
 from judging.permissions import sees_assessors
 from judging.quality import WINDOW
-
-from .. import analysis, curves, plots, reliability, selectors
-from ..exports import collection_slug
-from ..online.measures import RATE_UNITS
-from . import chosen_measure, chosen_run, chosen_runs, researcher_collection
 
 PLOT_CACHE_SECONDS = 3600
 

@@ -8,11 +8,10 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
+from evaluation import reliability as reads
+from evaluation.exports import collection_slug
+from evaluation.views import researcher_collection
 from judging.permissions import sees_assessors
-
-from .. import reliability as reads
-from ..exports import collection_slug
-from . import researcher_collection
 
 
 @login_required

@@ -10,10 +10,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.http import urlencode
 
+from evaluation import analysis, selectors
+from evaluation.views import chosen_measure, chosen_run, chosen_runs, researcher_collection
 from judging.models import Run
-
-from .. import analysis, selectors
-from . import chosen_measure, chosen_run, chosen_runs, researcher_collection
 
 
 @login_required

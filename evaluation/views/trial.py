@@ -12,10 +12,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
+from evaluation.trial_runs import TrialResult, trial_run_start
+from evaluation.views import researcher_collection
 from judging.models import Job, JobState
-
-from ..trial_runs import TrialResult, trial_run_start
-from . import researcher_collection
 
 
 class TrialRunForm(forms.Form):

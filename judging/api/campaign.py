@@ -11,12 +11,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from .. import pool_strategies, progress, selectors, services
-from ..importers.services import IMPORT_KINDS, import_start
-from ..models import Assignment, Collection, Document, PoolItem, Run, Topic
-from ..permissions import IsAdmin, ReadsForResearchersWritesForAdmins
-from ..services import pools
-from .jobs import job_accepted
+from judging import pool_strategies, progress, selectors, services
+from judging.api.jobs import job_accepted
+from judging.importers.services import IMPORT_KINDS, import_start
+from judging.models import Assignment, Collection, Document, PoolItem, Run, Topic
+from judging.permissions import IsAdmin, ReadsForResearchersWritesForAdmins
+from judging.services import pools
 
 
 class CollectionSerializer(serializers.ModelSerializer):

@@ -11,8 +11,8 @@ from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
-from ..models import Job
-from ..permissions import IsAdmin
+from judging.models import Job
+from judging.permissions import IsAdmin
 
 
 class JobSerializer(serializers.ModelSerializer):

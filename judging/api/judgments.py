@@ -8,10 +8,10 @@ from rest_framework import exceptions, generics, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from .. import checking
-from ..models import Document, Judgment, Topic
-from ..permissions import IsAssessor
-from ..services import entries, quality
+from judging import checking
+from judging.models import Document, Judgment, Topic
+from judging.permissions import IsAssessor
+from judging.services import entries, quality
 
 
 class JudgmentSerializer(serializers.ModelSerializer):

@@ -12,11 +12,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from .. import checking, jobs, selectors
-from ..models import Assignment, Collection, Document, Job, MachineJudge, MachineReply, PoolItem, Topic
-from ..permissions import IsAdmin, IsAssessor, ReadsForResearchersWritesForAdmins
-from ..services import machine_judges as service
-from .jobs import JobSerializer, job_accepted
+from judging import checking, jobs, selectors
+from judging.api.jobs import JobSerializer, job_accepted
+from judging.models import Assignment, Collection, Document, Job, MachineJudge, MachineReply, PoolItem, Topic
+from judging.permissions import IsAdmin, IsAssessor, ReadsForResearchersWritesForAdmins
+from judging.services import machine_judges as service
 
 QUEUE_LIMIT = 100
 

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import campaign, jobs, judgments, machines
+from judging.api import campaign, jobs, judgments, machines
 
 urlpatterns = [
     path("jobs/<int:job_id>/", jobs.JobView.as_view(), name="api-job"),

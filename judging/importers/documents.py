@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .fields import identifier, identifier_problem, text_problem
-from .problems import Problems, Progress, first_key, json_objects, limit, numbered_lines
-from .sniffing import read_records
+from judging.importers.fields import identifier, identifier_problem, text_problem
+from judging.importers.problems import Problems, Progress, first_key, json_objects, limit, numbered_lines
+from judging.importers.sniffing import read_records
 
 MAX_DOCNO_CHARS = 200
 MAX_URL_CHARS = 2000

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from ..identifiers import identifier, identifier_problem
+from judging.identifiers import identifier, identifier_problem
 
 __all__ = ["identifier", "identifier_problem", "json_problem", "text_problem"]
 

@@ -7,10 +7,9 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+from judging import strict_json
+from judging.importers.fields import MAX_JSON_DEPTH, json_problem
 from measures.lines import LISTED_PROBLEMS, Problem, Problems, Progress, numbered_lines
-
-from .. import strict_json
-from .fields import MAX_JSON_DEPTH, json_problem
 
 __all__ = ["LISTED_PROBLEMS", "ImportFailed", "Problem", "Problems", "Progress", "limit", "numbered_lines"]
 

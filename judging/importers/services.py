@@ -16,20 +16,20 @@ from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
-from .. import job_kinds, jobs, uploads
-from ..jobs import JobRefused
-from ..models import Collection, Document, Topic
-from ..services.documents import documents_upsert
-from ..services.judgments import judgments_record_bulk
-from ..services.runs import run_store
-from ..services.topics import topics_upsert
-from ..services.users import imported_assessors
-from ..uploads import upload_local_copy, upload_size_limit
-from . import archives
-from .documents import parse_documents
-from .problems import LISTED_PROBLEMS, ImportFailed, Problem, Problems, Progress
-from .topics import parse_topics
-from .trec_lines import parse_qrels, parse_run
+from judging import job_kinds, jobs, uploads
+from judging.importers import archives
+from judging.importers.documents import parse_documents
+from judging.importers.problems import LISTED_PROBLEMS, ImportFailed, Problem, Problems, Progress
+from judging.importers.topics import parse_topics
+from judging.importers.trec_lines import parse_qrels, parse_run
+from judging.jobs import JobRefused
+from judging.models import Collection, Document, Topic
+from judging.services.documents import documents_upsert
+from judging.services.judgments import judgments_record_bulk
+from judging.services.runs import run_store
+from judging.services.topics import topics_upsert
+from judging.services.users import imported_assessors
+from judging.uploads import upload_local_copy, upload_size_limit
 
 DOCUMENT_BATCH = 2000
 IMPORTED_ASSESSOR = "imported"

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .fields import identifier, identifier_problem, text_problem
-from .problems import Problems, Progress, first_key, json_objects, limit, numbered_lines
-from .sniffing import read_records
+from judging.importers.fields import identifier, identifier_problem, text_problem
+from judging.importers.problems import Problems, Progress, first_key, json_objects, limit, numbered_lines
+from judging.importers.sniffing import read_records
 
 MAX_NUMBER_CHARS = 64
 FIELD_LIMITS = (("number", MAX_NUMBER_CHARS), ("title", 10_000), ("description", None), ("narrative", None))

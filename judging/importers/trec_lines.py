@@ -8,10 +8,9 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from judging.importers.fields import identifier, identifier_problem, text_problem
+from judging.importers.problems import Problems, Progress, limit
 from measures.trec_files import QrelsLine, RunLine, qrels_lines, run_lines
-
-from .fields import identifier, identifier_problem, text_problem
-from .problems import Problems, Progress, limit
 
 MAX_TOPIC_CHARS, MAX_DOCNO_CHARS, MAX_TAG_CHARS, MAX_ASSESSOR_CHARS = 64, 200, 200, 100
 MAX_RANK = 2**31 - 1  # trec_eval ignores ranks (it orders by score); one past any integer column is a broken file

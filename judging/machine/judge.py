@@ -18,9 +18,9 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as StillWaiting
 from dataclasses import dataclass, field
 
-from .cache import ReplyCache
-from .client import ChatClient
-from .prompts import PromptReplyError, Template, batch_grades, grade_of, render, render_batch
+from judging.machine.cache import ReplyCache
+from judging.machine.client import ChatClient
+from judging.machine.prompts import PromptReplyError, Template, batch_grades, grade_of, render, render_batch
 
 BATCH_SIZE = 20
 STOP_POLL = 0.5  # seconds between looks at `stop` while a call is under way

@@ -17,10 +17,9 @@ import math
 import sys
 from pathlib import Path
 
+from judging.quality import ALPHA, FAST_FLOOR_S, FAST_RUN, FAST_SHARE, WINDOW, Label, quality_report
+from judging.strict_json import StrictJSONError, loads
 from measures.trec_files import TrecFormatError, qrels_lines
-
-from ..strict_json import StrictJSONError, loads
-from . import ALPHA, FAST_FLOOR_S, FAST_RUN, FAST_SHARE, WINDOW, Label, quality_report
 
 
 class BadLabels(ValueError):

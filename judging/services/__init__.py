@@ -22,15 +22,15 @@ what changed through `judging.signals`, inside its transaction.
                    foreground run), machine_judge_run_start (a Job), machine_reply_record (a reply and its label)
 """
 
-from .adjudications import adjudication_delete, adjudication_record
-from .assignments import (
+from judging.services.adjudications import adjudication_delete, adjudication_record
+from judging.services.assignments import (
     assignment_create,
     assignment_delete,
     assignment_reassign,
     assignments_add,
     assignments_balance,
 )
-from .collections import (
+from judging.services.collections import (
     collection_create,
     collection_delete,
     collection_scale_update,
@@ -38,12 +38,12 @@ from .collections import (
     measures_canonical,
     scale_labels,
 )
-from .documents import document_delete, documents_create, documents_upsert
-from .judgments import ItemFull, judgment_delete, judgment_record, judgments_record_bulk
-from .pools import pool_build, pool_build_depth, pool_build_start, pool_items_delete
-from .runs import ranking_delete, run_create, run_delete, run_store
-from .topics import topic_delete, topics_create, topics_upsert
-from .users import (
+from judging.services.documents import document_delete, documents_create, documents_upsert
+from judging.services.judgments import ItemFull, judgment_delete, judgment_record, judgments_record_bulk
+from judging.services.pools import pool_build, pool_build_depth, pool_build_start, pool_items_delete
+from judging.services.runs import ranking_delete, run_create, run_delete, run_store
+from judging.services.topics import topic_delete, topics_create, topics_upsert
+from judging.services.users import (
     imported_assessors,
     lockout_lift,
     password_link,

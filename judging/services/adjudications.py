@@ -4,13 +4,9 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from .. import signals
-from ..models import (
-    Adjudication,
-    Document,
-    Topic,
-)
-from .judgments import _validate_judgment
+from judging import signals
+from judging.models import Adjudication, Document, Topic
+from judging.services.judgments import _validate_judgment
 
 
 @transaction.atomic

@@ -9,12 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Count
 
-from ..models import (
-    ROLE_ASSESSOR,
-    Assignment,
-    Collection,
-    Topic,
-)
+from judging.models import ROLE_ASSESSOR, Assignment, Collection, Topic
 
 
 def assignment_create(*, assessor, topic: Topic) -> Assignment:

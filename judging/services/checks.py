@@ -24,9 +24,9 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
-from .. import checking, selectors
-from ..models import Assignment, CheckKind, Judgment, PoolItem, QualityCheck, Topic
-from .judgments import _validate_judgment, refuse_if_paused
+from judging import checking, selectors
+from judging.models import Assignment, CheckKind, Judgment, PoolItem, QualityCheck, Topic
+from judging.services.judgments import _validate_judgment, refuse_if_paused
 
 LEAD = 5  # judgments looked ahead when topping up, so that the first gold item comes early
 REPEAT_GAP = 5  # a document is repeated only once the assessor has judged this many others since

@@ -9,16 +9,9 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from judging import signals
+from judging.models import MAX_SCALE, Collection, Grade, Judgment, MachineJudge
 from measures import canonical_names
-
-from .. import signals
-from ..models import (
-    MAX_SCALE,
-    Collection,
-    Grade,
-    Judgment,
-    MachineJudge,
-)
 
 DEFAULT_GRADE_LABELS = {
     1: [("Not relevant", "Does not answer the question."), ("Relevant", "Answers the question, at least in part.")],

@@ -6,14 +6,9 @@ from collections.abc import Iterable, Mapping
 
 from django.db import transaction
 
-from .. import signals
-from ..models import (
-    Adjudication,
-    Collection,
-    Document,
-    Judgment,
-)
-from ._rows import upsert_by_key
+from judging import signals
+from judging.models import Adjudication, Collection, Document, Judgment
+from judging.services._rows import upsert_by_key
 
 
 @transaction.atomic

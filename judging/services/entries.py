@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from .. import checking
-from ..models import Document, Topic
-from .checks import check_answer_clear, check_answer_record, checks_schedule
-from .judgments import judgment_delete, judgment_record
-from .quality import assessor_pause_check
+from judging import checking
+from judging.models import Document, Topic
+from judging.services.checks import check_answer_clear, check_answer_record, checks_schedule
+from judging.services.judgments import judgment_delete, judgment_record
+from judging.services.quality import assessor_pause_check
 
 
 @dataclass(frozen=True)

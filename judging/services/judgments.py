@@ -9,9 +9,8 @@ from django.db.models import F, Value
 from django.db.models.functions import Greatest
 
 from config import sql
-
-from .. import selectors, signals
-from ..models import (
+from judging import selectors, signals
+from judging.models import (
     MAX_NOTE_CHARS,
     MAX_REASON_CHARS,
     AssessorPause,

@@ -26,15 +26,14 @@ from django.db import transaction
 
 from config.outbound import url_problem
 from config.secrets import secret_name_problem
-
-from .. import job_kinds, jobs, selectors
-from ..identifiers import identifier, identifier_problem
-from ..machine.cache import ReplyCache
-from ..machine.client import Budget, ChatClient, ServerConfig
-from ..machine.judge import PairResult, TopicText, judge_pairs
-from ..machine.lexical import lexical_labels
-from ..machine.prompts import TEMPLATES, Template, custom, render, template_problem
-from ..models import (
+from judging import job_kinds, jobs, selectors
+from judging.identifiers import identifier, identifier_problem
+from judging.machine.cache import ReplyCache
+from judging.machine.client import Budget, ChatClient, ServerConfig
+from judging.machine.judge import PairResult, TopicText, judge_pairs
+from judging.machine.lexical import lexical_labels
+from judging.machine.prompts import TEMPLATES, Template, custom, render, template_problem
+from judging.models import (
     Collection,
     Document,
     Job,
@@ -45,8 +44,8 @@ from ..models import (
     PoolItem,
     Topic,
 )
-from .collections import collection_settings_update
-from .judgments import judgments_record_bulk
+from judging.services.collections import collection_settings_update
+from judging.services.judgments import judgments_record_bulk
 
 User = get_user_model()
 MACHINE_NAMESPACE = "machine:"

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from .. import job_kinds, jobs, pool_strategies, selectors
-from ..models import Collection, Judgment, PoolItem, Run, Topic
+from judging import job_kinds, jobs, pool_strategies, selectors
+from judging.models import Collection, Judgment, PoolItem, Run, Topic
 
 
 @dataclass

@@ -6,8 +6,8 @@ from __future__ import annotations
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 
-from ..models import Assignment, Document, PoolItem, Preference, PreferenceHistory, PreferenceOutcome, Topic
-from .judgments import refuse_if_paused
+from judging.models import Assignment, Document, PoolItem, Preference, PreferenceHistory, PreferenceOutcome, Topic
+from judging.services.judgments import refuse_if_paused
 
 ANSWERS = ("better", "equal", "neither")
 

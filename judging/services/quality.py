@@ -16,9 +16,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from .. import selectors
-from ..models import AssessorPause, CheckKind, Collection, Judgment, QualityCheck
-from .judgments import PAUSED_MESSAGE, AssessorPaused, judgment_delete, refuse_if_paused
+from judging import selectors
+from judging.models import AssessorPause, CheckKind, Collection, Judgment, QualityCheck
+from judging.services.judgments import PAUSED_MESSAGE, AssessorPaused, judgment_delete, refuse_if_paused
 
 __all__ = ["PAUSED_MESSAGE", "AssessorPaused", "refuse_if_paused"]
 

@@ -8,16 +8,9 @@ import numpy as np
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from judging import signals
+from judging.models import Collection, Document, Ranking, Run, Topic
 from measures import trec_order
-
-from .. import signals
-from ..models import (
-    Collection,
-    Document,
-    Ranking,
-    Run,
-    Topic,
-)
 
 
 @transaction.atomic

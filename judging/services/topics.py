@@ -6,12 +6,9 @@ from collections.abc import Iterable, Mapping
 
 from django.db import transaction
 
-from .. import signals
-from ..models import (
-    Collection,
-    Topic,
-)
-from ._rows import upsert_by_key
+from judging import signals
+from judging.models import Collection, Topic
+from judging.services._rows import upsert_by_key
 
 
 @transaction.atomic

@@ -13,11 +13,8 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 from rest_framework.authtoken.models import Token
 
-from ..identifiers import identifier, identifier_problem
-from ..models import (
-    ROLE_ADMIN,
-    ROLES,
-)
+from judging.identifiers import identifier, identifier_problem
+from judging.models import ROLE_ADMIN, ROLES
 
 User = get_user_model()
 

@@ -3,6 +3,6 @@
 Views only parse input, check access and call one service or selector.
 """
 
-from .campaign import home
+from judging.views.campaign import home
 
 __all__ = ["home"]

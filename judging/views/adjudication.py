@@ -8,11 +8,11 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from .. import progress, services
-from ..forms import AdjudicateForm
-from ..highlighting import document_blocks, query_terms
-from ..models import Collection, Document, Topic
-from ..permissions import admin_required
+from judging import progress, services
+from judging.forms import AdjudicateForm
+from judging.highlighting import document_blocks, query_terms
+from judging.models import Collection, Document, Topic
+from judging.permissions import admin_required
 
 
 @admin_required

@@ -14,11 +14,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from .. import checking, selectors, services, verifying
-from ..forms import JudgmentSaveForm
-from ..highlighting import document_blocks, query_terms
-from ..models import Assignment, Document, PoolItem, Topic
-from ..services import entries, quality
+from judging import checking, selectors, services, verifying
+from judging.forms import JudgmentSaveForm
+from judging.highlighting import document_blocks, query_terms
+from judging.models import Assignment, Document, PoolItem, Topic
+from judging.services import entries, quality
 
 BINARY_KEYS = {"n": 0, "r": 1}
 

@@ -8,10 +8,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from .. import services as assigning
-from ..forms import AssignForm, ReassignForm
-from ..models import Assignment, Collection
-from ..permissions import admin_required
+from judging import services as assigning
+from judging.forms import AssignForm, ReassignForm
+from judging.models import Assignment, Collection
+from judging.permissions import admin_required
 
 
 @admin_required

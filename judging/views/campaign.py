@@ -9,12 +9,12 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from .. import job_kinds, jobs, progress, selectors, stopping
-from ..forms import ImportForm, PoolForm
-from ..importers import services as imports
-from ..models import ROLE_ASSESSOR, Collection, Job, JobState
-from ..permissions import admin_required
-from ..services import pools
+from judging import job_kinds, jobs, progress, selectors, stopping
+from judging.forms import ImportForm, PoolForm
+from judging.importers import services as imports
+from judging.models import ROLE_ASSESSOR, Collection, Job, JobState
+from judging.permissions import admin_required
+from judging.services import pools
 
 DASHBOARD_REFRESH_SECONDS = 5
 TOPICS_PER_PAGE = 100

@@ -9,11 +9,11 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from .. import jobs
-from ..machine_forms import MachineJudgeForm, MachinePreviewForm, MachineRunForm
-from ..models import Collection, Job, MachineJudge, PoolItem
-from ..permissions import admin_required
-from ..services import machine_judges as service
+from judging import jobs
+from judging.machine_forms import MachineJudgeForm, MachinePreviewForm, MachineRunForm
+from judging.models import Collection, Job, MachineJudge, PoolItem
+from judging.permissions import admin_required
+from judging.services import machine_judges as service
 
 PREVIEW_CHOICES = 300
 

@@ -12,9 +12,9 @@ from django.shortcuts import get_object_or_404, redirect
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from ..models import AssessorPause, Collection
-from ..permissions import admin_required
-from ..services import quality
+from judging.models import AssessorPause, Collection
+from judging.permissions import admin_required
+from judging.services import quality
 
 
 @admin_required

@@ -12,10 +12,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from .. import selectors, services
-from ..forms import UserCreateForm
-from ..models import ROLES
-from ..permissions import admin_required, user_roles
+from judging import selectors, services
+from judging.forms import UserCreateForm
+from judging.models import ROLES
+from judging.permissions import admin_required, user_roles
 
 User = get_user_model()
 

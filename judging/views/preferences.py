@@ -11,11 +11,11 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from .. import preferring, selectors
-from ..highlighting import document_blocks, query_terms
-from ..models import Document, PoolItem, Preference
-from ..services import preferences, quality
-from .assessor import _assigned_topic
+from judging import preferring, selectors
+from judging.highlighting import document_blocks, query_terms
+from judging.models import Document, PoolItem, Preference
+from judging.services import preferences, quality
+from judging.views.assessor import _assigned_topic
 
 ANSWERS = {"left": "better", "right": "better", "equal": "equal", "neither": "neither"}
 

@@ -10,11 +10,11 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from .. import selectors, services
-from ..forms import CollectionForm
-from ..models import Collection, Judgment
-from ..permissions import admin_required
-from ..templatetags.guidelines import guidelines
+from judging import selectors, services
+from judging.forms import CollectionForm
+from judging.models import Collection, Judgment
+from judging.permissions import admin_required
+from judging.templatetags.guidelines import guidelines
 
 
 def _scale_defaults() -> dict:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from ..api_clients import api_as
-from ..factories import make_collection, make_user
-from .test_permissions import ENDPOINTS
+from tests.api.test_permissions import ENDPOINTS
+from tests.api_clients import api_as
+from tests.factories import make_collection, make_user
 
 pytestmark = pytest.mark.django_db
 

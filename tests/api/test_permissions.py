@@ -14,9 +14,8 @@ from rest_framework.authtoken.models import Token
 from judging import jobs, services
 from judging.models import Topic
 from judging.services import machine_judges
-
-from ..api_clients import role_clients
-from ..factories import make_collection, make_user
+from tests.api_clients import role_clients
+from tests.factories import make_collection, make_user
 
 pytestmark = pytest.mark.django_db
 

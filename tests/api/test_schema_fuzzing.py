@@ -13,9 +13,8 @@ from schemathesis.checks import not_a_server_error
 
 from config.wsgi import application
 from judging import services
-
-from ..api_clients import api_as
-from ..factories import make_collection, make_user
+from tests.api_clients import api_as
+from tests.factories import make_collection, make_user
 
 # Real commits: the WSGI handler closes the connection after each request, as in production.
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]

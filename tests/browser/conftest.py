@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ..conftest import IN_CI
+from tests.conftest import IN_CI
 
 QUIET_FOR_S = 0.5
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"

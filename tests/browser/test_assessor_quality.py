@@ -8,11 +8,10 @@ import pytest
 
 from judging import services
 from judging.models import AssessorPause, Judgment, PoolItem, Topic
-
-from ..factories import make_collection, make_user
-from .conftest import log_in
-from .test_judging_page import grade_key, open_topic
-from .test_machine_judges import _watch
+from tests.browser.conftest import log_in
+from tests.browser.test_judging_page import grade_key, open_topic
+from tests.browser.test_machine_judges import _watch
+from tests.factories import make_collection, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

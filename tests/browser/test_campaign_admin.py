@@ -9,9 +9,8 @@ import pytest
 
 from judging import services
 from judging.models import Assignment, PoolItem
-
-from ..factories import make_user
-from .conftest import log_in
+from tests.browser.conftest import log_in
+from tests.factories import make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

@@ -15,8 +15,7 @@ import pytest
 import pytrec_eval
 
 from judging import services
-
-from .conftest import ARTIFACTS, _wait_for_the_live_server_to_go_quiet
+from tests.browser.conftest import ARTIFACTS, _wait_for_the_live_server_to_go_quiet
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

@@ -8,8 +8,7 @@ import pytest
 
 from evaluation.demo import demo_pages, demo_search_log_create
 from judging.demo import DEMO_USERS, demo_create
-
-from .conftest import log_in
+from tests.browser.conftest import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

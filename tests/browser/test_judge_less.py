@@ -7,11 +7,10 @@ import pytest
 
 from judging import services
 from judging.models import Document
-
-from ..factories import make_user
-from ..judging.test_adaptive_queue import two_run_topic
-from .conftest import log_in
-from .test_judging_page import grade_key, open_topic
+from tests.browser.conftest import log_in
+from tests.browser.test_judging_page import grade_key, open_topic
+from tests.factories import make_user
+from tests.judging.test_adaptive_queue import two_run_topic
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

@@ -7,9 +7,8 @@ import pytest
 
 from judging import selectors, services
 from judging.models import Judgment, JudgmentHistory
-
-from ..factories import make_collection, make_user
-from .conftest import log_in
+from tests.browser.conftest import log_in
+from tests.factories import make_collection, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

@@ -9,9 +9,8 @@ import pytest
 
 from evaluation import services as evaluation_services
 from judging import services
-
-from ..factories import make_collection, make_user
-from .conftest import log_in
+from tests.browser.conftest import log_in
+from tests.factories import make_collection, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

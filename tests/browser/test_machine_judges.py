@@ -12,11 +12,10 @@ from evaluation import services as evaluation_services
 from judging import services
 from judging.models import MachineJudge, PoolItem
 from judging.services import machine_judges
+from tests.browser.conftest import log_in
+from tests.browser.test_judging_page import grade_key, open_topic
 from tests.chat_server import chat_server
-
-from ..factories import make_collection, make_user
-from .conftest import log_in
-from .test_judging_page import grade_key, open_topic
+from tests.factories import make_collection, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

@@ -9,9 +9,8 @@ import pytest
 from evaluation import selectors
 from evaluation.models import SearchLog
 from evaluation.services import search_logs
-
-from ..factories import make_collection, make_user
-from .conftest import log_in
+from tests.browser.conftest import log_in
+from tests.factories import make_collection, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

@@ -11,10 +11,9 @@ import pytest
 
 from judging import services
 from judging.models import CheckKind, Document, PoolItem, QualityCheck, Topic
-
-from ..factories import make_collection, make_user
-from .test_judging_page import GUARD_MS, open_topic
-from .test_machine_judges import _watch
+from tests.browser.test_judging_page import GUARD_MS, open_topic
+from tests.browser.test_machine_judges import _watch
+from tests.factories import make_collection, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from ..factories import make_user, stored_aggregates
-from ..judged_collection import make_judged_collection
-from .conftest import log_in
+from tests.browser.conftest import log_in
+from tests.factories import make_user, stored_aggregates
+from tests.judged_collection import make_judged_collection
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

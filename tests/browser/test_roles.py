@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ..factories import make_collection, make_user
-from .conftest import log_in
+from tests.browser.conftest import log_in
+from tests.factories import make_collection, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ..judged_collection import MEASURES, make_judged_collection
+from tests.judged_collection import MEASURES, make_judged_collection
 
 __all__ = ["MEASURES", "judged"]
 

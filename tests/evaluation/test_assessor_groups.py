@@ -9,8 +9,7 @@ from evaluation import assessor_groups
 from evaluation import services as evaluation_services
 from judging import services
 from judging.models import PoolItem, Run, Topic
-
-from ..factories import make_collection, make_user
+from tests.factories import make_collection, make_user
 
 pytestmark = pytest.mark.django_db
 

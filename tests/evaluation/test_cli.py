@@ -9,8 +9,7 @@ import pytest
 import pytrec_eval
 
 from evaluation.cli import main
-
-from .generated import generated_collection, qrels_lines, run_lines
+from tests.evaluation.generated import generated_collection, qrels_lines, run_lines
 
 
 @pytest.fixture

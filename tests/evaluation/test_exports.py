@@ -14,10 +14,9 @@ from django.http import StreamingHttpResponse
 
 from evaluation.models import CollectionState
 from judging.models import Judgment
-
-from ..api_clients import role_clients
-from ..factories import make_user, stored_aggregates, stored_values
-from .conftest import MEASURES
+from tests.api_clients import role_clients
+from tests.evaluation.conftest import MEASURES
+from tests.factories import make_user, stored_aggregates, stored_values
 
 pytestmark = pytest.mark.django_db(transaction=True)  # real commits, so the recompute runs after each judgment
 
@@ -167,8 +166,7 @@ def test_csv_exports_neutralise_formulas_in_text_cells():
 
 def test_a_formula_typed_as_a_note_is_exported_as_text(client):
     from judging import services as judging_services
-
-    from ..factories import make_collection, make_user
+    from tests.factories import make_collection, make_user
 
     collection = make_collection(topics=1, runs=1)
     topic = collection.topics.get()

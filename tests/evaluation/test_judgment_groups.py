@@ -11,8 +11,7 @@ import pytest
 import pytrec_eval
 
 from evaluation.cli import main
-
-from .generated import generated_collection, run_lines
+from tests.evaluation.generated import generated_collection, run_lines
 
 
 def _write(tmp_path, name, lines):

@@ -21,9 +21,8 @@ from judging import services
 from judging.models import PoolItem, Topic
 from judging.services import machine_judges
 from measures.intervals import wilson
-
-from ..api_clients import api_as
-from ..factories import make_collection, make_user, stored_aggregates
+from tests.api_clients import api_as
+from tests.factories import make_collection, make_user, stored_aggregates
 
 PAIRS = [(0, 0), (0, 1), (1, 1), (2, 3), (3, 3), (3, 2), (1, 0), (2, 2), (0, 0), (3, 3)]
 

@@ -12,8 +12,7 @@ import pytrec_eval
 from measures import RunSet, TrecReader, evaluate, parse_measures
 from measures.data import PreparedQrels, PreparedRun
 from measures.trec_names import printed_name
-
-from .generated import generated_collection, qrels_lines, run_lines
+from tests.evaluation.generated import generated_collection, qrels_lines, run_lines
 
 TREC_MEASURES = [
     "P.5,10,15,20,30,100",

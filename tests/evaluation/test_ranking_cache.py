@@ -11,9 +11,8 @@ from evaluation import ranking_cache
 from evaluation import services as evaluation_services
 from judging import selectors, services
 from judging.services.runs import run_store
-
-from ..factories import make_collection, make_user, stored_values
-from .test_recompute_pipeline import from_scratch
+from tests.evaluation.test_recompute_pipeline import from_scratch
+from tests.factories import make_collection, make_user, stored_values
 
 pytestmark = pytest.mark.django_db
 

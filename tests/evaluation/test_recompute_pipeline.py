@@ -20,8 +20,7 @@ from evaluation.models import AgreementReport, CollectionState, RunAggregates, T
 from judging import selectors, services
 from judging.models import Job, JobState
 from measures import PreparedQrels, PreparedRun, as_measures, evaluate, totals
-
-from ..factories import make_collection, make_user, stored_aggregates, stored_values
+from tests.factories import make_collection, make_user, stored_aggregates, stored_values
 
 pytestmark = pytest.mark.django_db(transaction=True)  # real commits, so on_commit recomputes run
 

@@ -15,9 +15,8 @@ from evaluation.models import AgreementReport
 from judging import services
 from judging.models import Judgment, PoolItem
 from judging.services import machine_judges
-
-from ..api_clients import api_as
-from ..factories import make_collection, make_user
+from tests.api_clients import api_as
+from tests.factories import make_collection, make_user
 
 pytestmark = pytest.mark.django_db
 

@@ -18,8 +18,7 @@ from statsmodels.stats.multitest import multipletests
 from evaluation import analysis, curves
 from evaluation import selectors as evaluation_selectors
 from judging.models import Judgment
-
-from ..factories import make_user, stored_aggregates, stored_values
+from tests.factories import make_user, stored_aggregates, stored_values
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -303,8 +302,7 @@ def test_an_undefined_value_is_a_gap_not_a_zero():
 
 def test_plots_draw_run_tags_and_names_with_dollar_signs_as_plain_text(client):
     from judging import services as judging_services
-
-    from ..factories import make_collection
+    from tests.factories import make_collection
 
     collection = make_collection(topics=2, runs=2)
     collection.runs.filter(tag="run0").update(tag="$\\frac{unclosed$")
@@ -323,8 +321,7 @@ def test_plots_draw_run_tags_and_names_with_dollar_signs_as_plain_text(client):
 def test_pseudonyms_stay_the_same_when_another_assessor_judges():
     from judging import selectors as judging_selectors
     from judging import services as judging_services
-
-    from ..factories import make_collection, make_user
+    from tests.factories import make_collection, make_user
 
     collection = make_collection(topics=1, runs=1)
     topic = collection.topics.get()

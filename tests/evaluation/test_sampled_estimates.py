@@ -112,8 +112,7 @@ def test_a_sampled_pool_built_in_the_app_shows_its_estimates_with_intervals(clie
 
     from judging import services
     from judging.models import PoolItem
-
-    from ..factories import make_collection, make_user
+    from tests.factories import make_collection, make_user
 
     collection = make_collection(topics=3, documents=60, runs=3, depth=40)
     services.pool_items_delete(items=list(PoolItem.objects.filter(topic__collection=collection)))
@@ -143,7 +142,7 @@ def test_a_sampled_pool_built_in_the_app_shows_its_estimates_with_intervals(clie
 def test_a_collection_without_a_sample_shows_no_estimates(client):
     from django.urls import reverse
 
-    from ..factories import make_collection, make_user
+    from tests.factories import make_collection, make_user
 
     collection = make_collection()
     client.force_login(make_user("researcher"))

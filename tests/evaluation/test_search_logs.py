@@ -23,9 +23,8 @@ from evaluation.online.measures import OnlineSettings, online_measures
 from evaluation.online.simulate import SimulatedTopic, simulated_log, write_jsonl
 from evaluation.services import search_logs
 from judging.models import Job, JobState, Judgment, Topic, Upload
-
-from ..factories import make_collection, make_user
-from .online.worked_log import EVENTS, QUERIES
+from tests.evaluation.online.worked_log import EVENTS, QUERIES
+from tests.factories import make_collection, make_user
 
 pytestmark = pytest.mark.django_db
 

@@ -7,8 +7,7 @@ import pytest
 from evaluation.models import AgreementReport, TopicState
 from evaluation.services import storage
 from judging import services
-
-from ..factories import make_collection, make_user, stored_aggregates, stored_values
+from tests.factories import make_collection, make_user, stored_aggregates, stored_values
 
 pytestmark = pytest.mark.django_db(transaction=True)  # real commits, so on_commit recomputes run
 

@@ -10,10 +10,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from evaluation import selectors as evaluation_selectors
 from evaluation.models import TopicValues
 from judging.models import PoolItem, Run
-
-from ..api_clients import role_clients
-from ..factories import make_user
-from .conftest import MEASURES
+from tests.api_clients import role_clients
+from tests.evaluation.conftest import MEASURES
+from tests.factories import make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

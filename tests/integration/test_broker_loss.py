@@ -22,11 +22,10 @@ from config.celery import app
 from evaluation.models import TopicState
 from judging import services
 from judging.models import Judgment
-
-from ..evaluation.test_recompute_pipeline import from_scratch, stored
-from ..factories import make_collection, make_user
-from .test_recompute_resilience import forget_broker_connections, free_port
-from .test_worker_recompute import wait_until
+from tests.evaluation.test_recompute_pipeline import from_scratch, stored
+from tests.factories import make_collection, make_user
+from tests.integration.test_recompute_resilience import forget_broker_connections, free_port
+from tests.integration.test_worker_recompute import wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

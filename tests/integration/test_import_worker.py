@@ -9,10 +9,9 @@ from django.urls import reverse
 
 from config.celery import app
 from judging.models import Job, JobState, Run, Upload
-
-from ..factories import make_collection, make_user
-from .test_recompute_resilience import stop, worker_process
-from .test_worker_recompute import wait_until
+from tests.factories import make_collection, make_user
+from tests.integration.test_recompute_resilience import stop, worker_process
+from tests.integration.test_worker_recompute import wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

@@ -16,10 +16,9 @@ from judging import jobs
 from judging.models import Job, JobState, Judgment, MachineReply, PoolItem
 from judging.services import machine_judges
 from tests.chat_server import chat_server
-
-from ..factories import make_collection
-from .test_recompute_resilience import stop, worker_process
-from .test_worker_recompute import wait_until
+from tests.factories import make_collection
+from tests.integration.test_recompute_resilience import stop, worker_process
+from tests.integration.test_worker_recompute import wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

@@ -23,10 +23,9 @@ from evaluation import services as evaluation_services
 from evaluation.models import TopicState, TopicValues
 from evaluation.services import recompute
 from judging import services
-
-from ..evaluation.test_recompute_pipeline import from_scratch, stored
-from ..factories import make_collection, make_user
-from .test_worker_recompute import fresh, wait_until
+from tests.evaluation.test_recompute_pipeline import from_scratch, stored
+from tests.factories import make_collection, make_user
+from tests.integration.test_worker_recompute import fresh, wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

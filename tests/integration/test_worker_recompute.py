@@ -12,8 +12,7 @@ from config.celery import app
 from evaluation.models import TopicState
 from judging import selectors, services
 from measures import PreparedQrels, PreparedRun, evaluate
-
-from ..factories import make_collection, make_user, stored_values
+from tests.factories import make_collection, make_user, stored_values
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from judging import services
-
-from ..factories import make_collection, make_user
+from tests.factories import make_collection, make_user
 
 
 @pytest.fixture

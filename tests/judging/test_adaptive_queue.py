@@ -9,9 +9,8 @@ from django.urls import reverse
 from judging import adaptive, selectors, services
 from judging.models import Document
 from judging.ordering import ORDERS, order_choices
-
-from ..factories import make_user
-from .test_judging_pages import config_of, save
+from tests.factories import make_user
+from tests.judging.test_judging_pages import config_of, save
 
 pytestmark = pytest.mark.django_db
 

@@ -7,8 +7,7 @@ from django.core.exceptions import ValidationError
 
 from judging import services
 from judging.models import Assignment, PoolItem
-
-from ..factories import make_collection, make_user
+from tests.factories import make_collection, make_user
 
 pytestmark = pytest.mark.django_db
 

@@ -7,9 +7,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from judging.models import Assignment, Job, JobState, PoolItem, Topic
-
-from ..api_clients import role_clients
-from ..factories import make_collection, make_user
+from tests.api_clients import role_clients
+from tests.factories import make_collection, make_user
 
 pytestmark = pytest.mark.django_db
 

@@ -10,8 +10,7 @@ from django.utils import timezone
 
 from judging import progress, services
 from judging.models import Adjudication, Assignment, Job, JobState, Judgment, PoolItem
-
-from ..factories import make_collection, make_user
+from tests.factories import make_collection, make_user
 
 pytestmark = pytest.mark.django_db
 

@@ -8,8 +8,7 @@ from django.core.exceptions import ValidationError
 
 from judging import services
 from judging.models import PoolItem, Ranking
-
-from ..factories import make_collection
+from tests.factories import make_collection
 
 pytestmark = pytest.mark.django_db
 

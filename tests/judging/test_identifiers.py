@@ -15,8 +15,7 @@ from judging.identifiers import identifier, identifier_problem
 from judging.importers import services as imports
 from judging.importers.problems import ImportFailed
 from judging.models import Topic
-
-from ..factories import make_user
+from tests.factories import make_user
 
 CAFE_NFC, CAFE_NFD = unicodedata.normalize("NFC", "café"), unicodedata.normalize("NFD", "café")
 

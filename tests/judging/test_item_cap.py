@@ -9,8 +9,7 @@ from django.db import close_old_connections
 
 from judging import selectors, services
 from judging.models import Judgment
-
-from ..factories import make_collection, make_user
+from tests.factories import make_collection, make_user
 
 
 def _topic_with_assessors(n_assessors, k):

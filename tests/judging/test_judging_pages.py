@@ -9,8 +9,7 @@ from django.urls import reverse
 
 from judging import selectors, services
 from judging.models import Document, Judgment, JudgmentHistory
-
-from ..factories import make_collection, make_user
+from tests.factories import make_collection, make_user
 
 pytestmark = pytest.mark.django_db
 

@@ -10,8 +10,7 @@ from evaluation.models import CollectionState, TopicState
 from evaluation.services import collection_recompute
 from judging import services
 from judging.models import Judgment, JudgmentHistory
-
-from ..factories import make_collection, make_user
+from tests.factories import make_collection, make_user
 
 pytestmark = pytest.mark.django_db
 

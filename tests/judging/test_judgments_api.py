@@ -6,9 +6,8 @@ import pytest
 
 from judging import services
 from judging.models import Judgment
-
-from ..api_clients import api_as
-from ..factories import make_collection, make_user
+from tests.api_clients import api_as
+from tests.factories import make_collection, make_user
 
 pytestmark = pytest.mark.django_db
 

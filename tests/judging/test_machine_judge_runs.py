@@ -15,8 +15,7 @@ from judging.models import Job, JobState, Judgment, MachineReply, PoolItem
 from judging.selectors import items_filled_by_others
 from judging.services import machine_judges
 from tests.chat_server import chat_server
-
-from ..factories import make_collection, make_user
+from tests.factories import make_collection, make_user
 
 pytestmark = pytest.mark.django_db
 

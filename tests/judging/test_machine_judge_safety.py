@@ -15,8 +15,7 @@ from judging import jobs
 from judging.models import Job, JobState, MachineJudge, MachineReply, PoolItem
 from judging.services import machine_judges
 from tests.chat_server import chat_server
-
-from ..factories import make_collection, make_user
+from tests.factories import make_collection, make_user
 
 pytestmark = pytest.mark.django_db
 KEY = "sk-proj-4f9a1c2e7b3d5f6a8c0e2b4d6f8a0c2e4b6d8f0a"

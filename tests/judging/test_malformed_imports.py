@@ -9,10 +9,9 @@ from django.core.management import CommandError, call_command
 
 from judging import services
 from judging.models import Document, Job, JobState, Judgment, Ranking, Run, Topic
-
-from ..api_clients import api_as
-from ..factories import make_user
-from .malformed_inputs import CASES, Malformed
+from tests.api_clients import api_as
+from tests.factories import make_user
+from tests.judging.malformed_inputs import CASES, Malformed
 
 pytestmark = pytest.mark.django_db
 

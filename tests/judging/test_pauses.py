@@ -15,8 +15,7 @@ from evaluation import services as evaluation_services
 from judging import services
 from judging.models import AssessorPause, Judgment, JudgmentHistory, PoolItem, Topic
 from judging.services import quality
-
-from ..factories import make_collection, make_user
+from tests.factories import make_collection, make_user
 
 pytestmark = pytest.mark.django_db
 

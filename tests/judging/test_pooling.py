@@ -9,8 +9,7 @@ from django.core.exceptions import ValidationError
 from judging import pool_strategies, services
 from judging.models import PoolItem
 from judging.services.pools import pool_build
-
-from ..factories import make_collection, make_user
+from tests.factories import make_collection, make_user
 
 RUNS = {"a": [1, 2, 3, 4], "b": [2, 5, 6, 1], "c": [7, 1, 8, 9]}
 

@@ -18,8 +18,7 @@ from judging import preferring, services, tournament
 from judging.models import AssessorPause, Document, PoolItem, Preference, PreferenceHistory, Ranking, Topic
 from judging.services import preferences
 from measures.bradley_terry import bradley_terry, grades_from_strengths
-
-from ..factories import make_collection, make_user
+from tests.factories import make_collection, make_user
 
 pytestmark = pytest.mark.django_db
 

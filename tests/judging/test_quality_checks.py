@@ -16,9 +16,8 @@ from judging import checking, services
 from judging.models import AssessorPause, CheckKind, Judgment, PoolItem, QualityCheck, Topic
 from judging.quality import Label, assessor_quality
 from judging.services import checks
-
-from ..factories import make_collection, make_user
-from .test_judging_pages import config_of
+from tests.factories import make_collection, make_user
+from tests.judging.test_judging_pages import config_of
 
 pytestmark = pytest.mark.django_db
 

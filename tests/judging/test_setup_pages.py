@@ -10,8 +10,7 @@ from rest_framework.authtoken.models import Token
 
 from judging import services
 from judging.models import Collection
-
-from ..factories import make_collection, make_user
+from tests.factories import make_collection, make_user
 
 pytestmark = pytest.mark.django_db
 

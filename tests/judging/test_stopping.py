@@ -10,8 +10,7 @@ from django.urls import reverse
 from judging import services
 from judging.stopping import TopicInput, _Topic, campaign_standing
 from measures import PreparedQrels, PreparedRun, evaluate
-
-from ..factories import make_collection, make_user
+from tests.factories import make_collection, make_user
 
 
 def test_the_drawn_average_precision_is_trec_evals():

@@ -14,8 +14,7 @@ from judging import selectors, services
 from judging.machine.verification import impact_weights, verification_scores
 from judging.models import PoolItem, Topic
 from judging.services import machine_judges
-
-from ..factories import make_collection, make_user
+from tests.factories import make_collection, make_user
 
 
 def test_the_score_worked_by_hand():

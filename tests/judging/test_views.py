@@ -6,8 +6,7 @@ import pytest
 from django.urls import reverse
 
 from judging import services
-
-from ..factories import make_user
+from tests.factories import make_user
 
 pytestmark = pytest.mark.django_db
 

@@ -11,8 +11,7 @@ from judging import selectors, services
 from judging.machine.lexical import lexical_labels
 from judging.models import PoolItem, Topic
 from judging.services import machine_judges
-
-from ..factories import make_collection, make_user
+from tests.factories import make_collection, make_user
 
 pytestmark = pytest.mark.django_db
 

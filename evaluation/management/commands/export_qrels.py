@@ -5,9 +5,8 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 
 from evaluation.exports.qrels import FORMATS, SOURCES, qrels_export
+from evaluation.management.commands._exporting import write_export
 from judging.management.commands._importing import collection_named
-
-from ._exporting import write_export
 
 
 class Command(BaseCommand):

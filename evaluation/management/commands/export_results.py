@@ -5,9 +5,8 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand
 
 from evaluation.exports.results import FORMATS, results_export
+from evaluation.management.commands._exporting import write_export
 from judging.management.commands._importing import collection_named
-
-from ._exporting import write_export
 
 
 class Command(BaseCommand):

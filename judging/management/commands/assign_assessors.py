@@ -6,9 +6,8 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from judging import selectors
+from judging.management.commands._importing import collection_named
 from judging.services import assignments_balance
-
-from ._importing import collection_named
 
 
 class Command(BaseCommand):

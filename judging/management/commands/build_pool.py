@@ -8,9 +8,8 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from judging import pool_strategies, selectors
+from judging.management.commands._importing import collection_named
 from judging.services.pools import pool_build
-
-from ._importing import collection_named
 
 
 class Command(BaseCommand):

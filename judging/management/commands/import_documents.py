@@ -1,8 +1,7 @@
 """`manage.py import_documents COLLECTION FILE...`: import documents, all or nothing, with a progress bar."""
 
 from judging.importers.services import documents_import
-
-from ._importing import FileImportCommand
+from judging.management.commands._importing import FileImportCommand
 
 
 class Command(FileImportCommand):

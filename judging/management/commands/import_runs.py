@@ -1,8 +1,7 @@
 """`manage.py import_runs COLLECTION RUN...`: import TREC run files, all or nothing, with a progress bar."""
 
 from judging.importers.services import runs_import
-
-from ._importing import ImportCommand, collection_named
+from judging.management.commands._importing import ImportCommand, collection_named
 
 
 class Command(ImportCommand):

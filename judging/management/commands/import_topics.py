@@ -1,8 +1,7 @@
 """`manage.py import_topics COLLECTION FILE...`: import topics, all or nothing, with a progress bar."""
 
 from judging.importers.services import topics_import
-
-from ._importing import FileImportCommand
+from judging.management.commands._importing import FileImportCommand
 
 
 class Command(FileImportCommand):

@@ -9,8 +9,7 @@ from evaluation.online import records, store
 from evaluation.online.simulate import write_jsonl
 from evaluation.online.store import LogImportFailed
 from measures.lines import Problems
-
-from .worked_log import EVENTS, QUERIES
+from tests.evaluation.online.worked_log import EVENTS, QUERIES
 
 
 def lines(path, *texts):
