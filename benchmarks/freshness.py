@@ -428,7 +428,7 @@ def imports_beside(collection, args, began, importing) -> None:
     from django.core.files.uploadedfile import SimpleUploadedFile
     from django.db import connection
 
-    from judging.importers import services as imports
+    from judging.imports import services as imports
     from judging.models import Job, JobState
 
     time.sleep(max(0.0, began + args.warmup - time.perf_counter()))

@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/judge_less.py [--topics 50] [--runs 40] [--depth 100] [--seeds 1] [--png FILE]
 
-Replays campaigns with `judging.simulate` (the qrels as the oracle assessor, topics round robin) on:
+Replays campaigns with `judging.ordering` (the qrels as the oracle assessor, topics round robin) on:
 - "wide": generated runs of widely different quality (the easy case: best-rank order ranks them early);
 - "close": generated runs of close quality (the hard case);
 - "demo": the demo collection (stdlib docstrings, 4 runs, depth 50, graded by the demo's term-overlap grader), where
@@ -23,8 +23,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from judging.ordering import ORDERS
-from judging.simulate import simulate
+from judging.ordering.__main__ import simulate
+from judging.ordering.core.orders import ORDERS
 from measures import PreparedQrels, PreparedRun
 
 
@@ -92,7 +92,7 @@ def rank_evidence_bound(qrels, runs, depth: int, level: int) -> int:
     rankings can beat by much."""
     from sklearn.linear_model import LogisticRegression
 
-    from judging.pool_strategies import depth_pool
+    from judging.ordering.core.pool_strategies import depth_pool
 
     features, relevant = [], []
     for topic in qrels.topics:

@@ -4,7 +4,7 @@ how many machine errors the verification queue finds per human verification, and
     .venv/bin/python benchmarks/machine_judges.py [--pairs 256] [--latency 0.2] [--seeds 50]
 
 Starts the tests' chat-completions server (tests/chat_server.py) on a local port, answering every request after
-`--latency` seconds, and judges `--pairs` pairs at concurrency 1, 8 and 32 through `judging.machine.judge_pairs`.
+`--latency` seconds, and judges `--pairs` pairs at concurrency 1, 8 and 32 through `judging.machines.core.judge_pairs`.
 Target: at least 0.9 × concurrency / latency pairs a second, so the app is never the bottleneck. The app's own
 cost per pair (rendering, the HTTP round trip's client side, parsing, caching, the thread pool) is measured with
 no latency, one pair at a time: target at most 5 ms; then the same through the whole app (a run over a
@@ -29,11 +29,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from judging.machine.cache import ReplyCache  # noqa: E402
-from judging.machine.client import ChatClient, ServerConfig  # noqa: E402
-from judging.machine.judge import TopicText, judge_pairs  # noqa: E402
-from judging.machine.prompts import UMBRELA  # noqa: E402
-from judging.machine.verification import impact_weights, verification_scores  # noqa: E402
+from judging.machines.core.cache import ReplyCache  # noqa: E402
+from judging.machines.core.client import ChatClient, ServerConfig  # noqa: E402
+from judging.machines.core.judge import TopicText, judge_pairs  # noqa: E402
+from judging.machines.core.prompts import UMBRELA  # noqa: E402
+from judging.machines.core.verification import impact_weights, verification_scores  # noqa: E402
 from tests.chat_server import chat_server  # noqa: E402
 
 
@@ -132,11 +132,11 @@ def through_the_app(pairs: int) -> None:
     from django.core.management import call_command
 
     from evaluation import services as evaluation_services
-    from evaluation import verification
+    from evaluation.machines import selectors as verification
     from judging import services
     from judging.demo import DEMO_JUDGE, demo_create
+    from judging.machines import services as machine_judges
     from judging.models import MachineJudge, PoolItem
-    from judging.services import machine_judges
 
     call_command("migrate", verbosity=0)
     collection = services.collection_create(name="bench", max_grade=3, relevance_threshold=2)

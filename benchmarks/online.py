@@ -30,8 +30,8 @@ import pandas as pd
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from evaluation.online import ab, sources, store
-from evaluation.online.measures import OnlineSettings, online_measures
+from evaluation.online.core import ab, sources, store
+from evaluation.online.core.measures import OnlineSettings, online_measures
 
 
 def generate(folder: Path, events: int) -> dict[str, Path]:

@@ -45,7 +45,7 @@ def main() -> None:
     setup_test_environment()
     settings.ALLOWED_HOSTS = ["testserver", *settings.ALLOWED_HOSTS]
     call_command("migrate", verbosity=0)
-    from evaluation.demo import demo_pages, demo_search_log_create
+    from evaluation.online.demo import demo_pages, demo_search_log_create
     from judging.demo import DEMO_NAME, DEMO_USERS, demo_create
     from judging.models import Collection
 

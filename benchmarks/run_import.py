@@ -33,7 +33,7 @@ def main():
     from django.core.management import call_command
 
     from judging import services
-    from judging.importers.services import runs_import
+    from judging.imports.services import runs_import
     from judging.models import Collection
 
     call_command("migrate", verbosity=0)

@@ -1,5 +1,5 @@
 """Entry point of `python -m evaluation` (trec_eval-compatible evaluation of TREC files)."""
 
-from evaluation.cli import main
+from evaluation.cli.trec_eval import main
 
 raise SystemExit(main())

@@ -13,7 +13,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from evaluation import analysis, downloads, preference_results, reliability, selectors, services, verification
+from evaluation import downloads, selectors, services
+from evaluation.agreement import reliability
+from evaluation.analysis import selectors as analysis
+from evaluation.analysis.trial_runs import trial_run_start
 from evaluation.api_serializers import (
     AgreementSerializer,
     CompareSerializer,
@@ -21,8 +24,9 @@ from evaluation.api_serializers import (
     ResultsSerializer,
     StatusSerializer,
 )
-from evaluation.trial_runs import trial_run_start
-from judging.api.jobs import JobSerializer, job_accepted
+from evaluation.machines import selectors as verification
+from evaluation.preferences import selectors as preference_results
+from judging.jobs.api import JobSerializer, job_accepted
 from judging.models import Collection, MachineJudge, Run
 from judging.permissions import IsResearcherOrAdmin, ReadsOwnCollectionStatus, sees_assessors
 

@@ -164,8 +164,8 @@ class AgreementReport(models.Model):
 class SearchLog(models.Model):
     """A search log of a collection's users (UBI or AOL), kept in its own columnar store under SEARCH_LOG_ROOT.
 
-    `settings` holds the only freedoms of the online measures (`evaluation.online.measures.OnlineSettings`: click and
-    success actions, dwell threshold, session gap, arm field) and the control arm; `arm_runs` ties arms to the
+    `settings` holds the only freedoms of the online measures (`evaluation.online.core.measures.OnlineSettings`: click
+    and success actions, dwell threshold, session gap, arm field) and the control arm; `arm_runs` ties arms to the
     collection's runs (arm → run tag) for the online/offline comparison."""
 
     FORMATS = [("ubi", "UBI 1.0 (ubi_queries + ubi_events JSON lines)"), ("aol", "AOL query log (TSV)")]

@@ -3,8 +3,9 @@ each is one call of a staleness service, run inside the writer's transaction."""
 
 from __future__ import annotations
 
+from evaluation.online import services as search_logs
 from evaluation.selectors import EVALUATION_SETTINGS
-from evaluation.services import search_logs, staleness
+from evaluation.services import staleness
 
 
 def labels_changed(sender, *, topic_ids, collection_id=None, **kwargs) -> None:

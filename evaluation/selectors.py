@@ -11,13 +11,13 @@ from collections.abc import Iterable
 from django.core.cache import cache
 from django.db.models import F, Q
 
-from evaluation.consensus import collection_consensus
-from evaluation.estimates import SampledTopic, sampled_estimates
+from evaluation.analysis.core.estimates import SampledTopic, sampled_estimates
+from evaluation.core.consensus import collection_consensus
 from evaluation.models import CollectionState, RunAggregates, TopicAgreement, TopicState, TopicValues
-from evaluation.online import store as online_store
-from evaluation.online import traffic
-from evaluation.online.ab import arm_comparison
-from evaluation.online.measures import OnlineSettings, online_measures, query_rate, rate_unit
+from evaluation.online.core import store as online_store
+from evaluation.online.core import traffic
+from evaluation.online.core.ab import arm_comparison
+from evaluation.online.core.measures import OnlineSettings, online_measures, query_rate, rate_unit
 from judging import selectors as judging_selectors
 from judging.models import Collection, PoolItem, Run, Topic
 

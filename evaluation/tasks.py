@@ -2,9 +2,10 @@
 
 from celery import shared_task
 
-from evaluation import services, trial_runs
-from evaluation.services import search_logs
-from judging import jobs
+from evaluation import services
+from evaluation.analysis import trial_runs
+from evaluation.online import services as search_logs
+from judging.jobs import runner as jobs
 
 # A recompute is idempotent: retried with backoff through a broker or database hiccup.
 RETRIED = dict(acks_late=True, autoretry_for=(Exception,), retry_backoff=True, retry_backoff_max=60, max_retries=8)

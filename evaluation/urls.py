@@ -2,7 +2,12 @@
 
 from django.urls import path
 
-from evaluation.views import agreement, leaderboard, machines, measures, online, plots, reliability, runs, trial
+from evaluation.agreement.views import heatmap as agreement
+from evaluation.agreement.views import reliability
+from evaluation.analysis.views import plots, runs, trial
+from evaluation.machines import views as machines
+from evaluation.online import views as online
+from evaluation.views import leaderboard, measures
 
 app_name = "evaluation"
 urlpatterns = [

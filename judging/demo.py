@@ -14,8 +14,8 @@ import numpy as np
 from django.db import transaction
 
 from judging import services
+from judging.machines import services as machine_judges
 from judging.models import Collection, Document, Topic
-from judging.services import machine_judges
 
 DEMO_NAME = "Python docstrings (demo)"
 DEMO_JUDGE = "bm25-baseline"

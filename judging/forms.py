@@ -3,8 +3,8 @@
 from django import forms
 from django.core.validators import ProhibitNullCharactersValidator
 
-from judging import pool_strategies, progress
-from judging.importers.services import IMPORT_KINDS
+from judging import progress
+from judging.imports.services import IMPORT_KINDS
 from judging.models import (
     BEST_RANK,
     MAX_CHECK_RATE,
@@ -19,7 +19,8 @@ from judging.models import (
     Run,
     Topic,
 )
-from judging.ordering import order_choices
+from judging.ordering.core import pool_strategies
+from judging.ordering.core.orders import order_choices
 
 NUL_MESSAGE = "contains a NUL character (often pasted by accident); remove it"
 

@@ -8,7 +8,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import F, Q
 
-from judging.ordering import order_choices
+from judging.ordering.core.orders import order_choices
 
 MAX_SCALE = 5
 MAX_NOTE_CHARS = 10_000
@@ -401,7 +401,7 @@ class JobState(models.TextChoices):
 
 class Upload(models.Model):
     """A file uploaded for a job, kept in the database in chunks so that a worker on another machine can read it
-    (no shared filesystem is needed). Written and read only through `judging.uploads`."""
+    (no shared filesystem is needed). Written and read only through `judging.jobs.uploads`."""
 
     name = models.CharField(max_length=255)
     size = models.PositiveBigIntegerField(default=0)
@@ -473,7 +473,7 @@ class MachineProvider(models.TextChoices):
 class MachineJudge(models.Model):
     """A machine assessor: the account its labels are recorded under (kind "machine": it never logs in with a
     password) and its configuration, whose `version` rises whenever what a reply depends on changes. Written only
-    through `judging.services.machine_judges`."""
+    through `judging.machines.services`."""
 
     collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="machine_judges")
     account = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="machine_judge")
@@ -545,7 +545,7 @@ class MachineReply(models.Model):
 class AssessorPause(models.Model):
     """An assessor's judging of a collection paused because their latest judgments agreed with gold or the other
     assessors less often than the collection's `pause_below`; open until an admin resumes it. Written only through
-    `judging.services.quality`."""
+    `judging.quality.services.pauses`."""
 
     collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="pauses")
     assessor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="pauses")
@@ -578,7 +578,7 @@ class QualityCheck(models.Model):
     """An item shown to an assessor to measure them, looking like any other: a gold item they had not judged, or one
     of their own judged documents shown again. Its answer is theirs, never the item's: it is kept here, beside their
     first label (which it never overwrites), and never enters the consensus. Shown once the assessor has made
-    `due_after` judgments of the topic. Written only through `judging.services.checks`."""
+    `due_after` judgments of the topic. Written only through `judging.quality.services.checks`."""
 
     assessor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="quality_checks")
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="quality_checks")
@@ -615,7 +615,7 @@ class PreferenceOutcome(models.TextChoices):
 
 class Preference(models.Model):
     """One assessor's comparison of two documents for a topic, the pair kept in one order (first has the lower
-    document id) whichever side each was shown on. Written only through `judging.services.preferences`, which keeps
+    document id) whichever side each was shown on. Written only through `judging.preferences.services`, which keeps
     the history."""
 
     assessor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="preferences")

@@ -16,7 +16,7 @@ from django.db.models import Count, Exists, F, Min, OuterRef, Q, QuerySet, Subqu
 from django.db.models.functions import Coalesce
 
 from config import sql as db
-from judging import adaptive, verifying
+from judging.machines import selectors as verifying
 from judging.models import (
     ROLE_ASSESSOR,
     Adjudication,
@@ -31,7 +31,8 @@ from judging.models import (
     Run,
     Topic,
 )
-from judging.stopping import Standing, TopicInput, campaign_standing
+from judging.ordering import selectors as adaptive
+from judging.ordering.core.stopping import Standing, TopicInput, campaign_standing
 
 User = get_user_model()
 

@@ -2,9 +2,10 @@
 
 from celery import shared_task
 
-from judging import jobs
-from judging.importers import services as imports
-from judging.services import machine_judges, pools
+from judging.imports import services as imports
+from judging.jobs import runner as jobs
+from judging.machines import services as machine_judges
+from judging.services import pools
 
 
 @shared_task(name="judging.tasks.import_file", acks_late=True)

@@ -2,7 +2,10 @@
 
 from django.urls import path
 
-from judging.views import adjudication, assessor, assigning, campaign, machines, pauses, people, preferences, setup
+from judging.machines import views as machines
+from judging.preferences import views as preferences
+from judging.quality import views as pauses
+from judging.views import adjudication, assessor, assigning, campaign, people, setup
 
 app_name = "judging"
 urlpatterns = [

@@ -13,7 +13,7 @@ import threading
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from config.outbound import ALLOW_VARIABLE
+from config.core.outbound import ALLOW_VARIABLE
 
 TOPIC = re.compile(r"Query:\s*topic (\w+)")
 DOCUMENT = re.compile(r"\bdoc (\w+)\b")

@@ -94,7 +94,7 @@ def _own_throttle_counters(settings):
 @pytest.fixture
 def worked_files(tmp_path) -> dict[str, Path]:
     """The ten-session worked log (online/worked_log.py) as UBI queries and events files."""
-    from evaluation.online.simulate import write_jsonl
+    from evaluation.online.core.simulate import write_jsonl
     from tests.evaluation.online.worked_log import EVENTS, QUERIES
 
     return {

@@ -1,4 +1,4 @@
-"""The outbound rules (config.outbound, config.secrets) against real local listeners: only WORKBENCH_SECRET_*
+"""The outbound rules (config.core.outbound, config.core.secrets) against real local listeners: only WORKBENCH_SECRET_*
 variables can be named, a redirect carries nothing anywhere, loopback and the other inside ranges are refused in every
 spelling unless the operator lists them (checked when connecting, so a name that changes its answer cannot slip
 past), a call ends at its deadline however a server trickles, a reply is read only up to its cap, and no stretch of
@@ -13,9 +13,9 @@ import threading
 
 import pytest
 
-from config import outbound
-from config.secrets import masked, secret_name_problem, secret_value
-from judging.machine.client import ChatClient, ServerConfig
+from config.core import outbound
+from config.core.secrets import masked, secret_name_problem, secret_value
+from judging.machines.core.client import ChatClient, ServerConfig
 from tests.chat_server import chat_server, outbound_allowed
 
 QRELS = {("1", "d1"): 2}

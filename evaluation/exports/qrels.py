@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from evaluation import selectors
 from evaluation.exports import export_name, provenance, spreadsheet_text
-from evaluation.preference_results import BRADLEY_TERRY, bradley_terry_qrels
-from evaluation.verification import holes_filled_qrels
+from evaluation.machines.selectors import holes_filled_qrels
+from evaluation.preferences.selectors import BRADLEY_TERRY, bradley_terry_qrels
 from judging import selectors as judging_selectors
 from judging.models import Collection, Document, Judgment, MachineJudge, QualityCheck, Topic
 

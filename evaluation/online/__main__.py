@@ -11,8 +11,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from evaluation.online import ab, store
-from evaluation.online.measures import (
+from evaluation.online.core import ab, store
+from evaluation.online.core.measures import (
     BUCKETS,
     RATE_UNITS,
     OnlineSettings,
@@ -21,7 +21,7 @@ from evaluation.online.measures import (
     query_rate,
     rate_unit,
 )
-from evaluation.online.store import LogImportFailed
+from evaluation.online.core.store import LogImportFailed
 
 
 def parser() -> argparse.ArgumentParser:

@@ -7,6 +7,7 @@ results stamped with the generation it read; it repeats while the topic is dirty
 whatever was left stale.
 """
 
+from evaluation.online.services import search_log_delete
 from evaluation.selectors import EVALUATION_SETTINGS
 from evaluation.services.recompute import (
     collection_agreement_recompute,
@@ -16,7 +17,6 @@ from evaluation.services.recompute import (
     topic_recompute,
     topics_recompute,
 )
-from evaluation.services.search_logs import search_log_delete
 from evaluation.services.staleness import collection_changed, stale_topics_sweep, topics_changed
 from evaluation.services.storage import runs_aggregate
 

@@ -12,13 +12,14 @@ from django.utils import timezone
 
 from config import sql
 from evaluation import ranking_cache
+from evaluation.agreement.core import system_ranking_agreement
 from evaluation.models import CollectionState, TopicState
-from evaluation.ranking_agreement import system_ranking_agreement
 from evaluation.selectors import consensus_inputs, consensus_labels, engine_options, stored_measures
 from evaluation.services import storage
 from evaluation.services.phases import NO_PHASES, Phases
-from judging import job_kinds, jobs
 from judging import selectors as judging_selectors
+from judging.jobs import kinds as job_kinds
+from judging.jobs import runner as jobs
 from judging.models import Collection, Topic
 from measures import PreparedQrels, agreement, as_measures, evaluate, parse_measure
 

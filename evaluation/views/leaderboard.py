@@ -7,8 +7,9 @@ from django.core.exceptions import BadRequest
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
-from evaluation import assessor_groups as assessor_groups_reads
-from evaluation import downloads, preference_results, selectors
+from evaluation import downloads, selectors
+from evaluation.agreement import assessor_groups as assessor_groups_reads
+from evaluation.preferences import selectors as preference_results
 from evaluation.selectors import COVERAGE_MEASURE
 from evaluation.views import researcher_collection
 from judging import selectors as judging_selectors

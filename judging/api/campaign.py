@@ -11,10 +11,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from judging import pool_strategies, progress, selectors, services
-from judging.api.jobs import job_accepted
-from judging.importers.services import IMPORT_KINDS, import_start
+from judging import progress, selectors, services
+from judging.imports.services import IMPORT_KINDS, import_start
+from judging.jobs.api import job_accepted
 from judging.models import Assignment, Collection, Document, PoolItem, Run, Topic
+from judging.ordering.core import pool_strategies
 from judging.permissions import IsAdmin, ReadsForResearchersWritesForAdmins
 from judging.services import pools
 

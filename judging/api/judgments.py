@@ -8,10 +8,11 @@ from rest_framework import exceptions, generics, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from judging import checking
 from judging.models import Document, Judgment, Topic
 from judging.permissions import IsAssessor
-from judging.services import entries, quality
+from judging.quality import selectors as checking
+from judging.quality.services import pauses as quality
+from judging.services import entries
 
 
 class JudgmentSerializer(serializers.ModelSerializer):

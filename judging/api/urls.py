@@ -2,7 +2,9 @@
 
 from django.urls import path
 
-from judging.api import campaign, jobs, judgments, machines
+from judging.api import campaign, judgments
+from judging.jobs import api as jobs
+from judging.machines import api as machines
 
 urlpatterns = [
     path("jobs/<int:job_id>/", jobs.JobView.as_view(), name="api-job"),

@@ -2,7 +2,7 @@
 
 from django.db import migrations, models
 
-import judging.ordering
+import judging.ordering.core.orders as orders
 
 
 class Migration(migrations.Migration):
@@ -15,7 +15,7 @@ class Migration(migrations.Migration):
             model_name="collection",
             name="judging_order",
             field=models.CharField(
-                choices=judging.ordering.order_choices,
+                choices=orders.order_choices,
                 default="best_rank",
                 help_text="Which unjudged document each assessor gets next; adaptive orders re-decide after every judgment.",
                 max_length=20,

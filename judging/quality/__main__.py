@@ -17,8 +17,8 @@ import math
 import sys
 from pathlib import Path
 
-from judging.quality import ALPHA, FAST_FLOOR_S, FAST_RUN, FAST_SHARE, WINDOW, Label, quality_report
-from judging.strict_json import StrictJSONError, loads
+from judging.core.strict_json import StrictJSONError, loads
+from judging.quality.core import ALPHA, FAST_FLOOR_S, FAST_RUN, FAST_SHARE, WINDOW, Label, quality_report
 from measures.trec_files import TrecFormatError, qrels_lines
 
 

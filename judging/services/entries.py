@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from judging import checking
 from judging.models import Document, Topic
-from judging.services.checks import check_answer_clear, check_answer_record, checks_schedule
+from judging.quality import selectors as checking
+from judging.quality.services.checks import check_answer_clear, check_answer_record, checks_schedule
+from judging.quality.services.pauses import assessor_pause_check
 from judging.services.judgments import judgment_delete, judgment_record
-from judging.services.quality import assessor_pause_check
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,11 @@ from dataclasses import dataclass, field
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from judging import job_kinds, jobs, pool_strategies, selectors
+from judging import selectors
+from judging.jobs import kinds as job_kinds
+from judging.jobs import runner as jobs
 from judging.models import Collection, Judgment, PoolItem, Run, Topic
+from judging.ordering.core import pool_strategies
 
 
 @dataclass

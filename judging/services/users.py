@@ -13,14 +13,14 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 from rest_framework.authtoken.models import Token
 
-from judging.identifiers import identifier, identifier_problem
+from judging.core.identifiers import identifier, identifier_problem
 from judging.models import ROLE_ADMIN, ROLES
 
 User = get_user_model()
 
 
 def username_checked(username: str) -> str:
-    """The username in its one form (`judging.identifiers`: NFKC, so fullwidth "ａｌｉｃｅ" is "alice"), or a
+    """The username in its one form (`judging.core.identifiers`: NFKC, so fullwidth "ａｌｉｃｅ" is "alice"), or a
     ValidationError naming why it cannot be one (invisible or control characters, mixed look-alike scripts)."""
     normal = identifier(username.strip())
     reason = identifier_problem(normal) if normal else "must not be empty"

@@ -14,11 +14,14 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from judging import checking, selectors, services, verifying
+from judging import selectors, services
 from judging.forms import JudgmentSaveForm
 from judging.highlighting import document_blocks, query_terms
+from judging.machines import selectors as verifying
 from judging.models import Assignment, Document, PoolItem, Topic
-from judging.services import entries, quality
+from judging.quality import selectors as checking
+from judging.quality.services import pauses as quality
+from judging.services import entries
 
 BINARY_KEYS = {"n": 0, "r": 1}
 

@@ -9,10 +9,13 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from judging import job_kinds, jobs, progress, selectors, stopping
+from judging import progress, selectors
 from judging.forms import ImportForm, PoolForm
-from judging.importers import services as imports
+from judging.imports import services as imports
+from judging.jobs import kinds as job_kinds
+from judging.jobs import runner as jobs
 from judging.models import ROLE_ASSESSOR, Collection, Job, JobState
+from judging.ordering.core import stopping
 from judging.permissions import admin_required
 from judging.services import pools
 

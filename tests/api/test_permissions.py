@@ -11,9 +11,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import get_resolver
 from rest_framework.authtoken.models import Token
 
-from judging import jobs, services
+from judging import services
+from judging.jobs import runner as jobs
+from judging.machines import services as machine_judges
 from judging.models import Topic
-from judging.services import machine_judges
 from tests.api_clients import role_clients
 from tests.factories import make_collection, make_user
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from evaluation.demo import demo_pages, demo_search_log_create
+from evaluation.online.demo import demo_pages, demo_search_log_create
 from judging.demo import DEMO_USERS, demo_create
 from tests.browser.conftest import log_in
 

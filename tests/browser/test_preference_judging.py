@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from evaluation.cli import main
+from evaluation.cli.trec_eval import main
 from judging import services
 from judging.models import Preference, Topic
 from tests.browser.conftest import log_in

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from evaluation.agreement_cli import main
+from evaluation.agreement.__main__ import main
 
 
 @pytest.fixture

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from evaluation import assessor_groups
 from evaluation import services as evaluation_services
+from evaluation.agreement import assessor_groups
 from judging import services
 from judging.models import PoolItem, Run, Topic
 from tests.factories import make_collection, make_user

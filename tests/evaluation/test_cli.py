@@ -8,7 +8,7 @@ import sys
 import pytest
 import pytrec_eval
 
-from evaluation.cli import main
+from evaluation.cli.trec_eval import main
 from tests.evaluation.generated import generated_collection, qrels_lines, run_lines
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from evaluation.consensus import consensus, majority, median_high, rounded_mean
+from evaluation.core.consensus import consensus, majority, median_high, rounded_mean
 
 
 def test_majority_breaks_ties_toward_the_higher_grade():

@@ -10,7 +10,7 @@ import random
 import pytest
 import pytrec_eval
 
-from evaluation.cli import main
+from evaluation.cli.trec_eval import main
 from tests.evaluation.generated import generated_collection, run_lines
 
 

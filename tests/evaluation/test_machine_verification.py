@@ -12,14 +12,15 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.proportion import proportion_confint
 
-from evaluation import machine_verification as verify
-from evaluation import ranking_cache, verification
+from evaluation import ranking_cache
 from evaluation import services as evaluation_services
-from evaluation.ranking_agreement import system_ranking_agreement
+from evaluation.agreement.core import system_ranking_agreement
+from evaluation.machines import core as verify
+from evaluation.machines import selectors as verification
 from evaluation.selectors import consensus_qrels, engine_options
 from judging import services
+from judging.machines import services as machine_judges
 from judging.models import PoolItem, Topic
-from judging.services import machine_judges
 from measures.intervals import wilson
 from tests.api_clients import api_as
 from tests.factories import make_collection, make_user, stored_aggregates

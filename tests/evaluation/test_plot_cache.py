@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from evaluation import plots
 from evaluation import services as evaluation_services
+from evaluation.analysis.core import plots
 from judging import services
 from tests.factories import make_collection, make_user
 

@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from evaluation.cli import main
+from evaluation.cli.trec_eval import main
 from measures.preferences import MEASURES, PrefLine, prefs_values, read_prefs, topic_prefs
 
 

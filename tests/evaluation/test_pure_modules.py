@@ -1,59 +1,67 @@
-"""The pure modules stay pure: importing them loads no Django, so they run in any script, notebook or worker."""
+"""The pure modules stay pure: importing them loads no Django, so they run in any script, notebook or worker.
+
+Purity is read from the location, not from a list: everything under `measures/`, every `core/` folder and every
+`core.py`, and the command lines that run on files (`__main__` of a package whose work is all pure)."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
-PURE = [
-    "config.outbound",
-    "config.secrets",
-    "measures",
-    "measures.agreement",
-    "measures.judgment_groups",
-    "measures.preferences",
-    "measures.bradley_terry",
-    "judging.tournament",
-    "evaluation.agreement",
-    "evaluation.machine_verification",
-    "judging.machine.lexical",
-    "judging.machine.verification",
-    "judging.quality",
-    "evaluation.consensus",
-    "evaluation.ranking_agreement",
-    "evaluation.significance",
-    "evaluation.curves",
-    "evaluation.plots",
-    "judging.pool_strategies",
-    "judging.ordering",
-    "judging.simulate",
-    "judging.stopping",
-    "judging.identifiers",
-    "judging.strict_json",
-    "judging.importers.archives",
-    "judging.machine.prompts",
-    "judging.machine.client",
-    "judging.machine.cache",
-    "judging.machine.judge",
-    "evaluation.online.records",
-    "evaluation.online.sources",
-    "evaluation.online.store",
-    "evaluation.online.measures",
-    "evaluation.online.ab",
-    "evaluation.online.simulate",
-    "evaluation.online.click_models",
-    "evaluation.online.traffic",
+ROOT = Path(__file__).resolve().parents[2]
+# Command lines over files only: importing them must not need a database either.
+PURE_COMMAND_LINES = [
+    "evaluation.cli",
+    "evaluation.agreement.__main__",
     "evaluation.online.__main__",
-    "evaluation.estimates",
+    "judging.ordering.__main__",
+    "judging.machines.__main__",
 ]
 
 
-def test_pure_modules_import_without_django():
+def is_pure_location(relative: str) -> bool:
+    parts = relative.split("/")
+    return parts[0] == "measures" or "core" in parts[:-1] or parts[-1] == "core.py"
+
+
+def pure_modules() -> list[str]:
+    found = []
+    for package in ("config", "judging", "evaluation", "measures"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            relative = path.relative_to(ROOT).as_posix()
+            if is_pure_location(relative):
+                module = relative.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+                found.append(module)
+    return found
+
+
+def test_purity_is_known_by_location():
+    assert is_pure_location("judging/machines/core/client.py")
+    assert is_pure_location("judging/quality/core.py")
+    assert is_pure_location("measures/engine.py")
+    assert not is_pure_location("judging/machines/services.py")
+    assert not is_pure_location("judging/corebits.py")
+    modules = pure_modules()
+    assert "judging.machines.core.client" in modules and "config.core.outbound" in modules
+    assert len(modules) > 60
+
+
+def _django_loaded_by(modules: list[str]) -> subprocess.CompletedProcess:
     check = (
         "import importlib, sys\n"
-        f"for name in {PURE!r}: importlib.import_module(name)\n"
+        f"for name in {modules!r}: importlib.import_module(name)\n"
         "loaded = sorted(m for m in sys.modules if m == 'django' or m.startswith('django.'))\n"
         "print(loaded[:5]); sys.exit(1 if loaded else 0)\n"
     )
-    done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, timeout=60)
+    return subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, timeout=60, cwd=ROOT)
+
+
+def test_pure_modules_import_without_django():
+    done = _django_loaded_by(pure_modules() + PURE_COMMAND_LINES)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_check_fails_on_a_module_that_loads_django():
+    done = _django_loaded_by(["measures", "judging.machines.selectors"])
+    assert done.returncode != 0

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from evaluation.ranking_agreement import assessor_qrels, system_ranking_agreement
+from evaluation.agreement.core import assessor_qrels, system_ranking_agreement
 from measures import PreparedRun
 from measures.correlation import tau_ap
 

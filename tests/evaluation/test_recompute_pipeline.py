@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evaluation import services as evaluation_services
-from evaluation.consensus import consensus
+from evaluation.core.consensus import consensus
 from evaluation.models import AgreementReport, CollectionState, RunAggregates, TopicState, TopicValues
 from judging import selectors, services
 from judging.models import Job, JobState

@@ -9,12 +9,12 @@ import io
 
 import pytest
 
-from evaluation import reliability
 from evaluation import services as evaluation_services
+from evaluation.agreement import reliability
 from evaluation.models import AgreementReport
 from judging import services
+from judging.machines import services as machine_judges
 from judging.models import Judgment, PoolItem
-from judging.services import machine_judges
 from tests.api_clients import api_as
 from tests.factories import make_collection, make_user
 

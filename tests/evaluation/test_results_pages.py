@@ -15,8 +15,9 @@ from scipy import stats
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.multitest import multipletests
 
-from evaluation import analysis, curves
 from evaluation import selectors as evaluation_selectors
+from evaluation.analysis import selectors as analysis
+from evaluation.analysis.core import curves
 from judging.models import Judgment
 from tests.factories import make_user, stored_aggregates, stored_values
 
@@ -293,7 +294,7 @@ def test_plots_are_the_same_bytes_for_the_same_data(client, judged):
 
 
 def test_an_undefined_value_is_a_gap_not_a_zero():
-    from evaluation import plots
+    from evaluation.analysis.core import plots
 
     figure = plots.topic_bars(["1", "2"], [0.5, None], ylabel="AP", title="t")
     heights = [patch.get_height() for patch in figure.axes[0].patches]

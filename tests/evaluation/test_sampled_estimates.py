@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evaluation.estimates import SampledTopic, sampled_estimates
-from judging.pool_strategies import depth_pool, sampled_pool
+from evaluation.analysis.core.estimates import SampledTopic, sampled_estimates
+from judging.ordering.core.pool_strategies import depth_pool, sampled_pool
 from measures import PreparedQrels, PreparedRun, evaluate
 
 

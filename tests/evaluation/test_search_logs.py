@@ -18,10 +18,10 @@ from django.urls import reverse
 
 from evaluation import selectors
 from evaluation.models import SearchLog, TopicValues
-from evaluation.online import store
-from evaluation.online.measures import OnlineSettings, online_measures
-from evaluation.online.simulate import SimulatedTopic, simulated_log, write_jsonl
-from evaluation.services import search_logs
+from evaluation.online import services as search_logs
+from evaluation.online.core import store
+from evaluation.online.core.measures import OnlineSettings, online_measures
+from evaluation.online.core.simulate import SimulatedTopic, simulated_log, write_jsonl
 from judging.models import Job, JobState, Judgment, Topic, Upload
 from tests.evaluation.online.worked_log import EVENTS, QUERIES
 from tests.factories import make_collection, make_user

@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from evaluation import significance
+from evaluation.analysis.core import significance
 
 
 @pytest.mark.parametrize("seed", range(5))

@@ -156,7 +156,7 @@ def test_the_command_line_never_imports_pandas(tmp_path):
     second on every command, so the readers wrap buffers instead."""
     qrels_path, paths = _write_collection(tmp_path, runs=1)
     script = (
-        "import sys; from evaluation.cli import main; "
+        "import sys; from evaluation.cli.trec_eval import main; "
         f"main([{str(qrels_path)!r}, {str(paths[0])!r}, '-q']); "
         "sys.stderr.write(str('pandas' in sys.modules))"
     )

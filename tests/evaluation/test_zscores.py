@@ -2,7 +2,7 @@
 
 import pytest
 
-from evaluation.cli import main
+from evaluation.cli.trec_eval import main
 
 # topic 1 ranks a (relevant), b (not): AP 0.5, RR 1, P_5 0.2; topic 2 ranks d (relevant), x: AP 1, RR 1, P_5 0.2
 QRELS = "1 0 a 1\n1 0 b 0\n1 0 c 1\n2 0 d 1\n"

@@ -12,9 +12,9 @@ import pytest
 from django.utils import timezone
 
 from config.celery import app
-from judging import jobs
+from judging.jobs import runner as jobs
+from judging.machines import services as machine_judges
 from judging.models import Job, JobState, Judgment, MachineReply, PoolItem
-from judging.services import machine_judges
 from tests.chat_server import chat_server
 from tests.factories import make_collection
 from tests.integration.test_recompute_resilience import stop, worker_process

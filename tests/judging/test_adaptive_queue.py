@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from judging import adaptive, selectors, services
+from judging import selectors, services
 from judging.models import Document
-from judging.ordering import ORDERS, order_choices
+from judging.ordering import selectors as adaptive
+from judging.ordering.core.orders import ORDERS, order_choices
 from tests.factories import make_user
 from tests.judging.test_judging_pages import config_of, save
 

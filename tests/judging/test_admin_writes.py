@@ -171,7 +171,7 @@ def test_a_collection_deleted_in_the_admin_takes_its_search_log_stores_with_it(
     judged, django_capture_on_commit_callbacks
 ):
     from evaluation.models import SearchLog
-    from evaluation.services.search_logs import search_log_create
+    from evaluation.online.services import search_log_create
 
     collection, _, client = judged
     log = search_log_create(collection=collection, name="traffic")

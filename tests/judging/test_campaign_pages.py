@@ -180,7 +180,7 @@ def test_adjudicating_from_the_queue_records_the_admins_label(admin_client):
 
 
 def test_imported_qrels_outside_the_pool_are_not_counted_as_pool_work(tmp_path):
-    from judging.importers.services import qrels_import
+    from judging.imports.services import qrels_import
 
     collection = make_collection(topics=1, documents=12, runs=1, depth=4, assessors_per_item=1)
     topic = collection.topics.get()

@@ -1,4 +1,4 @@
-"""One identifier policy (judging.identifiers): what looks the same is the same (NFKC), or is refused (invisible
+"""One identifier policy (judging.core.identifiers): what looks the same is the same (NFKC), or is refused (invisible
 and control characters, look-alike scripts mixed), with the file, line and field named; never a 500 or an
 IntegrityError."""
 
@@ -11,9 +11,9 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from judging import services
-from judging.identifiers import identifier, identifier_problem
-from judging.importers import services as imports
-from judging.importers.problems import ImportFailed
+from judging.core.identifiers import identifier, identifier_problem
+from judging.imports import services as imports
+from judging.imports.core.problems import ImportFailed
 from judging.models import Topic
 from tests.factories import make_user
 

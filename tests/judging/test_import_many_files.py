@@ -12,7 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from judging.importers import archives
+from judging.imports.core import archives
 from judging.models import Job, JobState, Judgment, Run
 from tests.factories import make_collection, make_user
 

@@ -10,8 +10,8 @@ from django.core.management import CommandError, call_command
 
 from evaluation.models import CollectionState, TopicState
 from judging import services
-from judging.importers import services as imports
-from judging.importers.problems import ImportFailed
+from judging.imports import services as imports
+from judging.imports.core.problems import ImportFailed
 from judging.models import Document, Judgment, Ranking, Run, Topic
 
 pytestmark = pytest.mark.django_db

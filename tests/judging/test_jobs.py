@@ -10,7 +10,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
-from judging import jobs, uploads
+from judging.jobs import runner as jobs
+from judging.jobs import uploads
 from judging.models import Job, JobState, Upload
 from tests.factories import make_collection
 

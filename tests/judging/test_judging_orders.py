@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from judging.ordering import GAMMA, ORDERS, judging_order
+from judging.ordering.core.orders import GAMMA, ORDERS, judging_order
 
 # Two runs of three documents; the pool in best-rank order.
 RANKINGS = {"A": [1, 2, 3], "B": [4, 5, 6]}

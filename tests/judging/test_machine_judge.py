@@ -1,7 +1,7 @@
 """Machine judges against a real HTTP server speaking the chat-completions protocol (tests/chat_server.py): labels
 from its replies, every fault recorded per pair and the worth-retrying ones retried (429's Retry-After respected),
 concurrency and rate limits, a budget that stops the run, and a cache that never pays for a pair twice, through
-the library and through `python -m judging.machine_judge`. No secret appears in any output."""
+the library and through `python -m judging.machines`. No secret appears in any output."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from judging.machine.cache import ReplyCache
-from judging.machine.client import Budget, ChatClient, ServerConfig
-from judging.machine.judge import TopicText, judge_pairs, mapped
-from judging.machine.prompts import BINARY, DNA, UMBRELA, PromptReplyError, grade_of, render
+from judging.machines.core.cache import ReplyCache
+from judging.machines.core.client import Budget, ChatClient, ServerConfig
+from judging.machines.core.judge import TopicText, judge_pairs, mapped
+from judging.machines.core.prompts import BINARY, DNA, UMBRELA, PromptReplyError, grade_of, render
 from tests.chat_server import chat_server, outbound_allowed
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -144,7 +144,7 @@ def _files(tmp_path):
 
 def _command(server, tmp_path, *extra, env=None):
     topics, documents, pairs = _files(tmp_path)
-    command = [sys.executable, "-m", "judging.machine_judge", str(topics), str(documents), str(pairs),
+    command = [sys.executable, "-m", "judging.machines", str(topics), str(documents), str(pairs),
                "--base-url", server.base_url, "--model", "m", "--json", *extra]  # fmt: skip
     return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60, env=env)
 

@@ -10,10 +10,11 @@ from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from judging import jobs, services
+from judging import services
+from judging.jobs import runner as jobs
+from judging.machines import services as machine_judges
 from judging.models import Job, JobState, Judgment, MachineReply, PoolItem
 from judging.selectors import items_filled_by_others
-from judging.services import machine_judges
 from tests.chat_server import chat_server
 from tests.factories import make_collection, make_user
 

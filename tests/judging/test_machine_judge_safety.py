@@ -11,9 +11,9 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db import connection
 
-from judging import jobs
+from judging.jobs import runner as jobs
+from judging.machines import services as machine_judges
 from judging.models import Job, JobState, MachineJudge, MachineReply, PoolItem
-from judging.services import machine_judges
 from tests.chat_server import chat_server
 from tests.factories import make_collection, make_user
 

@@ -14,7 +14,7 @@ from evaluation import selectors as evaluation_selectors
 from evaluation import services as evaluation_services
 from judging import services
 from judging.models import AssessorPause, Judgment, JudgmentHistory, PoolItem, Topic
-from judging.services import quality
+from judging.quality.services import pauses as quality
 from tests.factories import make_collection, make_user
 
 pytestmark = pytest.mark.django_db

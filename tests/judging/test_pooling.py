@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 from django.core.exceptions import ValidationError
 
-from judging import pool_strategies, services
+from judging import services
 from judging.models import PoolItem
+from judging.ordering.core import pool_strategies
 from judging.services.pools import pool_build
 from tests.factories import make_collection, make_user
 

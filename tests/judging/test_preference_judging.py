@@ -11,12 +11,14 @@ import numpy as np
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 
-from evaluation import preference_results
 from evaluation import services as evaluation_services
-from evaluation.cli import main
-from judging import preferring, services, tournament
+from evaluation.cli.trec_eval import main
+from evaluation.preferences import selectors as preference_results
+from judging import services
 from judging.models import AssessorPause, Document, PoolItem, Preference, PreferenceHistory, Ranking, Topic
-from judging.services import preferences
+from judging.preferences import core as tournament
+from judging.preferences import selectors as preferring
+from judging.preferences import services as preferences
 from measures.bradley_terry import bradley_terry, grades_from_strengths
 from tests.factories import make_collection, make_user
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from scipy.stats import chi2, chi2_contingency
 
-from judging.quality import ALPHA, FAST_RUN, Label, assessor_quality, chi2_homogeneity, quality_report
 from judging.quality.__main__ import main
+from judging.quality.core import ALPHA, FAST_RUN, Label, assessor_quality, chi2_homogeneity, quality_report
 from measures.intervals import chi2_sf
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -198,7 +198,7 @@ def test_with_shared_items_the_yardstick_is_the_others_labels_not_the_grades_tha
 
 
 def test_agreement_blocks_worked_by_hand():
-    from judging.quality import agreement_blocks
+    from judging.quality.core import agreement_blocks
 
     labels = [_label(0, 1, docno="a"), _label(1, 0, docno="b"), _label(2, 2, docno="c"), _label(3, 2, docno="a"),
               _label(4, 3, docno="d"), _label(5, 0, docno="e")]  # fmt: skip

@@ -10,12 +10,13 @@ import pytest
 from rest_framework.test import APIClient
 
 from evaluation import selectors as evaluation_selectors
+from evaluation.agreement.reliability import assessor_reliability
 from evaluation.exports.qrels import qrels_export
-from evaluation.reliability import assessor_reliability
-from judging import checking, services
+from judging import services
 from judging.models import AssessorPause, CheckKind, Judgment, PoolItem, QualityCheck, Topic
-from judging.quality import Label, assessor_quality
-from judging.services import checks
+from judging.quality import selectors as checking
+from judging.quality.core import Label, assessor_quality
+from judging.quality.services import checks
 from tests.factories import make_collection, make_user
 from tests.judging.test_judging_pages import config_of
 

@@ -9,8 +9,10 @@ from contextlib import redirect_stdout
 import pytest
 from django.core.management import call_command
 
-from judging import ordering, pool_strategies, services
+from judging import services
 from judging.models import Collection, PoolItem
+from judging.ordering.core import orders as ordering
+from judging.ordering.core import pool_strategies
 from tests.api_clients import api_as
 from tests.factories import make_collection, make_user
 
@@ -76,18 +78,18 @@ def test_a_registered_judging_order_is_offered_everywhere_and_used(client, toy_o
     assert isinstance(order, toy_order)
     out = io.StringIO()
     with redirect_stdout(out), pytest.raises(SystemExit):
-        from judging.simulate import main
+        from judging.ordering.__main__ import main
 
         main(["--help"])
     assert "last_first" in out.getvalue()
 
 
 def test_every_kind_of_job_is_registered_with_its_result_and_a_toy_kind_shows_its_own(client, tmp_path, settings):
+    from evaluation.analysis.trial_runs import TRIAL_TASK
+    from evaluation.online.services import IMPORT_TASK as LOG_TASK
     from evaluation.services.recompute import RECOMPUTE_TASK
-    from evaluation.services.search_logs import IMPORT_TASK as LOG_TASK
-    from evaluation.trial_runs import TRIAL_TASK
-    from judging import job_kinds
-    from judging.importers.services import IMPORT_TASK
+    from judging.imports.services import IMPORT_TASK
+    from judging.jobs import kinds as job_kinds
     from judging.models import Job, JobState
     from judging.services.pools import POOL_TASK
 

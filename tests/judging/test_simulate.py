@@ -1,4 +1,4 @@
-"""`python -m judging.simulate`: a campaign replayed with the qrels as the oracle assessor."""
+"""`python -m judging.ordering`: a campaign replayed with the qrels as the oracle assessor."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from judging import simulate
+from judging.ordering import __main__ as simulate
 
 QRELS = "t1 0 d1 1\nt1 0 d4 2\nt1 0 d2 0\n"
 RUN_A = "t1 Q0 d1 1 3.0 A\nt1 Q0 d2 2 2.0 A\nt1 Q0 d3 3 1.0 A\n"
@@ -25,7 +25,7 @@ def files(tmp_path):
 
 
 def _run(*args):
-    return subprocess.run([sys.executable, "-m", "judging.simulate", *map(str, args)], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "judging.ordering", *map(str, args)], capture_output=True, text=True)
 
 
 def test_best_rank_replay_by_hand(files):

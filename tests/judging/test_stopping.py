@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 from judging import services
-from judging.stopping import TopicInput, _Topic, campaign_standing
+from judging.ordering.core.stopping import TopicInput, _Topic, campaign_standing
 from measures import PreparedQrels, PreparedRun, evaluate
 from tests.factories import make_collection, make_user
 

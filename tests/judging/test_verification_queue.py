@@ -11,9 +11,9 @@ import random
 import pytest
 
 from judging import selectors, services
-from judging.machine.verification import impact_weights, verification_scores
+from judging.machines import services as machine_judges
+from judging.machines.core.verification import impact_weights, verification_scores
 from judging.models import PoolItem, Topic
-from judging.services import machine_judges
 from tests.factories import make_collection, make_user
 
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 
 from judging import selectors, services
-from judging.machine.lexical import lexical_labels
+from judging.machines import services as machine_judges
+from judging.machines.core.lexical import lexical_labels
 from judging.models import PoolItem, Topic
-from judging.services import machine_judges
 from tests.factories import make_collection, make_user
 
 pytestmark = pytest.mark.django_db
@@ -61,7 +61,7 @@ def test_labels_beyond_the_pool_make_no_progress_figure_negative(client):
 
 
 def test_the_embedded_judge_fits_on_every_persons_label_not_one_per_pair(monkeypatch):
-    from judging.machine import lexical
+    from judging.machines.core import lexical
 
     fitted = []
     real = lexical.fitted_thresholds
@@ -87,7 +87,7 @@ def test_the_embedded_judge_run_reads_both_peoples_labels_of_a_pair(monkeypatch)
 
 
 def test_an_imported_reference_is_measured_but_never_flagged_as_drifting():
-    from evaluation.reliability import assessor_reliability
+    from evaluation.agreement.reliability import assessor_reliability
 
     collection = make_collection(max_grade=3, topics=1, documents=240, runs=1, depth=240)
     topic = Topic.objects.get(collection=collection)

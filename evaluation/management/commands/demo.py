@@ -5,7 +5,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from evaluation.demo import demo_search_log_create
+from evaluation.online.demo import demo_search_log_create
 from judging.demo import DEMO_NAME, DEMO_USERS, demo_create
 from judging.models import Collection
 

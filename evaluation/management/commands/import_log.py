@@ -5,8 +5,8 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from evaluation.models import SearchLog
-from evaluation.online.store import LogImportFailed
-from evaluation.services import search_logs
+from evaluation.online import services as search_logs
+from evaluation.online.core.store import LogImportFailed
 from judging.management.commands._importing import collection_named
 
 

@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from judging import selectors
-from judging.importers.problems import ImportFailed
+from judging.imports.core.problems import ImportFailed
 from judging.models import Collection
 
 

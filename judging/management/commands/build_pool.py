@@ -7,8 +7,9 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from judging import pool_strategies, selectors
+from judging import selectors
 from judging.management.commands._importing import collection_named
+from judging.ordering.core import pool_strategies
 from judging.services.pools import pool_build
 
 

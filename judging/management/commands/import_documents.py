@@ -1,6 +1,6 @@
 """`manage.py import_documents COLLECTION FILE...`: import documents, all or nothing, with a progress bar."""
 
-from judging.importers.services import documents_import
+from judging.imports.services import documents_import
 from judging.management.commands._importing import FileImportCommand
 
 

@@ -3,7 +3,7 @@
 from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError
 
-from judging.importers.services import qrels_import
+from judging.imports.services import qrels_import
 from judging.management.commands._importing import ImportCommand, collection_named
 
 

@@ -1,6 +1,6 @@
 """`manage.py import_runs COLLECTION RUN...`: import TREC run files, all or nothing, with a progress bar."""
 
-from judging.importers.services import runs_import
+from judging.imports.services import runs_import
 from judging.management.commands._importing import ImportCommand, collection_named
 
 

@@ -1,6 +1,6 @@
 """`manage.py import_topics COLLECTION FILE...`: import topics, all or nothing, with a progress bar."""
 
-from judging.importers.services import topics_import
+from judging.imports.services import topics_import
 from judging.management.commands._importing import FileImportCommand
 
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.online import store
+from evaluation.online.core import store
 
 
 @pytest.fixture

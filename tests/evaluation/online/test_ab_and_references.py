@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 from statsmodels.stats import proportion
 
-from evaluation.online import ab, store
-from evaluation.online.measures import OnlineSettings, online_measures
-from evaluation.online.simulate import SimulatedTopic, simulated_log, write_jsonl
+from evaluation.online.core import ab, store
+from evaluation.online.core.measures import OnlineSettings, online_measures
+from evaluation.online.core.simulate import SimulatedTopic, simulated_log, write_jsonl
 
 
 def test_a_per_session_proportion_has_wilsons_interval_newcombes_difference_and_the_wald_test(worked_store):
@@ -48,7 +48,7 @@ def test_two_arms_without_variation_have_no_p_value_rather_than_p_0():
 
 
 def test_p_values_are_printed_never_as_0():
-    from evaluation.views.online import p_value_text
+    from evaluation.online.views import p_value_text
 
     assert [p_value_text(p) for p in (0.0, 1e-12, 0.0004, 0.04321, None)] == [
         "< 0.001",

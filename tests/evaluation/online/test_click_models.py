@@ -5,8 +5,8 @@ from datetime import datetime
 import numpy as np
 import pytest
 
-from evaluation.online import store
-from evaluation.online.click_models import (
+from evaluation.online.core import store
+from evaluation.online.core.click_models import (
     ImpressionCounts,
     coec,
     grade,
@@ -14,7 +14,7 @@ from evaluation.online.click_models import (
     impression_counts,
     pbm,
 )
-from evaluation.online.simulate import SimulatedTopic, attractiveness, simulated_log, write_jsonl
+from evaluation.online.core.simulate import SimulatedTopic, attractiveness, simulated_log, write_jsonl
 from measures.correlation import kendall_tau
 
 

@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from evaluation.online import records, store
-from evaluation.online.simulate import write_jsonl
-from evaluation.online.store import LogImportFailed
+from evaluation.online.core import records, store
+from evaluation.online.core.simulate import write_jsonl
+from evaluation.online.core.store import LogImportFailed
 from measures.lines import Problems
 from tests.evaluation.online.worked_log import EVENTS, QUERIES
 
@@ -121,7 +121,7 @@ AOL = [
 def test_an_aol_log_groups_lines_into_queries_and_clicks(tmp_path):
     summary = store.import_log(tmp_path / "s", files={"log": lines(tmp_path / "aol.tsv", *AOL)}, log_format="aol")
     assert (summary.queries, summary.events) == (4, 3)
-    from evaluation.online.measures import OnlineSettings, online_measures
+    from evaluation.online.core.measures import OnlineSettings, online_measures
 
     overall = online_measures(store.connect(tmp_path / "s"), OnlineSettings())["overall"]
     assert overall["query_ctr"] == pytest.approx(2 / 4)

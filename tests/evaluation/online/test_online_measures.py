@@ -4,8 +4,8 @@ from fractions import Fraction
 
 import pytest
 
-from evaluation.online import store
-from evaluation.online.measures import OnlineSettings, online_measures, query_rate
+from evaluation.online.core import store
+from evaluation.online.core.measures import OnlineSettings, online_measures, query_rate
 
 
 def measures(root, **settings):
@@ -85,7 +85,7 @@ def test_an_empty_log_has_undefined_ratios(tmp_path):
 
 
 def test_query_rate_marks_a_robust_spike(tmp_path):
-    from evaluation.online.simulate import write_jsonl
+    from evaluation.online.core.simulate import write_jsonl
 
     per_hour = [2, 3, 4, 3, 2, 3, 4, 30, 3, 2, 4, 3]  # median 3, MAD 1 once the empty hours are in
     queries = [
@@ -116,8 +116,8 @@ def test_per_query_figures_are_the_query_level_measures_of_each_normalised_query
 
 def test_a_log_spanning_years_gets_a_bounded_rate_series(tmp_path):
     """Two queries ten years apart: per minute that is over five million buckets (14 s and 2.7 GB once)."""
-    from evaluation.online.measures import MAX_RATE_BUCKETS, rate_buckets, rate_unit
-    from evaluation.online.simulate import write_jsonl
+    from evaluation.online.core.measures import MAX_RATE_BUCKETS, rate_buckets, rate_unit
+    from evaluation.online.core.simulate import write_jsonl
 
     queries = [
         {"query_id": "a", "client_id": "c", "user_query": "x", "timestamp": "2016-01-01T00:00:00Z"},
@@ -137,9 +137,9 @@ def test_a_log_spanning_years_gets_a_bounded_rate_series(tmp_path):
 
 def test_a_registered_online_ratio_appears_in_every_figure_the_pages_and_the_ab_table(tmp_path, worked_files):
     """A new online measure is one registry entry: the whole log, each bucket, each arm, A/B and the page's labels."""
-    from evaluation.online import ab
-    from evaluation.online.measures import RATIO_REGISTRY, OnlineRatio, definitions, register
-    from evaluation.views.online import measure_labels
+    from evaluation.online.core import ab
+    from evaluation.online.core.measures import RATIO_REGISTRY, OnlineRatio, definitions, register
+    from evaluation.online.views import measure_labels
 
     register(OnlineRatio("clicks_per_query", "Clicks per query", "clicks / queries", "none", "query",
                          "coalesce(sum(clicks), 0)", "count(*)"))  # fmt: skip

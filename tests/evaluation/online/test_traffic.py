@@ -5,9 +5,9 @@ from collections import Counter
 import pytest
 from scipy import stats
 
-from evaluation.online import store
-from evaluation.online.measures import OnlineSettings, prepare
-from evaluation.online.traffic import (
+from evaluation.online.core import store
+from evaluation.online.core.measures import OnlineSettings, prepare
+from evaluation.online.core.traffic import (
     LoggedQuery,
     logged_queries,
     online_offline_correlation,

@@ -1,0 +1,1 @@
+"""Pure (numpy, matplotlib; no Django): significance tests, curves, plots, estimates from sampled pools."""

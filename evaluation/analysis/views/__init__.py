@@ -1,0 +1,1 @@
+"""Pages of analysis: a run, two runs compared, plots as files, a trial run."""

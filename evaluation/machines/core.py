@@ -1,0 +1,128 @@
+"""Verifying a machine judge against people, pure (no Django): its agreement with each person and with the
+consensus, its error rate per grade on the items people verified, the leaderboard with the pool's holes filled by
+its labels, and how far plausible corrections of its unverified labels could move that leaderboard.
+
+Conventions:
+- Agreement is over the items both sides labelled: Cohen's kappa (graded, and binarised at the collection's
+  relevance threshold), Krippendorff's alpha (ordinal; the two sides as two coders), the confusion matrix (rows:
+  the machine's grade; columns: the people's). The same functions as every other agreement figure.
+- An item is verified when the people's consensus labels it; the machine's error is a grade different from it.
+  Rates carry Wilson's 95% score interval.
+- Holes filled (as UMBRELA's "modified qrels", Upadhyay et al. 2024): the consensus qrels, and the machine's label
+  for every pooled item the consensus does not label. Never the other way round: a person's label always wins.
+- Corrections: each unverified machine label is redrawn from P(people's grade | machine's grade), estimated on the
+  verified items with add-one smoothing; each draw's leaderboard (one measure, as trec_eval) is compared with the
+  holes-filled one by Kendall's tau. The share of draws with tau >= 0.9 is the stop signal's figure
+  (`judging.ordering.core.stopping`), applied to machine labels: near 1, the machine's remaining errors would not
+  reorder the runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from measures import PreparedQrels, RunSet, evaluate, kendall_tau, parse_measure
+from measures.agreement import cohen_kappa, confusion_matrix, krippendorff_alpha
+from measures.intervals import wilson
+
+Qrels = Mapping[int, Mapping[int, int]]  # topic -> document -> grade
+TAU_THRESHOLD = 0.9
+DRAWS = 200
+
+
+def pair_agreement(pairs: Sequence[tuple[int, int]], *, categories: Sequence[int], threshold: int) -> dict:
+    """Agreement of (machine grade, people's grade) pairs: n, kappa graded and binarised, alpha, confusion."""
+    cats = list(categories)
+    if not pairs:
+        return {"items": 0, "cohen_kappa": None, "binary_cohen_kappa": None, "krippendorff_alpha": None,
+                "confusion": [[0] * len(cats) for _ in cats]}  # fmt: skip
+    items = [{"machine": a, "people": b} for a, b in pairs]
+    binary = [{"machine": int(a >= threshold), "people": int(b >= threshold)} for a, b in pairs]
+    return {
+        "items": len(pairs),
+        "cohen_kappa": cohen_kappa(items, categories=cats),
+        "binary_cohen_kappa": cohen_kappa(binary, categories=[0, 1]),
+        "krippendorff_alpha": krippendorff_alpha(items, "ordinal", categories=cats),
+        "confusion": confusion_matrix(items, ("machine", "people"), cats).tolist(),
+    }
+
+
+def error_rates(pairs: Sequence[tuple[int, int]], *, categories: Sequence[int], threshold: int) -> dict:
+    """The machine's error rate on verified items, per grade it gave and binarised, each with its interval."""
+    per_grade = []
+    for grade in categories:
+        given = [people for machine, people in pairs if machine == grade]
+        errors = sum(people != grade for people in given)
+        low, high = wilson(errors, len(given))
+        per_grade.append({"grade": grade, "items": len(given), "errors": errors,
+                          "rate": errors / len(given) if given else None, "low": low, "high": high})  # fmt: skip
+    wrong = sum((m >= threshold) != (p >= threshold) for m, p in pairs)
+    low, high = wilson(wrong, len(pairs))
+    binary = {"items": len(pairs), "errors": wrong, "rate": wrong / len(pairs) if pairs else None, "low": low,
+              "high": high}  # fmt: skip
+    return {"per_grade": per_grade, "binary": binary}
+
+
+def holes_filled(consensus: Qrels, machine: Qrels, pooled: Mapping[int, Sequence[int]]) -> dict[int, dict[int, int]]:
+    """The consensus qrels with the machine's label for each pooled item the consensus leaves unlabelled."""
+    qrels = {topic: dict(labels) for topic, labels in consensus.items()}
+    for topic, documents in pooled.items():
+        theirs = machine.get(topic, {})
+        for document in documents:
+            if document not in qrels.get(topic, {}) and document in theirs:
+                qrels.setdefault(topic, {})[document] = theirs[document]
+    return qrels
+
+
+def run_scores(qrels: Qrels, runs: RunSet, measures: Sequence[str], **options) -> dict[str, list[float | None]]:
+    """{run tag: [its mean of each measure over the topics the qrels hold]}, as the stored leaderboard is."""
+    qrels = {topic: labels for topic, labels in qrels.items() if labels}
+    if not qrels or not len(runs.tags):
+        return {tag: [None] * len(measures) for tag in runs.tags}
+    result = evaluate(PreparedQrels.from_mapping(qrels), runs, [parse_measure(m) for m in measures], **options)
+    rows = zip(result.tags, result.aggregates, strict=True)
+    return {tag: [None if v != v else float(v) for v in row] for tag, row in rows}
+
+
+def correction_stability(
+    filled: Qrels,
+    unverified: Mapping[tuple[int, int], int],
+    verified_pairs: Sequence[tuple[int, int]],
+    runs: RunSet,
+    *,
+    categories: Sequence[int],
+    measure: str,
+    draws: int = DRAWS,
+    seed: int = 0,
+    **options,
+) -> dict:
+    """How often plausible corrections of the `unverified` machine labels ({(topic, doc): machine grade}, all in
+    `filled`) keep the runs' order under `measure`: {"draws", "share" (tau >= TAU_THRESHOLD), "tau_median"}; the
+    share is None with fewer than two runs, or nothing unverified (then nothing can move: reported as 1.0)."""
+    if len(runs.tags) < 2:
+        return {"draws": 0, "share": None, "tau_median": None}
+    if not unverified:
+        return {"draws": 0, "share": 1.0, "tau_median": 1.0}
+    cats = list(categories)
+    counts = np.ones((len(cats), len(cats)))  # add-one smoothing: every correction stays possible
+    for machine, people in verified_pairs:
+        counts[cats.index(machine), cats.index(people)] += 1
+    rows = counts / counts.sum(axis=1, keepdims=True)
+    rng = np.random.default_rng(seed)
+    base = np.array([s[0] for s in run_scores(filled, runs, [measure], **options).values()], dtype=float)
+    keys = list(unverified)
+    given = np.array([cats.index(unverified[key]) for key in keys])
+    taus = []
+    for _ in range(draws):
+        uniform = rng.random(len(keys))
+        drawn = (uniform[:, None] > np.cumsum(rows[given], axis=1)).sum(axis=1)
+        corrected = {topic: dict(labels) for topic, labels in filled.items()}
+        for (topic, document), index in zip(keys, drawn, strict=True):
+            corrected[topic][document] = cats[min(index, len(cats) - 1)]
+        scores = np.array([s[0] for s in run_scores(corrected, runs, [measure], **options).values()], dtype=float)
+        tau = kendall_tau(np.nan_to_num(base), np.nan_to_num(scores))
+        taus.append(1.0 if tau != tau else float(tau))
+    share = float(np.mean([t >= TAU_THRESHOLD for t in taus]))
+    return {"draws": draws, "share": share, "tau_median": float(np.median(taus))}

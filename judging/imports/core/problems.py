@@ -1,0 +1,75 @@
+"""Problems found in an imported file, each naming the file, the line and the field at fault; the line reading and
+the problem list are the pure ones the TREC readers use (`measures.lines`)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+from judging.core import strict_json
+from judging.imports.core.fields import MAX_JSON_DEPTH, json_problem
+from measures.lines import LISTED_PROBLEMS, Problem, Problems, Progress, numbered_lines
+
+__all__ = ["LISTED_PROBLEMS", "ImportFailed", "Problem", "Problems", "Progress", "limit", "numbered_lines"]
+
+# Outside a configured Django (the command-line tools): the defaults of settings.WORKBENCH_LIMITS.
+DEFAULT_LIMITS = {
+    "line_bytes": 10_000,
+    "record_bytes": 4 << 20,
+    "topics_per_file": 20_000,
+    "documents_per_file": 2_000_000,
+}
+
+
+def limit(name: str) -> int:
+    """A configured limit (settings.WORKBENCH_LIMITS), or its default outside a configured Django."""
+    from django.conf import settings
+
+    if settings.configured and hasattr(settings, "WORKBENCH_LIMITS"):
+        return settings.WORKBENCH_LIMITS[name]
+    return DEFAULT_LIMITS[name]
+
+
+class ImportFailed(ValueError):
+    """An import found problems and wrote nothing. `problems` lists the first hundred; `count` counts them all."""
+
+    def __init__(self, problems: Problems):
+        self.problems, self.count = problems.listed, problems.count
+        noun = "problem" if self.count == 1 else "problems"
+        super().__init__(f"{self.count} {noun}; nothing was imported.\n{problems.summary()}")
+
+
+def json_objects(
+    path: str | Path, problems: Problems, *, name: str, progress: Progress | None = None
+) -> Iterator[tuple[int, dict]]:
+    """Yields (line number, object) for a JSONL file; blank lines are skipped, anything but a JSON object per line
+    is a problem."""
+    for number, text in numbered_lines(path, problems, name=name, max_bytes=limit("record_bytes"), progress=progress):
+        if not text.strip():
+            continue
+        try:
+            value = strict_json.loads(text)
+        except json.JSONDecodeError as error:
+            problems.add(name, number, None, f"not valid JSON ({error.msg} at column {error.colno})")
+            continue
+        except strict_json.StrictJSONError as error:
+            problems.add(name, number, None, str(error))
+            continue
+        except RecursionError:
+            problems.add(name, number, None, f"JSON nested more than {MAX_JSON_DEPTH} levels deep")
+            continue
+        if not isinstance(value, dict):
+            problems.add(name, number, None, "expected a JSON object per line")
+            continue
+        reason = json_problem(value)
+        if reason:
+            key = next((k for k, v in value.items() if json_problem({k: v})), None)
+            problems.add(name, number, key, reason)
+            continue
+        yield number, value
+
+
+def first_key(value: dict, names: tuple[str, ...]) -> str | None:
+    """The first of `names` that `value` has (JSONL files name the same field in several ways)."""
+    return next((key for key in names if key in value), None)

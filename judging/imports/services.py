@@ -1,0 +1,360 @@
+"""Import services: each parses a file completely, then writes everything in one transaction, or nothing.
+
+Every problem is reported by file, line and field; with problems, nothing is written (ImportFailed lists the first
+hundred) unless `skip_invalid`, which writes the valid records and reports the rest as skipped. Importing the same
+file twice changes nothing the second time. The web page, the API and the management commands all call these.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.core.exceptions import ValidationError
+from django.core.files.uploadedfile import UploadedFile
+from django.db import transaction
+
+from judging.imports.core import archives
+from judging.imports.core.documents import parse_documents
+from judging.imports.core.problems import LISTED_PROBLEMS, ImportFailed, Problem, Problems, Progress
+from judging.imports.core.topics import parse_topics
+from judging.imports.core.trec_lines import parse_qrels, parse_run
+from judging.jobs import kinds as job_kinds
+from judging.jobs import runner as jobs
+from judging.jobs import uploads
+from judging.jobs.runner import JobRefused
+from judging.jobs.uploads import upload_local_copy, upload_size_limit
+from judging.models import Collection, Document, Topic
+from judging.services.documents import documents_upsert
+from judging.services.judgments import judgments_record_bulk
+from judging.services.runs import run_store
+from judging.services.topics import topics_upsert
+from judging.services.users import imported_assessors
+
+DOCUMENT_BATCH = 2000
+IMPORTED_ASSESSOR = "imported"
+# Usernames of assessors who come from qrels files: a prefix no account made through a form can have (':' is not a
+# username character), so a file's "admin" column never writes under the live admin account.
+IMPORTED_NAMESPACE = "qrels:"
+
+
+@dataclass
+class ImportReport:
+    kind: str
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    skipped: list[Problem] = field(default_factory=list)
+    skipped_count: int = 0
+    warnings: list[Problem] = field(default_factory=list)  # imported, but worth a look (the first hundred)
+    warning_count: int = 0
+
+    def add(self, counts: tuple[int, int, int]) -> None:
+        """Adds a write service's (created, updated, unchanged)."""
+        self.created, self.updated, self.unchanged = (a + b for a, b in zip(self.as_counts(), counts, strict=True))
+
+    def as_counts(self) -> tuple[int, int, int]:
+        return self.created, self.updated, self.unchanged
+
+    def warn(self, problem: Problem) -> None:
+        self.warning_count += 1
+        if len(self.warnings) < LISTED_PROBLEMS:
+            self.warnings.append(problem)
+
+    def as_dict(self) -> dict:
+        return {
+            "kind": self.kind,
+            "created": self.created,
+            "updated": self.updated,
+            "unchanged": self.unchanged,
+            "skipped_count": self.skipped_count,
+            "skipped": [p.as_dict() for p in self.skipped],
+            "warning_count": self.warning_count,
+            "warnings": [p.as_dict() for p in self.warnings],
+        }
+
+    def __str__(self) -> str:
+        skipped = f", skipped {self.skipped_count} invalid" if self.skipped_count else ""
+        warned = f"; {self.warning_count} warning(s), e.g. {self.warnings[0]}" if self.warnings else ""
+        return (
+            f"{self.kind}: {self.created} created, {self.updated} updated, {self.unchanged} unchanged{skipped}{warned}"
+        )
+
+
+def _settle(problems: Problems, report: ImportReport, skip_invalid: bool) -> None:
+    """Raises ImportFailed when there were problems and skipping was not asked for; else records what was skipped."""
+    if problems and not skip_invalid:
+        raise ImportFailed(problems)
+    report.skipped, report.skipped_count = problems.listed, problems.count
+
+
+def topics_import(
+    *,
+    collection: Collection,
+    path: str | Path,
+    format: str | None = None,
+    name: str | None = None,
+    skip_invalid: bool = False,
+    progress: Progress | None = None,
+) -> ImportReport:
+    """Imports topics (TREC, TSV or JSONL, guessed from the content when `format` is None); existing numbers are
+    updated in place, so their judgments and results stay attached."""
+    problems, report = Problems(), ImportReport("topics")
+    records = list(parse_topics(path, problems, format=format, name=name, progress=progress))
+    _settle(problems, report, skip_invalid)
+    report.add(topics_upsert(collection=collection, records=records))
+    return report
+
+
+def documents_import(
+    *,
+    collection: Collection,
+    path: str | Path,
+    format: str | None = None,
+    name: str | None = None,
+    skip_invalid: bool = False,
+    progress: Progress | None = None,
+) -> ImportReport:
+    """Imports documents (JSONL, TREC SGML or TSV), streamed in batches inside one transaction; a problem anywhere
+    rolls the whole file back. Existing docnos are updated when their content differs."""
+    problems, report = Problems(), ImportReport("documents")
+    with transaction.atomic():
+        batch = []
+        for record in parse_documents(path, problems, format=format, name=name, progress=progress):
+            if problems and not skip_invalid:
+                continue  # keep reading, to list the problems, but stop writing: the transaction will roll back
+            if not record.body.strip() and not record.title.strip():
+                report.warn(Problem(name or str(path), record.line, "text", f"document {record.docno!r} has no text"))
+            batch.append(record)
+            if len(batch) == DOCUMENT_BATCH:
+                report.add(documents_upsert(collection=collection, records=batch))
+                batch = []
+        if batch and not (problems and not skip_invalid):
+            report.add(documents_upsert(collection=collection, records=batch))
+        _settle(problems, report, skip_invalid)
+    return report
+
+
+def _offset_progress(progress: Progress | None, before: int, total: int) -> Progress | None:
+    if progress is None:
+        return None
+    return lambda done, _size: progress(before + done, total)
+
+
+def runs_import(
+    *,
+    collection: Collection,
+    paths: Sequence[str | Path],
+    names: Sequence[str] | None = None,
+    skip_invalid: bool = False,
+    progress: Progress | None = None,
+    owner=None,
+    precedence: int = 1,
+) -> ImportReport:
+    """Imports TREC run files (one run per tag; a file may hold several). Every topic and docno must be in the
+    collection, and a docno may appear once per topic. Rankings are stored in trec_eval order. Re-importing a run
+    with the same rankings changes nothing; different rankings replace the old ones, and the topics are recomputed."""
+    problems, report = Problems(), ImportReport("runs")
+    names = list(names) if names is not None else [str(p) for p in paths]
+    topics = dict(Topic.objects.filter(collection=collection).values_list("number", "id"))
+    documents = dict(Document.objects.filter(collection=collection).values_list("docno", "id"))
+    runs: dict[str, dict[int, dict[str, tuple[float, int]]]] = {}
+    tag_file: dict[str, str] = {}
+    sizes = [Path(p).stat().st_size for p in paths]
+    for index, (path, file) in enumerate(zip(paths, names, strict=True)):
+        tracker = _offset_progress(progress, sum(sizes[:index]), sum(sizes))
+        for line in parse_run(path, problems, name=file, progress=tracker):
+            if tag_file.setdefault(line.tag, file) != file:
+                problems.add(file, line.line, "tag", f"run {line.tag!r} is also in {tag_file[line.tag]}")
+                continue
+            topic_id = topics.get(line.topic)
+            if topic_id is None:
+                problems.add(file, line.line, "qid", f"topic {line.topic!r} is not in the collection")
+                continue
+            if line.docno not in documents:
+                problems.add(file, line.line, "docno", f"document {line.docno!r} is not in the collection")
+                continue
+            ranked = runs.setdefault(line.tag, {}).setdefault(topic_id, {})
+            if line.docno in ranked:
+                first = ranked[line.docno][1]
+                problems.add(
+                    file,
+                    line.line,
+                    "docno",
+                    f"document {line.docno!r} already ranked for topic {line.topic!r} on line {first}",
+                )
+                continue
+            ranked[line.docno] = (line.score, line.line)
+    _settle(problems, report, skip_invalid)
+    with transaction.atomic():
+        for tag, per_topic in runs.items():
+            outcome, _ = run_store(
+                collection=collection,
+                tag=tag,
+                per_topic=per_topic,
+                documents=documents,
+                owner=owner,
+                precedence=precedence,
+            )
+            setattr(report, outcome, getattr(report, outcome) + 1)
+    return report
+
+
+def qrels_import(
+    *,
+    collection: Collection,
+    path: str | Path,
+    name: str | None = None,
+    assessor: str | None = None,
+    assessor_map: Mapping | None = None,
+    skip_invalid: bool = False,
+    progress: Progress | None = None,
+    imported_by=None,
+) -> ImportReport:
+    """Imports TREC qrels as judgments, to seed a campaign or compare with it. A fifth column names the assessor;
+    lines without one are `assessor`'s (default 'imported'). Named assessors live in their own namespace
+    (`qrels:NAME`, users who cannot log in) unless `assessor_map` maps a name to a live account explicitly. Grades
+    must be on the collection's scale. Changed topics are recomputed."""
+    problems, report = Problems(), ImportReport("qrels")
+    file = name or str(path)
+    topics = dict(Topic.objects.filter(collection=collection).values_list("number", "id"))
+    documents = dict(Document.objects.filter(collection=collection).values_list("docno", "id"))
+    default_assessor = assessor or IMPORTED_ASSESSOR
+    grades: dict[tuple[str, int, int], tuple[int, int]] = {}
+    for line in parse_qrels(path, problems, name=file, progress=progress):
+        topic_id, document_id = topics.get(line.topic), documents.get(line.docno)
+        if topic_id is None:
+            problems.add(file, line.line, "qid", f"topic {line.topic!r} is not in the collection")
+        elif document_id is None:
+            problems.add(file, line.line, "docno", f"document {line.docno!r} is not in the collection")
+        elif not 0 <= line.grade <= collection.max_grade:
+            problems.add(
+                file, line.line, "grade", f"{line.grade} is outside the collection's scale 0..{collection.max_grade}"
+            )
+        else:
+            key = (line.assessor or default_assessor, topic_id, document_id)
+            if key in grades:
+                problems.add(
+                    file, line.line, "docno", f"judged again by the same assessor (first on line {grades[key][1]})"
+                )
+            else:
+                grades[key] = (line.grade, line.line)
+    _settle(problems, report, skip_invalid)
+    with transaction.atomic():
+        users = imported_assessors(
+            names={key[0] for key in grades}, mapped=dict(assessor_map or {}), namespace=IMPORTED_NAMESPACE
+        )
+        labels = {
+            (users[name], topic_id, document_id): grade for (name, topic_id, document_id), (grade, _) in grades.items()
+        }
+        counts = judgments_record_bulk(labels=labels, changed_by=imported_by, note=f"imported from {file}")
+        report.created, report.updated, report.unchanged = counts
+    return report
+
+
+IMPORT_KINDS = ("topics", "documents", "runs", "qrels")
+IMPORT_TASK = "judging.tasks.import_file"
+job_kinds.register(
+    job_kinds.JobKind(
+        IMPORT_TASK, "Import", "judging/jobs/_import_result.html", corrected_file_url=job_kinds.import_page
+    )
+)
+
+
+def import_start(
+    *, collection: Collection, kind: str, file=None, files=None, skip_invalid: bool = False, created_by=None
+):
+    """Stores the uploaded file(s) and starts their import as one Job (the page's and the API's one way in): several
+    files, or a .zip or .tar.gz, are imported together, all or nothing, with one report. Raises ValidationError on
+    'file' for an upload over the limit."""
+    if kind not in IMPORT_KINDS:
+        raise ValueError(f"unknown import kind {kind!r}")
+    files = [f for f in (files or [file]) if f is not None]
+    if not files:
+        raise ValidationError({"file": "choose at least one file"})
+    upload = uploads.upload_store(upload=files[0] if len(files) == 1 else _bundled(files), created_by=created_by)
+    return jobs.job_start(
+        kind=f"import {kind}",
+        task=IMPORT_TASK,
+        arguments={"kind": kind, "skip_invalid": skip_invalid},
+        collection=collection,
+        created_by=created_by,
+        upload=upload,
+    )
+
+
+def _bundled(files) -> UploadedFile:
+    """Several uploaded files as one zip (kept in a temporary file), named for what it holds."""
+    total = sum(f.size or 0 for f in files)
+    if total > upload_size_limit():
+        raise ValidationError({"file": f"the files hold {total:,} bytes; the limit is {upload_size_limit():,} bytes"})
+    names = [f.name for f in files]
+    if len(set(names)) < len(names):
+        raise ValidationError({"file": "two of the files have the same name; rename one"})
+    spooled = tempfile.SpooledTemporaryFile(max_size=8 << 20)  # noqa: SIM115 (handed to the upload store, closed by it)
+    archives.bundle(((f.name, f.chunks()) for f in files), spooled)
+    size = spooled.tell()
+    spooled.seek(0)
+    return UploadedFile(spooled, name=f"{len(files)} files.zip", content_type="application/zip", size=size)
+
+
+def import_job_work(job, progress: Progress) -> dict:
+    """The work of an import Job: its upload, read from the database into a local temporary file (an archive
+    opened into its files), imported with the Job's options, all files in one transaction. A refused file raises
+    JobRefused with the problems of every file by file, line and field; nothing of any file is then kept."""
+    if job.upload_id is None:
+        raise JobRefused("The uploaded file is no longer stored; upload it again.")
+    kind, name = job.arguments["kind"], job.upload.name
+    options = {"collection": job.collection, "skip_invalid": job.arguments.get("skip_invalid", False)}
+    with upload_local_copy(upload_id=job.upload_id) as path:
+        files = [(path, name)]
+        if archives.is_archive(name):
+            try:
+                files = archives.extract(path, name, path.parent, max_bytes=upload_size_limit())
+            except archives.ArchiveRefused as refusal:
+                raise JobRefused(str(refusal)) from refusal
+        try:
+            report = _import_files(kind, files, job, progress, options)
+        except ImportFailed as failure:
+            result = {"count": failure.count, "problems": [p.as_dict() for p in failure.problems]}
+            raise JobRefused(str(failure).splitlines()[0], result) from failure
+    return report.as_dict() | ({"files": len(files)} if len(files) > 1 else {})
+
+
+@transaction.atomic
+def _import_files(kind: str, files: list[tuple[Path, str]], job, progress: Progress, options: dict) -> ImportReport:
+    """Imports every file, or none: the problems of all files are gathered before anything is kept."""
+    if kind == "runs":
+        paths, names = [p for p, _ in files], [n for _, n in files]
+        return runs_import(paths=paths, names=names, owner=job.created_by, progress=progress, **options)
+    report, problems = ImportReport(kind=kind), Problems()
+    for index, (path, name) in enumerate(files):
+        share = _file_share(progress, index, len(files))
+        try:
+            with transaction.atomic():
+                if kind == "qrels":
+                    part = qrels_import(path=path, name=name, imported_by=job.created_by, progress=share, **options)
+                else:
+                    importer = {"topics": topics_import, "documents": documents_import}[kind]
+                    part = importer(path=path, name=name, progress=share, **options)
+        except ImportFailed as failure:
+            for problem in failure.problems:
+                problems.add(problem.file, problem.line, problem.field, problem.reason)
+            continue
+        report.add(part.as_counts())
+        report.skipped_count += part.skipped_count
+        report.skipped += part.skipped[: LISTED_PROBLEMS - len(report.skipped)]
+        for warning in part.warnings:
+            report.warn(warning)
+    if problems.count:
+        raise ImportFailed(problems)
+    return report
+
+
+def _file_share(progress: Progress | None, index: int, files: int) -> Progress | None:
+    """The progress of one file of several, as its share of the whole."""
+    if progress is None or files == 1:
+        return progress
+    return lambda done, total: progress(index * total + done, files * total) if total else None

@@ -1,0 +1,201 @@
+"""A client of OpenAI-compatible chat-completions servers (`POST {base_url}/chat/completions`), for judging: the
+provider adapter (the request as data, the reply parsed) over the shared outbound transport (config.core.outbound: the
+address rules, no redirects, one deadline per call, a cap on what is read, pooled connections).
+
+Every fault is an answer, never an exception the caller must guess about: `complete` returns a Reply whose `error`
+names the class of what went wrong (timed out, could not connect, HTTP status, not the protocol's JSON, no choice).
+Faults worth another try (timeouts, refused connections, 429, 5xx, a garbled or empty answer, as a proxy's error
+page is) are retried with exponential backoff, a 429's Retry-After respected; the rest (400, 401, 404, a refused
+address, a redirect) are not. Requests per minute are spaced evenly across threads, and a budget (requests or
+tokens) stops further calls. The key is read from a WORKBENCH_SECRET_* variable named in the configuration; no run
+of 8 or more of its characters is left in any reply or error (config.core.secrets.masked). An `abort` event ends the
+calls under way within half a second and starts no more.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+
+from config.core import outbound
+from config.core.secrets import masked, secret_value
+
+# What is kept of a reply's text, and of a refusal's own words: a grade needs a few lines, not a megabyte.
+MAX_REPLY_CHARS = 20_000
+MAX_DETAIL_CHARS = 120
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    base_url: str
+    model: str
+    api_key_env: str | None = None  # the WORKBENCH_SECRET_* variable holding the key, never the key
+    timeout: float = 60.0
+    retries: int = 3
+    backoff: float = 1.0  # seconds before the first retry, doubling
+    requests_per_minute: float | None = None
+    temperature: float = 0.0
+    max_tokens: int = 512
+
+    def identity(self) -> dict:
+        """What a reply depends on (for the cache key): never the key itself."""
+        return {"base_url": self.base_url.rstrip("/"), "model": self.model, "temperature": self.temperature,
+                "max_tokens": self.max_tokens}  # fmt: skip
+
+
+@dataclass
+class Reply:
+    text: str | None = None
+    error: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    attempts: int = 0
+
+
+@dataclass
+class Budget:
+    """Stops calls once `requests` calls or `tokens` tokens are spent (None: no limit). Thread-safe."""
+
+    requests: int | None = None
+    tokens: int | None = None
+    spent_requests: int = 0
+    spent_tokens: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def take(self) -> bool:
+        with self._lock:
+            if (self.requests is not None and self.spent_requests >= self.requests) or (
+                self.tokens is not None and self.spent_tokens >= self.tokens
+            ):
+                return False
+            self.spent_requests += 1
+            return True
+
+    def spend_tokens(self, count: int) -> None:
+        with self._lock:
+            self.spent_tokens += count
+
+
+class _Pacer:
+    """Spaces requests evenly to at most `per_minute` a minute, across threads."""
+
+    def __init__(self, per_minute: float | None):
+        self.gap = 60.0 / per_minute if per_minute else 0.0
+        self.next_at = 0.0
+        self.lock = threading.Lock()
+
+    def wait(self) -> None:
+        if not self.gap:
+            return
+        with self.lock:
+            now = time.monotonic()
+            at = max(now, self.next_at)
+            self.next_at = at + self.gap
+        time.sleep(max(0.0, at - now))
+
+
+class ChatClient:
+    def __init__(self, config: ServerConfig, *, budget: Budget | None = None, abort: threading.Event | None = None):
+        self.config, self.budget = config, budget or Budget()
+        self.abort = abort or threading.Event()
+        self._pacer = _Pacer(config.requests_per_minute)
+        self._key = secret_value(config.api_key_env)
+        self._http = outbound.outbound_client()
+
+    def close(self) -> None:
+        self._http.close()
+
+    def complete(self, prompt: str) -> Reply:
+        """One chat completion of `prompt` as the user's message, retried as the module says."""
+        reply, delay, started = Reply(), self.config.backoff, time.monotonic()
+        for attempt in range(1, self.config.retries + 2):
+            if self.abort.is_set():
+                reply.error = "cancelled"
+                break
+            if not self.budget.take():
+                reply.error = "budget spent: no more requests"
+                break
+            self._pacer.wait()
+            reply.attempts = attempt
+            retry_after, reply = self._once(prompt, reply)
+            if reply.error is None or retry_after is None or attempt > self.config.retries:
+                break
+            if self.abort.wait(max(retry_after, delay)):  # the backoff, cut short by a cancel
+                reply.error = "cancelled"
+                break
+            delay *= 2
+        reply.seconds = time.monotonic() - started
+        reply.text = masked(reply.text, self._key)
+        reply.error = masked(reply.error, self._key)
+        return reply
+
+    def _once(self, prompt: str, reply: Reply) -> tuple[float | None, Reply]:
+        """One request: (seconds to wait before a retry, or None when retrying is pointless; the reply so far)."""
+        body = {
+            "model": self.config.model,
+            "messages": [{"role": "user", "content": prompt}],
+            "temperature": self.config.temperature,
+            "max_tokens": self.config.max_tokens,
+        }
+        headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
+        answer = outbound.post_json(
+            self._http,
+            self.config.base_url.rstrip("/") + "/chat/completions",
+            body=body,
+            headers=headers,
+            timeout=self.config.timeout,
+            abort=self.abort,
+        )
+        if answer.failure is not None:
+            reply.text = None
+            reply.error = answer.failure + (self._detail(answer) if answer.status else "")
+            if not answer.retry:
+                return None, reply
+            return (answer.retry_after or 0.0), reply
+        reply = _parsed(answer.content, reply, self.budget)
+        return (0.0 if reply.error else None), reply
+
+    def _detail(self, answer: outbound.Answer) -> str:
+        """The server's own words for a refusal it will repeat (400: say, a prompt over the model's context), from
+        its JSON error's message: a short excerpt, never for 401, 403 or 404 (servers quote keys and paths there),
+        masked by the caller like everything else."""
+        if answer.status is None or answer.status in outbound.RETRIED_STATUSES or answer.status not in (400, 413, 422):
+            return ""
+        try:
+            body = json.loads(answer.content or b"{}")
+            error = body.get("error")
+            message = error.get("message") if isinstance(error, dict) else error
+        except (ValueError, AttributeError):
+            return ""
+        if not isinstance(message, str) or not message.strip():
+            return ""
+        return ": " + " ".join(message.split())[:MAX_DETAIL_CHARS]
+
+
+def _parsed(raw: bytes, reply: Reply, budget: Budget) -> Reply:
+    try:
+        body = json.loads(raw)
+        choices = body["choices"]
+        usage = body.get("usage") or {}
+    except (ValueError, KeyError, TypeError):
+        reply.error = "unreadable reply: not chat-completions JSON"
+        return reply
+    try:
+        reply.prompt_tokens = int(usage.get("prompt_tokens") or 0)
+        reply.completion_tokens = int(usage.get("completion_tokens") or 0)
+    except (TypeError, ValueError, AttributeError):
+        reply.prompt_tokens = reply.completion_tokens = 0
+    budget.spend_tokens(reply.prompt_tokens + reply.completion_tokens)
+    if not choices or not isinstance(choices, list):
+        reply.error = "the server answered with no choice"
+        return reply
+    message = choices[0].get("message") if isinstance(choices[0], dict) else None
+    text = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(text, str) or not text.strip():
+        reply.error = "the server answered with an empty message"
+        return reply
+    reply.text, reply.error = text[:MAX_REPLY_CHARS], None
+    return reply

@@ -1,0 +1,245 @@
+"""Pairs in, labels and failures out: each (topic, document) pair rendered with its template, answered from the
+cache or by the server, its grade read and mapped onto the collection's scale. A pair whose reply fails or does not
+parse is a failure with its reason, never a guessed grade.
+
+Two ways to ask (`batch`): "pair", one call per pair; "topic", one call per topic with up to BATCH_SIZE of its
+documents listed and a JSON rating of each asked back (as OpenSearch's relevance workbench does). Either way every
+pair's answer is cached under its own key, so a rerun in either mode asks only for what no reply covers.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as StillWaiting
+from dataclasses import dataclass, field
+
+from judging.machines.core.cache import ReplyCache
+from judging.machines.core.client import ChatClient
+from judging.machines.core.prompts import PromptReplyError, Template, batch_grades, grade_of, render, render_batch
+
+BATCH_SIZE = 20
+STOP_POLL = 0.5  # seconds between looks at `stop` while a call is under way
+CANCELLED = "cancelled"
+
+
+@dataclass(frozen=True)
+class TopicText:
+    title: str
+    description: str = ""
+    narrative: str = ""
+
+
+@dataclass(frozen=True)
+class PairResult:
+    """One pair's outcome: a grade on the collection's scale, or the reason there is none; with the reply's text,
+    its share of the call's tokens and time, and whether it came from the cache."""
+
+    topic: str
+    docno: str
+    grade: int | None
+    failure: str | None
+    reply: str | None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    cached: bool = False
+
+
+@dataclass
+class JudgeRun:
+    labels: list[dict] = field(default_factory=list)
+    failures: list[dict] = field(default_factory=list)
+    requests: int = 0
+    cached: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def as_dict(self) -> dict:
+        return {
+            "labels": self.labels,
+            "failures": self.failures,
+            "requests": self.requests,
+            "cached": self.cached,
+            "tokens": {"prompt": self.prompt_tokens, "completion": self.completion_tokens},
+        }
+
+    def add(self, result: PairResult) -> None:
+        self.cached += result.cached
+        if not result.cached:
+            self.prompt_tokens += result.prompt_tokens
+            self.completion_tokens += result.completion_tokens
+        if result.failure is not None:
+            self.failures.append({"topic": result.topic, "docno": result.docno, "reason": result.failure})
+        else:
+            self.labels.append(
+                {"topic": result.topic, "docno": result.docno, "grade": result.grade, "explanation": result.reply}
+            )
+
+
+def mapped(grade: int, source: tuple[int, int], target: tuple[int, int], mapping: Mapping | None = None) -> int:
+    """A grade on the template's scale as a grade of the collection's: `mapping`'s ({template grade: collection
+    grade}, keys as text or numbers) where it names one; else the same when the scales are, else the nearest of the
+    target's (lowest to lowest, highest to highest, evenly between)."""
+    if mapping:
+        for key in (grade, str(grade)):
+            if key in mapping:
+                return int(mapping[key])
+    if source == target:
+        return grade
+    (low, high), (to_low, to_high) = source, target
+    return to_low + round((grade - low) * (to_high - to_low) / (high - low))
+
+
+Stop = Callable[[], bool]
+
+
+def judge_pairs(
+    pairs: Iterable[tuple[str, str]],
+    *,
+    topics: Mapping[str, TopicText],
+    documents: Mapping[str, str],
+    template: Template,
+    client: ChatClient,
+    cache: ReplyCache,
+    scale: tuple[int, int] | None = None,
+    mapping: Mapping | None = None,
+    concurrency: int = 1,
+    budget_words: int = 400,
+    batch: str = "pair",
+    on_result: Callable[[PairResult], None] | None = None,
+    stop: Stop | None = None,
+) -> JudgeRun:
+    """Judges every distinct pair once, `concurrency` calls at a time. A pair whose topic or document is unknown is
+    a failure. `on_result` is called with each pair's PairResult in the calling thread, as results arrive (a
+    database write belongs there, not in the calls' threads). `stop` is asked in the calling thread only, as results
+    arrive and every STOP_POLL seconds while calls are under way: once it is true no new call starts and the calls
+    under way are aborted (the client's `abort`); the pairs not answered are left out of the result (neither labelled
+    nor failed)."""
+    run, scale = JudgeRun(), scale or template.scale
+    identity = client.config.identity()
+    todo = list(dict.fromkeys(pairs))
+    stop = stop or (lambda: False)
+
+    def key(topic_id: str, docno: str) -> str:
+        return ReplyCache.key(identity, template.version, topic_id, docno)
+
+    def outcome(topic_id, docno, answer: dict, cached: bool, error: str | None) -> PairResult:
+        grade = None
+        if error is None:
+            try:
+                raw = (
+                    batch_grades(template, answer["text"])[docno]
+                    if answer.get("batch")
+                    else grade_of(template, answer["text"])
+                )
+                grade = mapped(raw, template.scale, scale, mapping)
+            except KeyError:
+                error = "the batch reply rates no such document"
+            except PromptReplyError as refusal:
+                error = str(refusal)
+        return PairResult(
+            topic_id,
+            docno,
+            grade,
+            error,
+            answer.get("text"),
+            answer.get("prompt_tokens", 0),
+            answer.get("completion_tokens", 0),
+            answer.get("seconds", 0.0),
+            cached,
+        )
+
+    def ask(group: list[tuple[str, str]]) -> list[PairResult] | None:
+        """The results of one call (a pair, or a topic's batch), from the cache where every pair is there."""
+        if halted.is_set() or client.abort.is_set():
+            return None
+        results, missing = [], []
+        for topic_id, docno in group:
+            if topic_id not in topics or docno not in documents:
+                reason = "unknown topic" if topic_id not in topics else "unknown document"
+                results.append(PairResult(topic_id, docno, None, reason, None))
+                continue
+            stored = cache.get(key(topic_id, docno))
+            if stored is not None:
+                results.append(outcome(topic_id, docno, stored, True, None))
+            else:
+                missing.append((topic_id, docno))
+        if not missing:
+            return results
+        topic_id = missing[0][0]
+        topic = topics[topic_id]
+        texts = {"title": topic.title, "description": topic.description, "narrative": topic.narrative}
+        if batch == "topic":
+            prompt = render_batch(
+                template, **texts, documents=[(d, documents[d]) for _, d in missing], budget_words=budget_words
+            )
+        else:
+            prompt = render(template, **texts, document=documents[missing[0][1]], budget_words=budget_words)
+        started = time.monotonic()
+        reply = client.complete(prompt)
+        share = len(missing)
+        answer = {
+            "text": reply.text,
+            "prompt_tokens": reply.prompt_tokens // share,
+            "completion_tokens": reply.completion_tokens // share,
+            "seconds": (time.monotonic() - started) / share,
+            "batch": batch == "topic",
+        }
+        for pair in missing:
+            if reply.error is None:
+                cache.put(key(*pair), answer)
+            results.append(outcome(*pair, answer, False, reply.error))
+        with lock:
+            requests[0] += reply.attempts
+        return results
+
+    requests, lock = [0], threading.Lock()
+    halted = threading.Event()  # the caller raised: the calls not started never start (nobody would keep replies)
+    groups = iter(_groups(todo, batch))
+    width = max(1, concurrency)
+    with ThreadPoolExecutor(max_workers=width) as pool:
+        # At most `width` calls ahead of the results handed over: a crash loses at most their replies.
+        window = deque(pool.submit(ask, group) for group in itertools.islice(groups, width))
+        try:
+            while window:
+                results = _waited(window.popleft(), stop, client.abort)
+                if stop():
+                    client.abort.set()
+                for group in itertools.islice(groups, 1):
+                    window.append(pool.submit(ask, group))
+                for result in results or ():
+                    if result.failure == CANCELLED and client.abort.is_set():
+                        continue  # not answered: a later run asks again
+                    run.add(result)
+                    if on_result is not None:
+                        on_result(result)
+        except BaseException:
+            halted.set()
+            pool.shutdown(cancel_futures=True)
+            raise
+    run.requests = requests[0]
+    return run
+
+
+def _waited(future, stop: Stop, abort: threading.Event):
+    """The future's result, aborting the calls under way as soon as `stop()` turns true."""
+    while True:
+        try:
+            return future.result(timeout=STOP_POLL)
+        except StillWaiting:
+            if not abort.is_set() and stop():
+                abort.set()
+
+
+def _groups(todo: list[tuple[str, str]], batch: str) -> list[list[tuple[str, str]]]:
+    if batch != "topic":
+        return [[pair] for pair in todo]
+    by_topic: dict[str, list[tuple[str, str]]] = {}
+    for pair in todo:
+        by_topic.setdefault(pair[0], []).append(pair)
+    return [pairs[i : i + BATCH_SIZE] for pairs in by_topic.values() for i in range(0, len(pairs), BATCH_SIZE)]

@@ -1,0 +1,57 @@
+"""Reads for verifying a machine judge's labels: a topic's pooled documents in verification order (the machine's
+likeliest errors first, `machine.verification`), and the machine's label of one item as the judging page shows it
+(beside the document when post-editing, after the person's own judgment when blind)."""
+
+from __future__ import annotations
+
+from judging.machines.core.verification import impact_weights, verification_scores
+from judging.models import Judgment, MachineJudge, MachineReply, PoolItem, Run, Topic
+
+
+def _labels(topic: Topic, account_ids) -> dict[int, dict[int, int]]:
+    labels: dict[int, dict[int, int]] = {a: {} for a in account_ids}
+    rows = Judgment.objects.filter(topic=topic, assessor_id__in=account_ids, grade__isnull=False)
+    for assessor_id, document_id, grade in rows.values_list("assessor_id", "document_id", "grade"):
+        labels[assessor_id][document_id] = grade
+    return labels
+
+
+def verification_order(*, topic: Topic, rankings) -> dict[int, float]:
+    """{document id: verification score} for the topic's pool under its collection's verification judge (empty when
+    it has none). `rankings` is `selectors.topic_rankings` of the topic."""
+    collection = topic.collection
+    if collection.verification_judge_id is None:
+        return {}
+    judge_account = MachineJudge.objects.filter(pk=collection.verification_judge_id).values_list("account_id").first()
+    if judge_account is None:
+        return {}
+    accounts = list(MachineJudge.objects.filter(collection=collection).values_list("account_id", flat=True))
+    labels = _labels(topic, accounts)
+    pool = list(PoolItem.objects.filter(topic=topic).values_list("document_id", flat=True))
+    tags = dict(Run.objects.filter(collection_id=collection.id).values_list("id", "tag"))
+    impact = impact_weights({tags[r]: docs.tolist() for r, docs in rankings.items() if r in tags}, pool)
+    machine = labels.pop(judge_account[0], {})
+    return verification_scores(pool, machine, list(labels.values()), impact, threshold=collection.relevance_threshold)
+
+
+def machine_label(*, topic: Topic, document_id: int) -> dict | None:
+    """The verification judge's grade and reply for one item, {"judge", "grade", "label", "explanation"}, or None."""
+    collection = topic.collection
+    judge = MachineJudge.objects.filter(pk=collection.verification_judge_id).first()
+    if judge is None:
+        return None
+    grade = (
+        Judgment.objects.filter(assessor_id=judge.account_id, topic=topic, document_id=document_id)
+        .values_list("grade", flat=True)
+        .first()
+    )
+    if grade is None:
+        return None
+    reply = (
+        MachineReply.objects.filter(judge=judge, topic=topic, document_id=document_id, failure="")
+        .order_by("-created_at")
+        .values_list("reply", flat=True)
+        .first()
+    )
+    label = collection.grades.filter(value=grade).values_list("label", flat=True).first() or ""
+    return {"judge": judge.name, "grade": grade, "label": label, "explanation": reply or ""}

@@ -1,0 +1,560 @@
+"""Writes of machine judges: their accounts and versioned configurations, their runs (a Job, or the foreground
+`manage.py judge`), and each reply with the judgment it gives, recorded through the one judgments write path.
+
+A machine judge is an assessor whose account (`machine:NAME`) never logs in; it is advisory from its creation
+(measured in agreement, never counted in the consensus) until an admin counts it. Every reply is kept by
+(judge, configuration, topic, document): a rerun asks only for pairs with no reply under the current configuration,
+so a crash, a killed worker or a cancel never pays for a pair twice; "retry the failed pairs" asks again only for
+those whose reply was a failure.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import re
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from urllib.parse import urlparse
+
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from config.core.outbound import url_problem
+from config.core.secrets import secret_name_problem
+from judging import selectors
+from judging.core.identifiers import identifier, identifier_problem
+from judging.jobs import kinds as job_kinds
+from judging.jobs import runner as jobs
+from judging.machines.core.cache import ReplyCache
+from judging.machines.core.client import Budget, ChatClient, ServerConfig
+from judging.machines.core.judge import PairResult, TopicText, judge_pairs
+from judging.machines.core.lexical import lexical_labels
+from judging.machines.core.prompts import TEMPLATES, Template, custom, render, template_problem
+from judging.models import (
+    Collection,
+    Document,
+    Job,
+    Judgment,
+    MachineJudge,
+    MachineProvider,
+    MachineReply,
+    PoolItem,
+    Topic,
+)
+from judging.services.collections import collection_settings_update
+from judging.services.judgments import judgments_record_bulk
+
+User = get_user_model()
+MACHINE_NAMESPACE = "machine:"
+LEXICAL_VERSION = "bm25-quantiles-1"
+BUDGET_SPENT = "budget spent"
+# Labels are recorded as judgments in batches (one transaction, the topics marked stale once), at least every
+# LABEL_SECONDS; each reply is kept at once, so a worker killed between the two loses no reply (see `_pairs`).
+LABEL_BATCH, LABEL_SECONDS = 50, 1.0
+RETRY_BACKOFF = 1.0  # seconds before a fault's first retry, doubling (a 429's Retry-After, when longer, wins)
+# A preview answers inside a web request: one try, well within the web server's 30 s timeout.
+PREVIEW_SECONDS = 10.0
+SETTINGS = (
+    "provider", "base_url", "model", "api_key_env", "prompt", "template", "template_max_grade", "scale_map", "batch",
+    "concurrency", "requests_per_minute", "timeout", "retries", "budget_requests", "budget_tokens", "budget_words",
+)  # fmt: skip
+# What a reply depends on: a change of any of these is a new configuration (and version); limits are not.
+REPLY_DEPENDS_ON = ("provider", "base_url", "model", "prompt", "template", "template_max_grade", "budget_words")
+
+
+def judge_template(judge: MachineJudge) -> Template:
+    if judge.prompt == "custom":
+        return custom(judge.template, scale=(0, judge.template_max_grade), name=f"{judge.name} (custom)")
+    return TEMPLATES[judge.prompt]
+
+
+def configuration_hash(judge: MachineJudge) -> str:
+    """The hash of what a reply depends on, the prompt's version included: the reply cache's key."""
+    if judge.provider == MachineProvider.LEXICAL:
+        parts = {"provider": judge.provider, "version": LEXICAL_VERSION}
+    else:
+        parts = {name: getattr(judge, name) for name in REPLY_DEPENDS_ON}
+        parts["base_url"] = parts["base_url"].rstrip("/")
+        parts["prompt_version"] = judge_template(judge).version
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+def _validated(judge: MachineJudge, collection: Collection) -> None:
+    """Refuses a configuration that could not run, naming the field."""
+    if judge.provider not in MachineProvider.values:
+        raise ValidationError({"provider": f"choose one of {', '.join(MachineProvider.values)}"})
+    if judge.batch not in ("pair", "topic"):
+        raise ValidationError({"batch": "choose pair (a call per pair) or topic (a call per topic's documents)"})
+    if judge.api_key_env:
+        problem = secret_name_problem(judge.api_key_env)
+        if problem:
+            raise ValidationError({"api_key_env": problem})
+    if judge.provider == MachineProvider.CHAT:
+        url = urlparse(judge.base_url or "")
+        if url.scheme not in ("http", "https") or not url.netloc:
+            raise ValidationError({"base_url": "give the server's http(s) base URL, e.g. http://localhost:8000/v1"})
+        if url.username or url.password:
+            raise ValidationError({"base_url": "put no credentials in the URL; name a variable in api_key_env"})
+        problem = url_problem(judge.base_url)
+        if problem:
+            raise ValidationError({"base_url": problem})
+        if not judge.model.strip():
+            raise ValidationError({"model": "name the model the server should use"})
+    if judge.prompt not in (*TEMPLATES, "custom"):
+        raise ValidationError({"prompt": f"choose one of {', '.join(TEMPLATES)} or custom"})
+    if judge.prompt == "custom":
+        problem = template_problem(judge.template)
+        if problem:
+            raise ValidationError({"template": problem})
+        if not 1 <= judge.template_max_grade <= 10:
+            raise ValidationError({"template_max_grade": "a custom prompt's scale is 0..N with N from 1 to 10"})
+    low, high = judge_template(judge).scale
+    if not isinstance(judge.scale_map, dict):
+        raise ValidationError({"scale_map": "give {prompt grade: collection grade}"})
+    for key, value in judge.scale_map.items():
+        if not str(key).lstrip("-").isdigit() or not low <= int(key) <= high:
+            raise ValidationError({"scale_map": f"{key!r} is not a grade of the prompt's scale {low}..{high}"})
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= collection.max_grade:
+            top = collection.max_grade
+            raise ValidationError({"scale_map": f"{value!r} is not a grade of the collection's scale 0..{top}"})
+    if not 1 <= judge.budget_words <= 100_000:
+        raise ValidationError({"budget_words": "cut documents to between 1 and 100,000 words"})
+    try:
+        judge.full_clean(exclude=["collection", "account", "configuration", "version"])
+    except ValidationError as error:
+        raise ValidationError(error.message_dict) from error
+
+
+def _name_checked(name: str) -> str:
+    normal = identifier(name.strip())
+    reason = identifier_problem(normal) if normal else "must not be empty"
+    if reason or not re.fullmatch(r"[\w.@+-]{1,60}", normal):
+        raise ValidationError({"name": f"{name!r} {reason or 'may hold letters, digits and . @ + - _ only'}"})
+    return normal
+
+
+@transaction.atomic
+def machine_judge_create(*, collection: Collection, name: str, advisory: bool = True, **settings) -> MachineJudge:
+    """Creates a machine judge of `collection` and its account `machine:NAME` (no usable password, inactive: it
+    stands for labels and never logs in). Advisory unless `advisory=False`. `settings` are MachineJudge's fields
+    (SETTINGS); ValidationError names the first that cannot be used."""
+    name = _name_checked(name)
+    unknown = sorted(set(settings) - set(SETTINGS))
+    if unknown:
+        raise ValidationError({unknown[0]: "not a setting of a machine judge"})
+    if MachineJudge.objects.filter(collection=collection, name__iexact=name).exists():
+        raise ValidationError({"name": f"this collection already has a judge named {name!r}"})
+    judge = MachineJudge(collection=collection, name=name, **settings)
+    _validated(judge, collection)
+    username = f"{MACHINE_NAMESPACE}{collection.id}:{name}"
+    account = User.objects.filter(username=username).first()
+    if account is None:
+        account = User(username=username, is_active=False)
+        account.set_unusable_password()
+        account.save()
+    judge.account = account
+    judge.configuration = configuration_hash(judge)
+    judge.save()
+    if advisory and account.pk not in (collection.advisory_assessors or []):
+        updated = collection_settings_update(
+            collection=collection, advisory_assessors=[*(collection.advisory_assessors or []), account.pk]
+        )
+        collection.advisory_assessors = updated.advisory_assessors
+    return judge
+
+
+@transaction.atomic
+def machine_judge_update(*, judge: MachineJudge, **changes) -> MachineJudge:
+    """Changes a judge's settings; when what a reply depends on changed, the version rises and the next run asks
+    afresh (replies under the old configuration stay as its history). The labels already given stay until then."""
+    unknown = sorted(set(changes) - set(SETTINGS))
+    if unknown:
+        raise ValidationError({unknown[0]: "not a setting of a machine judge"})
+    judge = MachineJudge.objects.select_for_update().get(pk=judge.pk)
+    for name, value in changes.items():
+        setattr(judge, name, value)
+    _validated(judge, judge.collection)
+    configuration = configuration_hash(judge)
+    if configuration != judge.configuration:
+        judge.configuration, judge.version = configuration, judge.version + 1
+    judge.save()
+    return judge
+
+
+@transaction.atomic
+def machine_judge_delete(*, judge: MachineJudge) -> None:
+    """Deletes a judge's configuration and replies. Its labels stay (they are an assessor's judgments, with their
+    history); delete them through the judgments write path if they must go."""
+    judge.delete()
+
+
+@dataclass
+class RunTally:
+    """A run's running figures, what its Job shows while it works and keeps when it ends."""
+
+    total: int = 0
+    labelled: int = 0
+    failed: int = 0
+    cached: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    started: float = field(default_factory=time.monotonic)
+    stopped: str = ""
+
+    @property
+    def done(self) -> int:
+        return self.labelled + self.failed
+
+    def as_dict(self) -> dict:
+        elapsed = time.monotonic() - self.started
+        left = max(self.total - self.done, 0)
+        rate = self.done / elapsed if elapsed > 0 and self.done else None
+        return {
+            "total": self.total,
+            "labelled": self.labelled,
+            "failed": self.failed,
+            "left": left,
+            "cached": self.cached,
+            "tokens": {"prompt": self.prompt_tokens, "completion": self.completion_tokens},
+            "elapsed": round(elapsed, 1),
+            "eta": round(left / rate, 1) if rate else None,
+            "stopped": self.stopped,
+        }
+
+
+def _pairs(judge: MachineJudge, *, topic_ids: Sequence[int] | None, limit: int | None, retry_failed: bool):
+    """The (topic, document) pool items to ask about, in topic and pool order: those with no reply under the judge's
+    configuration, or (`retry_failed`) those whose reply was a failure."""
+    items = PoolItem.objects.filter(topic__collection=judge.collection).order_by("topic_id", "-priority", "id")
+    if topic_ids:
+        items = items.filter(topic_id__in=topic_ids)
+    replies = MachineReply.objects.filter(judge=judge, configuration=judge.configuration)
+    if retry_failed:
+        wanted = set(replies.exclude(failure="").values_list("topic_id", "document_id"))
+        pairs = [p for p in items.values_list("topic_id", "document_id") if p in wanted]
+    else:
+        answered = set(replies.values_list("topic_id", "document_id"))
+        pairs = [p for p in items.values_list("topic_id", "document_id") if p not in answered]
+    return pairs[:limit] if limit else pairs
+
+
+def machine_reply_record(*, judge: MachineJudge, topic_id: int, document_id: int, result: PairResult) -> None:
+    """Keeps one pair's reply at once (replacing a failed one): the cache every later run reads, so a reply is
+    never paid for twice. Its grade becomes the judge's judgment through `machine_labels_record`."""
+    MachineReply.objects.update_or_create(
+        judge=judge,
+        configuration=judge.configuration,
+        topic_id=topic_id,
+        document_id=document_id,
+        defaults={
+            "grade": result.grade,
+            "failure": (result.failure or "")[:300],  # a class and a short, masked excerpt (machine.client)
+            "reply": result.reply or "",
+            "prompt_tokens": result.prompt_tokens,
+            "completion_tokens": result.completion_tokens,
+            "seconds": result.seconds,
+        },
+    )
+
+
+def machine_labels_record(*, judge: MachineJudge, labels: dict[tuple[int, int], int] | None = None) -> int:
+    """Records grades as the judge's judgments through the judgments write path (`judgments_record_bulk`: history,
+    and the topics marked stale once a batch). `labels`, {(topic id, document id): grade}; None records every grade
+    of its replies under the current configuration that its judgments do not hold yet (a run that stopped between
+    keeping a reply and recording its label). Returns how many judgments were created or changed."""
+    if labels is None:
+        replies = MachineReply.objects.filter(judge=judge, configuration=judge.configuration, grade__isnull=False)
+        mine = Judgment.objects.filter(assessor=judge.account).values_list("topic_id", "document_id", "grade")
+        held = {(t, d): g for t, d, g in mine}
+        rows = replies.values_list("topic_id", "document_id", "grade")
+        labels = {(t, d): g for t, d, g in rows if held.get((t, d)) != g}
+    if not labels:
+        return 0
+    account = judge.account
+    note = f"machine judge {judge.name} v{judge.version}"
+    created, changed, _ = judgments_record_bulk(
+        labels={(account, t, d): g for (t, d), g in labels.items()}, changed_by=account, note=note
+    )
+    return created + changed
+
+
+def machine_judge_run(
+    *,
+    judge: MachineJudge,
+    topic_ids: Sequence[int] | None = None,
+    limit: int | None = None,
+    retry_failed: bool = False,
+    progress: Callable | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> dict:
+    """Asks the judge about every pool item (of `topic_ids`, at most `limit`) it has no reply for, recording each
+    reply as it arrives; returns the run's figures (RunTally). Faults are per pair (recorded as failures); a spent
+    budget or `cancelled()` (asked in this thread as replies arrive, and before the first) ends the run early with
+    `stopped` saying why, the pairs not asked left for a later run."""
+    if judge.provider == MachineProvider.CHAT and judge.api_key_env:
+        problem = secret_name_problem(judge.api_key_env)
+        if problem:  # saved before the rule, or the operator unset it since
+            raise ValidationError({"api_key_env": problem})
+    pairs = _pairs(judge, topic_ids=topic_ids, limit=limit, retry_failed=retry_failed)
+    tally = RunTally(total=len(pairs))
+    topics = {t.id: t for t in Topic.objects.filter(pk__in={t for t, _ in pairs})}
+    documents = {d.id: d for d in Document.objects.filter(pk__in={d for _, d in pairs})}
+    progress = progress or (lambda done, total, detail=None: None)
+    progress(0, tally.total, tally.as_dict())
+    stopping = threading.Event()  # what the calls' threads look at; only this thread asks `cancelled`
+    if cancelled is not None and cancelled():
+        stopping.set()
+
+    pending: dict[tuple[int, int], int] = {}  # labels kept as replies, not yet recorded as judgments
+    flushed = [time.monotonic()]
+
+    def flush() -> None:
+        machine_labels_record(judge=judge, labels=dict(pending))
+        pending.clear()
+        flushed[0] = time.monotonic()
+
+    def stop() -> bool:
+        if not stopping.is_set() and cancelled is not None and cancelled():
+            stopping.set()
+        return stopping.is_set()
+
+    def record(result: PairResult) -> None:
+        stop()
+        if result.failure and result.failure.startswith(BUDGET_SPENT):
+            tally.stopped = "the budget is spent; raise it and run again for the pairs left"
+            return
+        pair = (int(result.topic), int(result.docno))
+        machine_reply_record(judge=judge, topic_id=pair[0], document_id=pair[1], result=result)
+        if result.grade is not None:
+            pending[pair] = result.grade
+        if len(pending) >= LABEL_BATCH or time.monotonic() - flushed[0] >= LABEL_SECONDS:
+            flush()
+        tally.labelled += result.failure is None
+        tally.failed += result.failure is not None
+        tally.cached += result.cached
+        tally.prompt_tokens += result.prompt_tokens
+        tally.completion_tokens += result.completion_tokens
+        progress(tally.done, tally.total, tally.as_dict())
+
+    machine_labels_record(judge=judge)  # what an earlier run kept as replies but stopped before recording
+    try:
+        if judge.provider == MachineProvider.LEXICAL:
+            _lexical_run(judge, pairs, record, stop)
+        else:
+            _chat_run(judge, pairs, topics, documents, record, stop)
+    finally:
+        flush()
+    if stopping.is_set():
+        tally.stopped = "cancelled"
+    final = tally.as_dict()
+    progress(tally.done, tally.total, final)
+    return final
+
+
+def _texts(topics: dict, documents: dict):
+    topic_texts = {str(t.id): TopicText(t.title, t.description, t.narrative) for t in topics.values()}
+    document_texts = {str(d.id): " ".join(p for p in (d.title, d.body) if p) for d in documents.values()}
+    return topic_texts, document_texts
+
+
+def _server_config(judge: MachineJudge, *, preview: bool = False) -> ServerConfig:
+    return ServerConfig(
+        base_url=judge.base_url,
+        model=judge.model,
+        api_key_env=judge.api_key_env or None,
+        timeout=min(judge.timeout, PREVIEW_SECONDS) if preview else judge.timeout,
+        retries=0 if preview else judge.retries,
+        backoff=RETRY_BACKOFF,
+        requests_per_minute=None if preview else judge.requests_per_minute,
+    )
+
+
+def _chat_run(judge, pairs, topics, documents, record, stop) -> None:
+    budget = Budget(requests=judge.budget_requests, tokens=judge.budget_tokens)
+    client = ChatClient(_server_config(judge), budget=budget)
+    topic_texts, document_texts = _texts(topics, documents)
+    template = judge_template(judge)
+    with contextlib.closing(client):
+        _chat_pairs(judge, pairs, client, topic_texts, document_texts, template, record, stop)
+
+
+def _chat_pairs(judge, pairs, client, topic_texts, document_texts, template, record, stop) -> None:
+    judge_pairs(
+        [(str(t), str(d)) for t, d in pairs],
+        topics=topic_texts,
+        documents=document_texts,
+        template=template,
+        client=client,
+        cache=ReplyCache(None),  # the replies table is the cache: pairs it answers are not asked at all
+        scale=(0, judge.collection.max_grade),
+        mapping=judge.scale_map or None,
+        concurrency=judge.concurrency,
+        budget_words=judge.budget_words,
+        batch=judge.batch,
+        on_result=record,
+        stop=stop,
+    )
+
+
+def _lexical_run(judge, pairs, record, stop) -> None:
+    """The embedded BM25 baseline over the collection's pooled documents, its thresholds fitted on the counted
+    (not advisory) assessors' labels of the other topics, every person's label one observation."""
+    collection = judge.collection
+    pooled = PoolItem.objects.filter(topic__collection=collection)
+    every_pair = list(pooled.values_list("topic_id", "document_id"))
+    texts = {
+        str(d): " ".join(p for p in (title, body) if p)
+        for d, title, body in Document.objects.filter(pk__in={d for _, d in every_pair}).values_list(
+            "id", "title", "body"
+        )
+    }
+    queries = {str(t.id): f"{t.title} {t.description}" for t in Topic.objects.filter(collection=collection)}
+    people = [
+        (str(t), str(d), g)
+        for t, d, g in selectors.counted_labels(collection=collection)
+        .filter(grade__isnull=False)
+        .values_list("topic_id", "document_id", "grade")
+    ]
+    labels = lexical_labels(
+        queries, [(str(t), str(d)) for t, d in every_pair], texts, people, max_grade=collection.max_grade
+    )
+    for topic_id, document_id in pairs:
+        if stop():
+            return
+        key = (str(topic_id), str(document_id))
+        if key not in labels:
+            record(PairResult(*key, None, "the document has no text to score", None))
+            continue
+        grade, score, cuts = labels[key]
+        reply = f"BM25 {score:.3f} of the topic's best; grade cuts {', '.join(f'{c:.3f}' for c in cuts)}"
+        record(PairResult(*key, grade, None, reply))
+
+
+MACHINE_TASK = "judging.tasks.machine_judge_run"
+job_kinds.register(
+    job_kinds.JobKind(
+        MACHINE_TASK,
+        "Machine judge run",
+        "judging/jobs/_machine_result.html",
+        running_template="judging/jobs/_machine_result.html",
+        cancellable=True,
+    )
+)
+
+
+@transaction.atomic
+def machine_judge_run_start(
+    *,
+    judge: MachineJudge,
+    topic_ids: Sequence[int] | None = None,
+    limit: int | None = None,
+    retry_failed: bool = False,
+    created_by=None,
+):
+    """Starts a run of the judge as a Job (the page's and the API's one way in). Refused while another run of the
+    same judge is queued or running: both would ask for the same pairs (and pay twice). The judge's row is locked
+    for the check and the start, so two concurrent starts are one run and one refusal."""
+    MachineJudge.objects.select_for_update().get(pk=judge.pk)
+    going = Job.objects.filter(task=MACHINE_TASK, arguments__judge_id=judge.id, state__in=["queued", "running"])
+    if going.exists():
+        raise ValidationError({"judge": f"a run of {judge.name} is already under way (job {going.first().pk})"})
+    return jobs.job_start(
+        kind=f"machine judge {judge.name}" + (" (retrying failed pairs)" if retry_failed else ""),
+        task=MACHINE_TASK,
+        arguments={
+            "judge_id": judge.id,
+            "topic_ids": list(topic_ids or []),
+            "limit": limit,
+            "retry_failed": retry_failed,
+        },
+        collection=judge.collection,
+        created_by=created_by,
+    )
+
+
+def machine_judge_run_job_work(job, progress) -> dict:
+    """The work of a machine-judge Job: `machine_judge_run`, stopping when the Job is cancelled (looked up at most
+    every half second)."""
+    judge = MachineJudge.objects.select_related("collection", "account").filter(pk=job.arguments["judge_id"]).first()
+    if judge is None:
+        raise jobs.JobRefused("the machine judge was deleted")
+    checked = [0.0, False]
+
+    def cancelled() -> bool:
+        now = time.monotonic()
+        if not checked[1] and now - checked[0] > 0.5:
+            checked[0], checked[1] = now, jobs.job_cancel_requested(job.id)
+        return checked[1]
+
+    try:
+        result = machine_judge_run(
+            judge=judge,
+            topic_ids=job.arguments.get("topic_ids") or None,
+            limit=job.arguments.get("limit"),
+            retry_failed=job.arguments.get("retry_failed", False),
+            progress=progress,
+            cancelled=cancelled,
+        )
+    except ValidationError as refused:
+        field, reasons = next(iter(refused.message_dict.items()))
+        raise jobs.JobRefused(f"{field}: {reasons[0]}") from refused
+    if result["stopped"] == "cancelled":
+        raise jobs.JobCancelled(result)
+    return result
+
+
+def machine_judge_preview(
+    *, judge: MachineJudge, topic: Topic, document: Document, ask: bool = False, template_text: str | None = None
+) -> dict:
+    """What the judge would send for one pair (the prompt), and with `ask` what the model answers and the grade read
+    from it, recording nothing. `template_text` previews an unsaved custom template (ValidationError when unusable).
+    Returns {"prompt", "reply", "grade", "failure", "seconds", "tokens"}."""
+    if template_text is not None:
+        problem = template_problem(template_text)
+        if problem:
+            raise ValidationError({"template": problem})
+        template = custom(template_text, scale=(0, judge.template_max_grade), name="preview")
+    else:
+        template = judge_template(judge)
+    text = " ".join(p for p in (document.title, document.body) if p)
+    preview = {"prompt": None, "reply": None, "grade": None, "failure": None, "seconds": None, "tokens": None}
+    if judge.provider == MachineProvider.LEXICAL:
+        preview["prompt"] = f"BM25 of {topic.title!r} {topic.description!r} against the document"
+    else:
+        texts = {"title": topic.title, "description": topic.description, "narrative": topic.narrative}
+        preview["prompt"] = render(template, **texts, document=text, budget_words=judge.budget_words)
+    if not ask:
+        return preview
+    problem = judge.provider == MachineProvider.CHAT and judge.api_key_env and secret_name_problem(judge.api_key_env)
+    if problem:
+        raise ValidationError({"api_key_env": problem})
+    results: list[PairResult] = []
+    if judge.provider == MachineProvider.LEXICAL:
+        _lexical_run(judge, [(str(topic.id), str(document.id))], results.append, lambda: False)
+    else:
+        judge_pairs(
+            [("t", "d")],
+            topics={"t": TopicText(topic.title, topic.description, topic.narrative)},
+            documents={"d": text},
+            template=template,
+            client=ChatClient(_server_config(judge, preview=True)),
+            cache=ReplyCache(None),
+            scale=(0, judge.collection.max_grade),
+            mapping=judge.scale_map or None,
+            budget_words=judge.budget_words,
+            on_result=results.append,
+        )
+    answer = results[0]
+    preview.update(
+        reply=answer.reply,
+        grade=answer.grade,
+        failure=answer.failure,
+        seconds=round(answer.seconds, 3),
+        tokens=answer.prompt_tokens + answer.completion_tokens,
+    )
+    return preview
