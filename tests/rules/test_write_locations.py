@@ -8,7 +8,7 @@ import ast
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("config", "judging", "evaluation", "measures")
 # Methods that write whatever they are called on (a model instance or a queryset).
 WRITES = {"save", "delete", "bulk_create", "bulk_update", "get_or_create", "update_or_create"}

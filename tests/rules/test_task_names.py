@@ -8,7 +8,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def unpinned_tasks(source: str) -> list[str]:

@@ -1,0 +1,1 @@
+"""The rules of the codebase as tests: run them alone with `pytest tests/rules`."""
