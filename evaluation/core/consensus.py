@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-
-METHODS = ("majority", "median", "mean", "primary", "dawid_skene")
 
 
 @dataclass
@@ -40,6 +38,46 @@ def rounded_mean(grades: Sequence[int]) -> int:
     return math.floor(sum(grades) / len(grades) + 0.5)
 
 
+# An item's label and confidence from its grades by assessor, given the collection's primary assessor.
+ItemVote = Callable[[Mapping[Hashable, int], Hashable | None], tuple[int, float]]
+
+
+@dataclass(frozen=True)
+class ConsensusMethod:
+    """A named way to one label per item: by a vote over each item's grades alone (`vote`), or over the whole set
+    at once (`whole`, for methods that learn from every item, as Dawid-Skene learns each assessor's errors)."""
+
+    name: str
+    description: str
+    vote: ItemVote | None = None
+    whole: Callable[..., Consensus] | None = None
+
+
+def _share(label: int, grades: Sequence[int]) -> tuple[int, float]:
+    return label, grades.count(label) / len(grades)
+
+
+def _primary(grades: Mapping[Hashable, int], primary: Hashable | None) -> tuple[int, float]:
+    return (grades[primary], 1.0) if primary in grades else majority(list(grades.values()))
+
+
+REGISTRY: dict[str, ConsensusMethod] = {
+    method.name: method
+    for method in (
+        ConsensusMethod("majority", "the most frequent grade; ties go to the higher grade",
+                        vote=lambda grades, _: majority(list(grades.values()))),
+        ConsensusMethod("median", "the upper median grade",
+                        vote=lambda grades, _: _share(median_high(list(grades.values())), list(grades.values()))),
+        ConsensusMethod("mean", "the mean grade, rounded half up",
+                        vote=lambda grades, _: _share(rounded_mean(list(grades.values())), list(grades.values()))),
+        ConsensusMethod("primary", "the primary assessor's grade; majority where they did not judge", vote=_primary),
+        ConsensusMethod("dawid_skene", "EM over each assessor's confusion matrix (Dawid & Skene, 1979)",
+                        whole=lambda items, categories: dawid_skene(items, categories=categories)),
+    )
+}  # fmt: skip
+METHODS = tuple(REGISTRY)
+
+
 def consensus(
     items: Mapping[Hashable, Mapping[Hashable, int]],
     method: str = "majority",
@@ -48,33 +86,22 @@ def consensus(
     adjudicated: Mapping[Hashable, int] | None = None,
     categories: Sequence[int] | None = None,
 ) -> Consensus:
-    """One label per item of {item: {assessor: grade}}; items without any grade get no label."""
-    if method not in METHODS:
+    """One label per item of {item: {assessor: grade}}, by the registered `method`; items without any grade get no
+    label, an item with one grade gets it with certainty (under every vote), and an adjudicated label always wins."""
+    if method not in REGISTRY:
         raise ValueError(f"unknown consensus method {method!r}; choose one of {', '.join(METHODS)}")
-    adjudicated = adjudicated or {}
-    result = Consensus({}, {})
-    if method == "dawid_skene":
-        result = dawid_skene(items, categories=categories)
+    chosen = REGISTRY[method]
+    if chosen.whole is not None:
+        result = chosen.whole(items, categories)
     else:
+        result = Consensus({}, {})
         for key, grades_by_assessor in items.items():
             if len(grades_by_assessor) == 1:  # most items: under every vote method, its one grade with certainty
                 (result.labels[key],) = grades_by_assessor.values()
                 result.confidence[key] = 1.0
-                continue
-            grades = list(grades_by_assessor.values())
-            if not grades:
-                continue
-            if method == "primary" and primary in grades_by_assessor:
-                result.labels[key], result.confidence[key] = grades_by_assessor[primary], 1.0
-            elif method in ("majority", "primary"):
-                result.labels[key], result.confidence[key] = majority(grades)
-            elif method == "median":
-                result.labels[key] = median_high(grades)
-                result.confidence[key] = grades.count(result.labels[key]) / len(grades)
-            else:
-                result.labels[key] = rounded_mean(grades)
-                result.confidence[key] = grades.count(result.labels[key]) / len(grades)
-    for key, label in adjudicated.items():
+            elif grades_by_assessor:
+                result.labels[key], result.confidence[key] = chosen.vote(grades_by_assessor, primary)
+    for key, label in (adjudicated or {}).items():
         result.labels[key], result.confidence[key] = label, 1.0
     return result
 

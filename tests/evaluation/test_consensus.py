@@ -67,3 +67,24 @@ def test_an_item_with_one_grade_gets_that_grade_with_certainty_under_every_vote_
     # the general rules agree with the one-grade answer
     assert majority([3]) == (3, 1.0) and median_high([3]) == 3 and rounded_mean([3]) == 3
     assert result.labels["c"] == {"majority": 1, "median": 1, "mean": 1, "primary": 2}[method]
+
+
+def test_every_consensus_method_a_collection_can_choose_is_registered_and_no_other():
+    from evaluation.core.consensus import REGISTRY
+    from judging.models import ConsensusMethod
+
+    assert set(REGISTRY) == set(ConsensusMethod.values)
+    assert all((m.vote is None) != (m.whole is None) for m in REGISTRY.values())
+
+
+def test_an_unknown_method_is_refused_naming_the_registered_ones():
+    with pytest.raises(ValueError, match="majority, median, mean, primary, dawid_skene"):
+        consensus({"a": {"x": 1}}, "plurality")
+
+
+def test_a_method_is_chosen_from_the_registry_not_by_a_branch(monkeypatch):
+    from evaluation.core import consensus as module
+
+    lowest = module.ConsensusMethod("lowest", "the lowest grade", vote=lambda grades, _: (min(grades.values()), 1.0))
+    monkeypatch.setitem(module.REGISTRY, "lowest", lowest)
+    assert consensus({"a": {"x": 3, "y": 1}}, "lowest").labels == {"a": 1}
