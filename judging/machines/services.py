@@ -52,7 +52,6 @@ from judging.services.judgments import judgments_record_bulk
 User = get_user_model()
 MACHINE_NAMESPACE = "machine:"
 LEXICAL_VERSION = "bm25-quantiles-1"
-BUDGET_SPENT = "budget spent"
 # Labels are recorded as judgments in batches (one transaction, the topics marked stale once), at least every
 # LABEL_SECONDS; each reply is kept at once, so a worker killed between the two loses no reply (see `_pairs`).
 LABEL_BATCH, LABEL_SECONDS = 50, 1.0
@@ -325,7 +324,7 @@ def machine_judge_run(
 
     def record(result: PairResult) -> None:
         stop()
-        if result.failure and result.failure.startswith(BUDGET_SPENT):
+        if result.budget_spent:
             tally.stopped = "the budget is spent; raise it and run again for the pairs left"
             return
         pair = (int(result.topic), int(result.docno))
@@ -436,14 +435,13 @@ def _lexical_run(judge, pairs, record, stop) -> None:
 
 
 MACHINE_TASK = "judging.tasks.machine_judge_run"
-job_kinds.register(
-    job_kinds.JobKind(
-        MACHINE_TASK,
-        "Machine judge run",
-        "judging/jobs/_machine_result.html",
-        running_template="judging/jobs/_machine_result.html",
-        cancellable=True,
-    )
+# What the job page shows of this work; registered in the app's ready().
+MACHINE_RUN_JOB = job_kinds.JobKind(
+    MACHINE_TASK,
+    "Machine judge run",
+    "judging/jobs/_machine_result.html",
+    running_template="judging/jobs/_machine_result.html",
+    cancellable=True,
 )
 
 

@@ -103,6 +103,13 @@ def test_a_budget_stops_the_run_and_the_rest_are_failures_saying_so():
         run = _judge(server, budget=Budget(requests=5))
     assert server.requests == 5 and len(run.labels) == 5
     assert {f["reason"] for f in run.failures} == {"budget spent: no more requests"} and len(run.failures) == 11
+    assert run.budget_spent  # said as a flag, not left to a reason's wording
+
+
+def test_a_run_within_its_budget_says_the_budget_was_not_spent():
+    with chat_server(QRELS) as server:
+        run = _judge(server, budget=Budget(requests=100))
+    assert not run.budget_spent and not run.failures
 
 
 def test_a_rerun_with_the_same_cache_sends_no_request_for_a_pair_already_answered(tmp_path):

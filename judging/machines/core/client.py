@@ -25,6 +25,7 @@ from config.core.secrets import masked, secret_value
 # What is kept of a reply's text, and of a refusal's own words: a grade needs a few lines, not a megabyte.
 MAX_REPLY_CHARS = 20_000
 MAX_DETAIL_CHARS = 120
+BUDGET_SPENT = "budget spent: no more requests"
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,7 @@ class Reply:
     completion_tokens: int = 0
     seconds: float = 0.0
     attempts: int = 0
+    budget_spent: bool = False  # no call made: the budget was spent before it
 
 
 @dataclass
@@ -116,7 +118,7 @@ class ChatClient:
                 reply.error = "cancelled"
                 break
             if not self.budget.take():
-                reply.error = "budget spent: no more requests"
+                reply.error, reply.budget_spent = BUDGET_SPENT, True
                 break
             self._pacer.wait()
             reply.attempts = attempt

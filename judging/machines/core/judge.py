@@ -48,6 +48,7 @@ class PairResult:
     completion_tokens: int = 0
     seconds: float = 0.0
     cached: bool = False
+    budget_spent: bool = False  # refused because the run's budget is spent: no call was made
 
 
 @dataclass
@@ -58,6 +59,7 @@ class JudgeRun:
     cached: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    budget_spent: bool = False  # some pair was refused because the budget is spent
 
     def as_dict(self) -> dict:
         return {
@@ -70,6 +72,7 @@ class JudgeRun:
 
     def add(self, result: PairResult) -> None:
         self.cached += result.cached
+        self.budget_spent |= result.budget_spent
         if not result.cached:
             self.prompt_tokens += result.prompt_tokens
             self.completion_tokens += result.completion_tokens
@@ -98,6 +101,104 @@ def mapped(grade: int, source: tuple[int, int], target: tuple[int, int], mapping
 Stop = Callable[[], bool]
 
 
+@dataclass
+class _Calls:
+    """What the calls' threads report back: the requests made (retries included), counted under a lock."""
+
+    requests: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, count: int) -> None:
+        with self.lock:
+            self.requests += count
+
+
+@dataclass
+class _Asking:
+    """How one run asks: the template, the texts, the client and its cache; `ask` answers one group of pairs (a
+    pair, or up to BATCH_SIZE of a topic's) from the cache where every pair is there, else by one call."""
+
+    topics: Mapping[str, TopicText]
+    documents: Mapping[str, str]
+    template: Template
+    client: ChatClient
+    cache: ReplyCache
+    scale: tuple[int, int]
+    mapping: Mapping | None
+    budget_words: int
+    batch: str
+    calls: _Calls = field(default_factory=_Calls)
+    halted: threading.Event = field(default_factory=threading.Event)  # the caller raised: start no more calls
+
+    def key(self, topic_id: str, docno: str) -> str:
+        return ReplyCache.key(self.client.config.identity(), self.template.version, topic_id, docno)
+
+    def ask(self, group: list[tuple[str, str]]) -> list[PairResult] | None:
+        if self.halted.is_set() or self.client.abort.is_set():
+            return None
+        results, missing = [], []
+        for topic_id, docno in group:
+            if topic_id not in self.topics or docno not in self.documents:
+                reason = "unknown topic" if topic_id not in self.topics else "unknown document"
+                results.append(PairResult(topic_id, docno, None, reason, None))
+                continue
+            stored = self.cache.get(self.key(topic_id, docno))
+            if stored is not None:
+                results.append(self.outcome(topic_id, docno, stored, cached=True, error=None))
+            else:
+                missing.append((topic_id, docno))
+        if missing:
+            results.extend(self.call(missing))
+        return results
+
+    def prompt(self, missing: list[tuple[str, str]]) -> str:
+        """One topic's prompt: for its first pair, or (batch "topic") for all of `missing`, which share a topic."""
+        topic = self.topics[missing[0][0]]
+        texts = {"title": topic.title, "description": topic.description, "narrative": topic.narrative}
+        if self.batch == "topic":
+            listed = [(docno, self.documents[docno]) for _, docno in missing]
+            return render_batch(self.template, **texts, documents=listed, budget_words=self.budget_words)
+        return render(self.template, **texts, document=self.documents[missing[0][1]], budget_words=self.budget_words)
+
+    def call(self, missing: list[tuple[str, str]]) -> list[PairResult]:
+        """One call for `missing`: each pair's share of its tokens and time, its reply cached unless it failed."""
+        started = time.monotonic()
+        reply = self.client.complete(self.prompt(missing))
+        share = len(missing)
+        answer = {
+            "text": reply.text,
+            "prompt_tokens": reply.prompt_tokens // share,
+            "completion_tokens": reply.completion_tokens // share,
+            "seconds": (time.monotonic() - started) / share,
+            "batch": self.batch == "topic",
+        }
+        if reply.error is None:
+            for pair in missing:
+                self.cache.put(self.key(*pair), answer)
+        self.calls.add(reply.attempts)
+        return [
+            self.outcome(*pair, answer, cached=False, error=reply.error, budget_spent=reply.budget_spent)
+            for pair in missing
+        ]
+
+    def outcome(self, topic_id, docno, answer: dict, *, cached: bool, error: str | None, budget_spent=False):
+        """The pair's result: its grade read from the answer and mapped onto the collection's scale, or why not."""
+        grade = None
+        if error is None:
+            try:
+                text = answer["text"]
+                raw = batch_grades(self.template, text)[docno] if answer.get("batch") else grade_of(self.template, text)
+                grade = mapped(raw, self.template.scale, self.scale, self.mapping)
+            except KeyError:
+                error = "the batch reply rates no such document"
+            except PromptReplyError as refusal:
+                error = str(refusal)
+        return PairResult(
+            topic_id, docno, grade, error, answer.get("text"), answer.get("prompt_tokens", 0),
+            answer.get("completion_tokens", 0), answer.get("seconds", 0.0), cached, budget_spent,
+        )  # fmt: skip
+
+
 def judge_pairs(
     pairs: Iterable[tuple[str, str]],
     *,
@@ -119,111 +220,38 @@ def judge_pairs(
     database write belongs there, not in the calls' threads). `stop` is asked in the calling thread only, as results
     arrive and every STOP_POLL seconds while calls are under way: once it is true no new call starts and the calls
     under way are aborted (the client's `abort`); the pairs not answered are left out of the result (neither labelled
-    nor failed)."""
-    run, scale = JudgeRun(), scale or template.scale
-    identity = client.config.identity()
-    todo = list(dict.fromkeys(pairs))
-    stop = stop or (lambda: False)
-
-    def key(topic_id: str, docno: str) -> str:
-        return ReplyCache.key(identity, template.version, topic_id, docno)
-
-    def outcome(topic_id, docno, answer: dict, cached: bool, error: str | None) -> PairResult:
-        grade = None
-        if error is None:
-            try:
-                raw = (
-                    batch_grades(template, answer["text"])[docno]
-                    if answer.get("batch")
-                    else grade_of(template, answer["text"])
-                )
-                grade = mapped(raw, template.scale, scale, mapping)
-            except KeyError:
-                error = "the batch reply rates no such document"
-            except PromptReplyError as refusal:
-                error = str(refusal)
-        return PairResult(
-            topic_id,
-            docno,
-            grade,
-            error,
-            answer.get("text"),
-            answer.get("prompt_tokens", 0),
-            answer.get("completion_tokens", 0),
-            answer.get("seconds", 0.0),
-            cached,
-        )
-
-    def ask(group: list[tuple[str, str]]) -> list[PairResult] | None:
-        """The results of one call (a pair, or a topic's batch), from the cache where every pair is there."""
-        if halted.is_set() or client.abort.is_set():
-            return None
-        results, missing = [], []
-        for topic_id, docno in group:
-            if topic_id not in topics or docno not in documents:
-                reason = "unknown topic" if topic_id not in topics else "unknown document"
-                results.append(PairResult(topic_id, docno, None, reason, None))
-                continue
-            stored = cache.get(key(topic_id, docno))
-            if stored is not None:
-                results.append(outcome(topic_id, docno, stored, True, None))
-            else:
-                missing.append((topic_id, docno))
-        if not missing:
-            return results
-        topic_id = missing[0][0]
-        topic = topics[topic_id]
-        texts = {"title": topic.title, "description": topic.description, "narrative": topic.narrative}
-        if batch == "topic":
-            prompt = render_batch(
-                template, **texts, documents=[(d, documents[d]) for _, d in missing], budget_words=budget_words
-            )
-        else:
-            prompt = render(template, **texts, document=documents[missing[0][1]], budget_words=budget_words)
-        started = time.monotonic()
-        reply = client.complete(prompt)
-        share = len(missing)
-        answer = {
-            "text": reply.text,
-            "prompt_tokens": reply.prompt_tokens // share,
-            "completion_tokens": reply.completion_tokens // share,
-            "seconds": (time.monotonic() - started) / share,
-            "batch": batch == "topic",
-        }
-        for pair in missing:
-            if reply.error is None:
-                cache.put(key(*pair), answer)
-            results.append(outcome(*pair, answer, False, reply.error))
-        with lock:
-            requests[0] += reply.attempts
-        return results
-
-    requests, lock = [0], threading.Lock()
-    halted = threading.Event()  # the caller raised: the calls not started never start (nobody would keep replies)
-    groups = iter(_groups(todo, batch))
+    nor failed). A pair refused because the budget is spent is a failure with `budget_spent` set, and so is the run."""
+    asking = _Asking(
+        topics, documents, template, client, cache, scale or template.scale, mapping, budget_words, batch
+    )  # fmt: skip
+    run = JudgeRun()
+    groups = iter(_groups(list(dict.fromkeys(pairs)), batch))
     width = max(1, concurrency)
+    stop = stop or (lambda: False)
     with ThreadPoolExecutor(max_workers=width) as pool:
         # At most `width` calls ahead of the results handed over: a crash loses at most their replies.
-        window = deque(pool.submit(ask, group) for group in itertools.islice(groups, width))
+        window = deque(pool.submit(asking.ask, group) for group in itertools.islice(groups, width))
         try:
             while window:
                 results = _waited(window.popleft(), stop, client.abort)
                 if stop():
                     client.abort.set()
-                for group in itertools.islice(groups, 1):
-                    window.append(pool.submit(ask, group))
-                for result in results or ():
-                    if result.failure == CANCELLED and client.abort.is_set():
-                        continue  # not answered: a later run asks again
+                window.extend(pool.submit(asking.ask, group) for group in itertools.islice(groups, 1))
+                for result in _answered(results or (), client.abort):
                     run.add(result)
                     if on_result is not None:
                         on_result(result)
         except BaseException:
-            halted.set()
+            asking.halted.set()
             pool.shutdown(cancel_futures=True)
             raise
-    run.requests = requests[0]
+    run.requests = asking.calls.requests
     return run
+
+
+def _answered(results: Iterable[PairResult], abort: threading.Event) -> Iterable[PairResult]:
+    """The results that answer their pair: a call cut short by a cancel answers nothing (a later run asks again)."""
+    return (r for r in results if not (r.failure == CANCELLED and abort.is_set()))
 
 
 def _waited(future, stop: Stop, abort: threading.Event):
