@@ -9,7 +9,13 @@ class EvaluationConfig(AppConfig):
 
     def ready(self) -> None:
         from evaluation import receivers, tasks  # noqa: F401  (tasks: every process knows them by name, to send them)
+        from evaluation.analysis import trial_runs
+        from evaluation.online import services as search_logs
+        from evaluation.services import recompute
         from judging import signals
+        from judging.jobs import kinds
+
+        kinds.register(recompute.RECOMPUTE_JOB, trial_runs.TRIAL_RUN_JOB, search_logs.SEARCH_LOG_IMPORT_JOB)
 
         # dispatch_uid: connected once, however often ready() runs (tests may call it again).
         for name in ("labels_changed", "rankings_changed", "collection_changed", "collection_deleting"):

@@ -11,3 +11,10 @@ class JudgingConfig(AppConfig):
         # The project's Celery app, loaded as Django starts, so that every shared task binds to it (Celery's Django
         # guide does this in the project package's __init__, which the pure outbound rules also live in).
         from config import celery  # noqa: F401
+        from judging.imports import services as imports
+        from judging.jobs import kinds
+        from judging.machines import services as machines
+        from judging.services import pools
+
+        # Every kind of long work judging starts, registered here and nowhere else (the job page reads the registry).
+        kinds.register(imports.IMPORT_JOB, pools.POOL_JOB, machines.MACHINE_RUN_JOB)

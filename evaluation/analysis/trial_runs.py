@@ -172,7 +172,8 @@ def trial_run_evaluate(*, collection: Collection, path: str | Path, name: str) -
 
 
 TRIAL_TASK = "evaluation.tasks.trial_run"
-job_kinds.register(job_kinds.JobKind(TRIAL_TASK, "Trial run", "evaluation/jobs/_trial_result.html"))
+# What the job page shows of this work; registered in the app's ready().
+TRIAL_RUN_JOB = job_kinds.JobKind(TRIAL_TASK, "Trial run", "evaluation/jobs/_trial_result.html")
 
 
 def trial_run_start(*, collection: Collection, file, created_by) -> Job:

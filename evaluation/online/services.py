@@ -34,10 +34,9 @@ def _log_page(job) -> str | None:
     return f"{reverse('evaluation:online', args=[job.collection_id])}?log={log}" if job.collection_id else None
 
 
-job_kinds.register(
-    job_kinds.JobKind(
-        IMPORT_TASK, "Search log import", "evaluation/jobs/_search_log_result.html", corrected_file_url=_log_page
-    )
+# What the job page shows of this work; registered in the app's ready().
+SEARCH_LOG_IMPORT_JOB = job_kinds.JobKind(
+    IMPORT_TASK, "Search log import", "evaluation/jobs/_search_log_result.html", corrected_file_url=_log_page
 )
 CLICKS_ASSESSOR = "clicks"
 

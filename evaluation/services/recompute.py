@@ -203,7 +203,8 @@ def collection_recompute(*, collection_id: int, progress: Callable[[int, int], N
 
 
 RECOMPUTE_TASK = "evaluation.tasks.recompute_collection"
-job_kinds.register(job_kinds.JobKind(RECOMPUTE_TASK, "Full recompute", "evaluation/jobs/_recompute_result.html"))
+# What the job page shows of this work; registered in the app's ready().
+RECOMPUTE_JOB = job_kinds.JobKind(RECOMPUTE_TASK, "Full recompute", "evaluation/jobs/_recompute_result.html")
 
 
 def collection_recompute_start(*, collection: Collection, created_by=None):

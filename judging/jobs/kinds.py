@@ -1,6 +1,7 @@
-"""Every kind of Job, registered once beside the service that starts it: the Celery task that runs it (a Job's
-`task`, the registry's key), what the job page calls it, the partial that shows a finished job's result, and where
-to upload a corrected file when it failed. The job page reads these, so a new kind of work is one `register` call,
+"""Every kind of Job: the Celery task that runs it (a Job's `task`, the registry's key), what the job page calls it,
+the partial that shows a finished job's result, and where to upload a corrected file when it failed. Each service
+that starts a kind of job declares its JobKind beside it; the apps register them in their `ready()`, explicitly and
+nowhere else. The job page reads the registry, so a new kind of work is one declaration and one name in `ready()`,
 never another branch in a template."""
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ class JobKind:
 REGISTRY: dict[str, JobKind] = {}
 
 
-def register(kind: JobKind) -> JobKind:
-    REGISTRY[kind.task] = kind
-    return kind
+def register(*kinds: JobKind) -> None:
+    for kind in kinds:
+        REGISTRY[kind.task] = kind
 
 
 def kind_of(job) -> JobKind:

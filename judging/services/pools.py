@@ -123,7 +123,8 @@ def _strategy(strategy, rankings, size, precedence, skip, labels, seed):
 
 
 POOL_TASK = "judging.tasks.build_pool"
-job_kinds.register(job_kinds.JobKind(POOL_TASK, "Pool build", "judging/jobs/_pool_result.html"))
+# What the job page shows of this work; registered in the app's ready().
+POOL_JOB = job_kinds.JobKind(POOL_TASK, "Pool build", "judging/jobs/_pool_result.html")
 
 
 def pool_build_start(
