@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 from collections import defaultdict
 from collections.abc import Iterable
 
-from django.core.cache import cache
 from django.db.models import F, Q
 
 from evaluation.analysis.core.estimates import SampledTopic, sampled_estimates
+from evaluation.cached_reads import cached_for_version, version_of
 from evaluation.core.consensus import collection_consensus
 from evaluation.models import CollectionState, RunAggregates, TopicAgreement, TopicState, TopicValues
 from evaluation.online.core import store as online_store
@@ -395,30 +394,19 @@ def search_log_figures(*, search_log, by: str = "day", rate: str = "day") -> dic
     if not search_log.imports:
         return None
     # The page and each of its plots ask for the same figures: computed once per store, imports, settings and
-    # buckets (a new import or a settings change is a new key), then read from the cache.
-    key = (
-        "log-figures:"
-        + hashlib.sha256(
-            json.dumps(
-                [str(search_log.store_path), search_log.imports, search_log.settings, by, rate], default=str
-            ).encode()
-        ).hexdigest()
-    )
-    try:
-        cached = cache.get(key)
-    except Exception:  # a cache that is down costs time, never the page
-        cached = None
-    if cached is not None:
-        return cached
-    settings = online_settings(search_log)
-    with online_store.prepared_connection(search_log.store_path, settings) as con:
-        figures = online_measures(con, settings, by=by, prepared=True)
-        figures["rate_unit"] = rate_unit(con, rate)
-        figures["rate"] = query_rate(con, figures["rate_unit"], spike_z=settings.spike_z)
-        figures["ab"] = arm_comparison(con, control=search_log.settings.get("control")) if settings.arm else None
-    with contextlib.suppress(Exception):
-        cache.set(key, figures, SEARCH_LOG_FIGURES_SECONDS)
-    return figures
+    # buckets (a new import or a settings change is a new version), then read from the cache.
+    version = version_of(str(search_log.store_path), search_log.imports, search_log.settings, by, rate)
+
+    def compute() -> dict:
+        settings = online_settings(search_log)
+        with online_store.prepared_connection(search_log.store_path, settings) as con:
+            figures = online_measures(con, settings, by=by, prepared=True)
+            figures["rate_unit"] = rate_unit(con, rate)
+            figures["rate"] = query_rate(con, figures["rate_unit"], spike_z=settings.spike_z)
+            figures["ab"] = arm_comparison(con, control=search_log.settings.get("control")) if settings.arm else None
+        return figures
+
+    return cached_for_version("log-figures", version, compute, seconds=SEARCH_LOG_FIGURES_SECONDS)
 
 
 def search_log_query_counts(*, search_log) -> list[int]:

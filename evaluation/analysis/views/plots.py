@@ -3,12 +3,9 @@ in an <img>; `download=1` makes it an attachment. Bad parameters get a 400 namin
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 from collections.abc import Callable
 
 from django.contrib.auth.decorators import login_required
-from django.core.cache import cache
 from django.core.exceptions import BadRequest
 from django.http import HttpRequest, HttpResponse
 from matplotlib.figure import Figure
@@ -17,6 +14,7 @@ from evaluation import selectors
 from evaluation.agreement import reliability
 from evaluation.analysis import selectors as analysis
 from evaluation.analysis.core import curves, plots
+from evaluation.cached_reads import cached_for_version, version_of
 from evaluation.exports import collection_slug
 from evaluation.online.core.measures import RATE_UNITS
 from evaluation.views import chosen_measure, chosen_run, chosen_runs, researcher_collection
@@ -170,23 +168,11 @@ def _rendered(request: HttpRequest, collection: Collection, name: str, fmt: str)
     matplotlib figure 50-300 ms; a results page shows several). Keyed by the collection's results version, the
     plot, its parameters and whether the reader sees assessors' names; never cached while results are stale."""
     version = selectors.results_version(collection=collection)
-    if version is None:
-        return plots.render(PLOTS[name](request, collection), fmt)
     query = sorted((k, v) for k in request.GET if k != "download" for v in request.GET.getlist(k))
-    key = (
-        "plot:"
-        + hashlib.sha256(
-            repr([version, name, fmt, query, sees_assessors(request.user, collection)]).encode()
-        ).hexdigest()
+    key = "plot:" + version_of(name, fmt, query, sees_assessors(request.user, collection))
+    return cached_for_version(
+        key, version, lambda: plots.render(PLOTS[name](request, collection), fmt), seconds=PLOT_CACHE_SECONDS
     )
-    with contextlib.suppress(Exception):  # a cache that is down costs time, never the plot
-        cached = cache.get(key)
-        if cached is not None:
-            return cached
-    body = plots.render(PLOTS[name](request, collection), fmt)
-    with contextlib.suppress(Exception):
-        cache.set(key, body, PLOT_CACHE_SECONDS)
-    return body
 
 
 def plot(request: HttpRequest, collection_id: int, name: str, fmt: str) -> HttpResponse:
