@@ -1,28 +1,46 @@
 """The apps depend one way: evaluation reads judging, judging imports nothing of evaluation (it announces its
 changes through `judging.signals`), and no project module takes part in an import cycle, even through an import
-inside a function (which only hides a cycle from Python, not from a reader)."""
+inside a function (which only hides a cycle from Python, not from a reader) or one made by `importlib`. Each rule is
+also run on a copy of the project broken on purpose, and must fail there."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("config", "judging", "evaluation", "measures")
+from tests.rules.project import ROOT, inject, project_copy, source_files
+
+# Imports by a name computed at run time, allowed only here and for the reason given (never into evaluation).
+DYNAMIC_IMPORTS = {"judging/demo.py": "reads the docstrings of Python's own modules as the demo's documents"}
 
 
-def _module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+def _module_name(relative: str) -> str:
+    parts = relative.removesuffix(".py").split("/")
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def project_modules() -> dict[str, Path]:
-    return {
-        _module_name(path): path
-        for package in PACKAGES
-        for path in (ROOT / package).rglob("*.py")
-        if "migrations" not in path.parts
-    }
+def project_modules(root: Path = ROOT) -> dict[str, Path]:
+    return {_module_name(relative): path for relative, path in source_files(root)}
+
+
+def _dynamic_import(node) -> ast.expr | None:
+    """The argument of `importlib.import_module(...)`, `import_module(...)` or `__import__(...)`."""
+    if isinstance(node, ast.Call) and node.args:
+        called = ast.unparse(node.func)
+        if called.split(".")[-1] in {"import_module", "__import__"}:
+            return node.args[0]
+    return None
+
+
+def dynamic_imports_by_computed_name(root: Path = ROOT) -> list[str]:
+    """Modules that import a module named at run time (which no reader, and no rule, can follow)."""
+    found = []
+    for relative, path in source_files(root):
+        for node in ast.walk(ast.parse(path.read_text())):
+            argument = _dynamic_import(node)
+            if argument is not None and not isinstance(argument, ast.Constant) and relative not in DYNAMIC_IMPORTS:
+                found.append(f"{relative}:{node.lineno}")
+    return found
 
 
 def imports_of(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
@@ -33,7 +51,10 @@ def imports_of(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     # module object of its own, so what it imports closes no cycle.
     tree.body = [node for node in tree.body if not _is_main_block(node)]
     for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
+        argument = _dynamic_import(node)
+        if argument is not None and isinstance(argument, ast.Constant) and isinstance(argument.value, str):
+            targets = [argument.value]
+        elif isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             base = package
@@ -55,8 +76,8 @@ def _is_main_block(node) -> bool:
     return isinstance(node, ast.If) and ast.unparse(node.test).replace("'", '"') == '__name__ == "__main__"'
 
 
-def import_graph() -> dict[str, set[str]]:
-    modules = project_modules()
+def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
+    modules = project_modules(root)
     return {name: imports_of(name, path, modules) for name, path in modules.items()}
 
 
@@ -126,3 +147,27 @@ def test_the_contract_checks_catch_a_violation():
     graph["judging.services.judgments"] = graph["judging.services.judgments"] | {"evaluation.services"}
     assert judging_imports_of_evaluation(graph) == ["judging.services.judgments -> evaluation.services"]
     assert any({"judging.services.judgments", "evaluation.services"} <= set(c) for c in cycles(graph))
+
+
+def test_no_module_imports_a_module_named_at_run_time():
+    assert dynamic_imports_by_computed_name() == []
+
+
+def test_the_contract_fails_on_importlib_reaching_into_evaluation(tmp_path):
+    root = project_copy(tmp_path)
+    inject(root, "judging/services/judgments.py", 'import importlib\nimportlib.import_module("evaluation.selectors")\n')
+    assert judging_imports_of_evaluation(import_graph(root)) == ["judging.services.judgments -> evaluation.selectors"]
+
+
+def test_the_contract_fails_on_an_import_by_a_computed_name(tmp_path):
+    root = project_copy(tmp_path)
+    inject(
+        root,
+        "judging/services/judgments.py",
+        'import importlib\nimportlib.import_module("evaluation" + ".selectors")\n',
+    )
+    assert dynamic_imports_by_computed_name(root) == [f"judging/services/judgments.py:{_last_line(root)}"]
+
+
+def _last_line(root: Path) -> int:
+    return len((root / "judging/services/judgments.py").read_text().splitlines())
