@@ -10,7 +10,6 @@ those whose reply was a failure.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import re
@@ -18,30 +17,24 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from urllib.parse import urlparse
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from config.core.outbound import url_problem
 from config.core.secrets import secret_name_problem
-from judging import selectors
 from judging.core.identifiers import identifier, identifier_problem
 from judging.jobs import kinds as job_kinds
 from judging.jobs import runner as jobs
-from judging.machines.core.cache import ReplyCache
-from judging.machines.core.client import Budget, ChatClient, ServerConfig
-from judging.machines.core.judge import PairResult, TopicText, judge_pairs
-from judging.machines.core.lexical import lexical_labels
-from judging.machines.core.prompts import TEMPLATES, Template, custom, render, template_problem
+from judging.machines.core.judge import PairResult, TopicText
+from judging.machines.core.prompts import TEMPLATES, Template, custom, template_problem
+from judging.machines.providers import Pairs, provider_of, texts
 from judging.models import (
     Collection,
     Document,
     Job,
     Judgment,
     MachineJudge,
-    MachineProvider,
     MachineReply,
     PoolItem,
     Topic,
@@ -51,19 +44,14 @@ from judging.services.judgments import judgments_record_bulk
 
 User = get_user_model()
 MACHINE_NAMESPACE = "machine:"
-LEXICAL_VERSION = "bm25-quantiles-1"
 # Labels are recorded as judgments in batches (one transaction, the topics marked stale once), at least every
 # LABEL_SECONDS; each reply is kept at once, so a worker killed between the two loses no reply (see `_pairs`).
 LABEL_BATCH, LABEL_SECONDS = 50, 1.0
-RETRY_BACKOFF = 1.0  # seconds before a fault's first retry, doubling (a 429's Retry-After, when longer, wins)
-# A preview answers inside a web request: one try, well within the web server's 30 s timeout.
-PREVIEW_SECONDS = 10.0
 SETTINGS = (
     "provider", "base_url", "model", "api_key_env", "prompt", "template", "template_max_grade", "scale_map", "batch",
     "concurrency", "requests_per_minute", "timeout", "retries", "budget_requests", "budget_tokens", "budget_words",
 )  # fmt: skip
 # What a reply depends on: a change of any of these is a new configuration (and version); limits are not.
-REPLY_DEPENDS_ON = ("provider", "base_url", "model", "prompt", "template", "template_max_grade", "budget_words")
 
 
 def judge_template(judge: MachineJudge) -> Template:
@@ -73,37 +61,22 @@ def judge_template(judge: MachineJudge) -> Template:
 
 
 def configuration_hash(judge: MachineJudge) -> str:
-    """The hash of what a reply depends on, the prompt's version included: the reply cache's key."""
-    if judge.provider == MachineProvider.LEXICAL:
-        parts = {"provider": judge.provider, "version": LEXICAL_VERSION}
-    else:
-        parts = {name: getattr(judge, name) for name in REPLY_DEPENDS_ON}
-        parts["base_url"] = parts["base_url"].rstrip("/")
-        parts["prompt_version"] = judge_template(judge).version
+    """The hash of what a reply depends on (the provider says what), the prompt's version included: the reply
+    cache's key."""
+    parts = provider_of(judge).reply_depends_on(judge, judge_template(judge))
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
 def _validated(judge: MachineJudge, collection: Collection) -> None:
     """Refuses a configuration that could not run, naming the field."""
-    if judge.provider not in MachineProvider.values:
-        raise ValidationError({"provider": f"choose one of {', '.join(MachineProvider.values)}"})
+    provider = provider_of(judge)
     if judge.batch not in ("pair", "topic"):
         raise ValidationError({"batch": "choose pair (a call per pair) or topic (a call per topic's documents)"})
     if judge.api_key_env:
         problem = secret_name_problem(judge.api_key_env)
         if problem:
             raise ValidationError({"api_key_env": problem})
-    if judge.provider == MachineProvider.CHAT:
-        url = urlparse(judge.base_url or "")
-        if url.scheme not in ("http", "https") or not url.netloc:
-            raise ValidationError({"base_url": "give the server's http(s) base URL, e.g. http://localhost:8000/v1"})
-        if url.username or url.password:
-            raise ValidationError({"base_url": "put no credentials in the URL; name a variable in api_key_env"})
-        problem = url_problem(judge.base_url)
-        if problem:
-            raise ValidationError({"base_url": problem})
-        if not judge.model.strip():
-            raise ValidationError({"model": "name the model the server should use"})
+    provider.check(judge)
     if judge.prompt not in (*TEMPLATES, "custom"):
         raise ValidationError({"prompt": f"choose one of {', '.join(TEMPLATES)} or custom"})
     if judge.prompt == "custom":
@@ -295,10 +268,10 @@ def machine_judge_run(
     reply as it arrives; returns the run's figures (RunTally). Faults are per pair (recorded as failures); a spent
     budget or `cancelled()` (asked in this thread as replies arrive, and before the first) ends the run early with
     `stopped` saying why, the pairs not asked left for a later run."""
-    if judge.provider == MachineProvider.CHAT and judge.api_key_env:
-        problem = secret_name_problem(judge.api_key_env)
-        if problem:  # saved before the rule, or the operator unset it since
-            raise ValidationError({"api_key_env": problem})
+    provider = provider_of(judge)
+    problem = provider.key_problem(judge)
+    if problem:  # saved before the rule, or the operator unset it since
+        raise ValidationError({"api_key_env": problem})
     pairs = _pairs(judge, topic_ids=topic_ids, limit=limit, retry_failed=retry_failed)
     tally = RunTally(total=len(pairs))
     topics = {t.id: t for t in Topic.objects.filter(pk__in={t for t, _ in pairs})}
@@ -342,10 +315,8 @@ def machine_judge_run(
 
     machine_labels_record(judge=judge)  # what an earlier run kept as replies but stopped before recording
     try:
-        if judge.provider == MachineProvider.LEXICAL:
-            _lexical_run(judge, pairs, record, stop)
-        else:
-            _chat_run(judge, pairs, topics, documents, record, stop)
+        topic_texts, document_texts = texts(topics.values(), documents.values())
+        provider.label(judge, Pairs(pairs, topic_texts, document_texts, judge_template(judge)), record, stop)
     finally:
         flush()
     if stopping.is_set():
@@ -353,85 +324,6 @@ def machine_judge_run(
     final = tally.as_dict()
     progress(tally.done, tally.total, final)
     return final
-
-
-def _texts(topics: dict, documents: dict):
-    topic_texts = {str(t.id): TopicText(t.title, t.description, t.narrative) for t in topics.values()}
-    document_texts = {str(d.id): " ".join(p for p in (d.title, d.body) if p) for d in documents.values()}
-    return topic_texts, document_texts
-
-
-def _server_config(judge: MachineJudge, *, preview: bool = False) -> ServerConfig:
-    return ServerConfig(
-        base_url=judge.base_url,
-        model=judge.model,
-        api_key_env=judge.api_key_env or None,
-        timeout=min(judge.timeout, PREVIEW_SECONDS) if preview else judge.timeout,
-        retries=0 if preview else judge.retries,
-        backoff=RETRY_BACKOFF,
-        requests_per_minute=None if preview else judge.requests_per_minute,
-    )
-
-
-def _chat_run(judge, pairs, topics, documents, record, stop) -> None:
-    budget = Budget(requests=judge.budget_requests, tokens=judge.budget_tokens)
-    client = ChatClient(_server_config(judge), budget=budget)
-    topic_texts, document_texts = _texts(topics, documents)
-    template = judge_template(judge)
-    with contextlib.closing(client):
-        _chat_pairs(judge, pairs, client, topic_texts, document_texts, template, record, stop)
-
-
-def _chat_pairs(judge, pairs, client, topic_texts, document_texts, template, record, stop) -> None:
-    judge_pairs(
-        [(str(t), str(d)) for t, d in pairs],
-        topics=topic_texts,
-        documents=document_texts,
-        template=template,
-        client=client,
-        cache=ReplyCache(None),  # the replies table is the cache: pairs it answers are not asked at all
-        scale=(0, judge.collection.max_grade),
-        mapping=judge.scale_map or None,
-        concurrency=judge.concurrency,
-        budget_words=judge.budget_words,
-        batch=judge.batch,
-        on_result=record,
-        stop=stop,
-    )
-
-
-def _lexical_run(judge, pairs, record, stop) -> None:
-    """The embedded BM25 baseline over the collection's pooled documents, its thresholds fitted on the counted
-    (not advisory) assessors' labels of the other topics, every person's label one observation."""
-    collection = judge.collection
-    pooled = PoolItem.objects.filter(topic__collection=collection)
-    every_pair = list(pooled.values_list("topic_id", "document_id"))
-    texts = {
-        str(d): " ".join(p for p in (title, body) if p)
-        for d, title, body in Document.objects.filter(pk__in={d for _, d in every_pair}).values_list(
-            "id", "title", "body"
-        )
-    }
-    queries = {str(t.id): f"{t.title} {t.description}" for t in Topic.objects.filter(collection=collection)}
-    people = [
-        (str(t), str(d), g)
-        for t, d, g in selectors.counted_labels(collection=collection)
-        .filter(grade__isnull=False)
-        .values_list("topic_id", "document_id", "grade")
-    ]
-    labels = lexical_labels(
-        queries, [(str(t), str(d)) for t, d in every_pair], texts, people, max_grade=collection.max_grade
-    )
-    for topic_id, document_id in pairs:
-        if stop():
-            return
-        key = (str(topic_id), str(document_id))
-        if key not in labels:
-            record(PairResult(*key, None, "the document has no text to score", None))
-            continue
-        grade, score, cuts = labels[key]
-        reply = f"BM25 {score:.3f} of the topic's best; grade cuts {', '.join(f'{c:.3f}' for c in cuts)}"
-        record(PairResult(*key, grade, None, reply))
 
 
 MACHINE_TASK = "judging.tasks.machine_judge_run"
@@ -521,32 +413,17 @@ def machine_judge_preview(
         template = judge_template(judge)
     text = " ".join(p for p in (document.title, document.body) if p)
     preview = {"prompt": None, "reply": None, "grade": None, "failure": None, "seconds": None, "tokens": None}
-    if judge.provider == MachineProvider.LEXICAL:
-        preview["prompt"] = f"BM25 of {topic.title!r} {topic.description!r} against the document"
-    else:
-        texts = {"title": topic.title, "description": topic.description, "narrative": topic.narrative}
-        preview["prompt"] = render(template, **texts, document=text, budget_words=judge.budget_words)
+    provider = provider_of(judge)
+    preview["prompt"] = provider.prompt_shown(judge, template, topic, text)
     if not ask:
         return preview
-    problem = judge.provider == MachineProvider.CHAT and judge.api_key_env and secret_name_problem(judge.api_key_env)
+    problem = provider.key_problem(judge)
     if problem:
         raise ValidationError({"api_key_env": problem})
     results: list[PairResult] = []
-    if judge.provider == MachineProvider.LEXICAL:
-        _lexical_run(judge, [(str(topic.id), str(document.id))], results.append, lambda: False)
-    else:
-        judge_pairs(
-            [("t", "d")],
-            topics={"t": TopicText(topic.title, topic.description, topic.narrative)},
-            documents={"d": text},
-            template=template,
-            client=ChatClient(_server_config(judge, preview=True)),
-            cache=ReplyCache(None),
-            scale=(0, judge.collection.max_grade),
-            mapping=judge.scale_map or None,
-            budget_words=judge.budget_words,
-            on_result=results.append,
-        )
+    topic_texts = {str(topic.id): TopicText(topic.title, topic.description, topic.narrative)}
+    asked = Pairs([(topic.id, document.id)], topic_texts, {str(document.id): text}, template)
+    provider.label(judge, asked, results.append, lambda: False, preview=True)
     answer = results[0]
     preview.update(
         reply=answer.reply,

@@ -196,3 +196,18 @@ def test_a_prompt_over_the_context_fails_at_once_with_the_servers_words_and_a_40
         refused = client.complete("Query: topic 1 doc d2")
     assert over.attempts == 1 and over.error.startswith("HTTP 400: This model's maximum context length is 8192")
     assert refused.attempts == 1 and refused.error == "HTTP 401" and "sk-quoted" not in refused.error
+
+
+def test_a_recorded_server_answer_replays_through_the_adapter_the_live_call_uses():
+    from judging.machines.core.adapters import OpenAIChat
+
+    adapter = OpenAIChat()
+    request = adapter.request(base_url="http://judge.test/v1/", model="m", prompt="Rate this.", temperature=0.0,
+                              max_tokens=8, key="sk-test")  # fmt: skip
+    assert request.url == "http://judge.test/v1/chat/completions"
+    assert request.body["messages"] == [{"role": "user", "content": "Rate this."}]
+    assert request.headers == {"Authorization": "Bearer sk-test"}
+    recorded = b'{"choices": [{"message": {"content": "##final score: 2"}}], "usage": {"prompt_tokens": 9}}'
+    parsed = adapter.parse(recorded)
+    assert (parsed.text, parsed.error, parsed.prompt_tokens) == ("##final score: 2", None, 9)
+    assert adapter.parse(b"<html>502</html>").error == "unreadable reply: not chat-completions JSON"

@@ -12,6 +12,7 @@ from django.core.management.base import CommandError
 
 from judging import services
 from judging.jobs import runner as jobs
+from judging.machines import providers
 from judging.machines import services as machine_judges
 from judging.models import Job, JobState, Judgment, MachineReply, PoolItem
 from judging.selectors import items_filled_by_others
@@ -36,7 +37,7 @@ def _truth(collection) -> dict[tuple[str, str], int]:
 
 @pytest.fixture(autouse=True)
 def _quick_backoff(monkeypatch):
-    monkeypatch.setattr(machine_judges, "RETRY_BACKOFF", 0.01)
+    monkeypatch.setattr(providers, "RETRY_BACKOFF", 0.01)
 
 
 def _judge(collection, server, **settings):

@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 from django.db import connection
 
 from judging.jobs import runner as jobs
+from judging.machines import providers
 from judging.machines import services as machine_judges
 from judging.models import Job, JobState, MachineJudge, MachineReply, PoolItem
 from tests.chat_server import chat_server
@@ -23,7 +24,7 @@ KEY = "sk-proj-4f9a1c2e7b3d5f6a8c0e2b4d6f8a0c2e4b6d8f0a"
 
 @pytest.fixture(autouse=True)
 def _quick_backoff(monkeypatch):
-    monkeypatch.setattr(machine_judges, "RETRY_BACKOFF", 0.01)
+    monkeypatch.setattr(providers, "RETRY_BACKOFF", 0.01)
 
 
 def _collection():
@@ -95,7 +96,7 @@ def test_no_stretch_of_the_key_is_stored_or_served_when_a_server_quotes_it(clien
 
 def test_a_preview_makes_one_try_within_its_own_deadline(monkeypatch):
     collection = _collection()
-    monkeypatch.setattr(machine_judges, "PREVIEW_SECONDS", 0.5)
+    monkeypatch.setattr(providers, "PREVIEW_SECONDS", 0.5)
     with chat_server({}) as server:
         judge = machine_judges.machine_judge_create(
             collection=collection, name="j", base_url=server.base_url, model="m", timeout=60, retries=10

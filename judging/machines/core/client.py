@@ -1,5 +1,5 @@
-"""A client of OpenAI-compatible chat-completions servers (`POST {base_url}/chat/completions`), for judging: the
-provider adapter (the request as data, the reply parsed) over the shared outbound transport (config.core.outbound: the
+"""A client of model servers for judging: a provider adapter (core/adapters.py: the request as data, the reply
+parsed; OpenAI-compatible chat completions by default) over the shared outbound transport (config.core.outbound: the
 address rules, no redirects, one deadline per call, a cap on what is read, pooled connections).
 
 Every fault is an answer, never an exception the caller must guess about: `complete` returns a Reply whose `error`
@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 
 from config.core import outbound
 from config.core.secrets import masked, secret_value
+from judging.machines.core.adapters import Adapter, OpenAIChat
 
-# What is kept of a reply's text, and of a refusal's own words: a grade needs a few lines, not a megabyte.
-MAX_REPLY_CHARS = 20_000
+# What is kept of a refusal's own words (a reply's text is capped by the adapter, at MAX_REPLY_CHARS).
 MAX_DETAIL_CHARS = 120
 BUDGET_SPENT = "budget spent: no more requests"
 
@@ -100,8 +100,16 @@ class _Pacer:
 
 
 class ChatClient:
-    def __init__(self, config: ServerConfig, *, budget: Budget | None = None, abort: threading.Event | None = None):
+    def __init__(
+        self,
+        config: ServerConfig,
+        *,
+        budget: Budget | None = None,
+        abort: threading.Event | None = None,
+        adapter: Adapter | None = None,
+    ):
         self.config, self.budget = config, budget or Budget()
+        self.adapter = adapter or OpenAIChat()
         self.abort = abort or threading.Event()
         self._pacer = _Pacer(config.requests_per_minute)
         self._key = secret_value(config.api_key_env)
@@ -136,28 +144,24 @@ class ChatClient:
 
     def _once(self, prompt: str, reply: Reply) -> tuple[float | None, Reply]:
         """One request: (seconds to wait before a retry, or None when retrying is pointless; the reply so far)."""
-        body = {
-            "model": self.config.model,
-            "messages": [{"role": "user", "content": prompt}],
-            "temperature": self.config.temperature,
-            "max_tokens": self.config.max_tokens,
-        }
-        headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
+        request = self.adapter.request(
+            base_url=self.config.base_url, model=self.config.model, prompt=prompt,
+            temperature=self.config.temperature, max_tokens=self.config.max_tokens, key=self._key,
+        )  # fmt: skip
         answer = outbound.post_json(
-            self._http,
-            self.config.base_url.rstrip("/") + "/chat/completions",
-            body=body,
-            headers=headers,
-            timeout=self.config.timeout,
+            self._http, request.url, body=request.body, headers=request.headers, timeout=self.config.timeout,
             abort=self.abort,
-        )
+        )  # fmt: skip
         if answer.failure is not None:
             reply.text = None
             reply.error = answer.failure + (self._detail(answer) if answer.status else "")
             if not answer.retry:
                 return None, reply
             return (answer.retry_after or 0.0), reply
-        reply = _parsed(answer.content, reply, self.budget)
+        parsed = self.adapter.parse(answer.content)
+        reply.text, reply.error = parsed.text, parsed.error
+        reply.prompt_tokens, reply.completion_tokens = parsed.prompt_tokens, parsed.completion_tokens
+        self.budget.spend_tokens(parsed.prompt_tokens + parsed.completion_tokens)
         return (0.0 if reply.error else None), reply
 
     def _detail(self, answer: outbound.Answer) -> str:
@@ -175,29 +179,3 @@ class ChatClient:
         if not isinstance(message, str) or not message.strip():
             return ""
         return ": " + " ".join(message.split())[:MAX_DETAIL_CHARS]
-
-
-def _parsed(raw: bytes, reply: Reply, budget: Budget) -> Reply:
-    try:
-        body = json.loads(raw)
-        choices = body["choices"]
-        usage = body.get("usage") or {}
-    except (ValueError, KeyError, TypeError):
-        reply.error = "unreadable reply: not chat-completions JSON"
-        return reply
-    try:
-        reply.prompt_tokens = int(usage.get("prompt_tokens") or 0)
-        reply.completion_tokens = int(usage.get("completion_tokens") or 0)
-    except (TypeError, ValueError, AttributeError):
-        reply.prompt_tokens = reply.completion_tokens = 0
-    budget.spend_tokens(reply.prompt_tokens + reply.completion_tokens)
-    if not choices or not isinstance(choices, list):
-        reply.error = "the server answered with no choice"
-        return reply
-    message = choices[0].get("message") if isinstance(choices[0], dict) else None
-    text = message.get("content") if isinstance(message, dict) else None
-    if not isinstance(text, str) or not text.strip():
-        reply.error = "the server answered with an empty message"
-        return reply
-    reply.text, reply.error = text[:MAX_REPLY_CHARS], None
-    return reply

@@ -1,0 +1,185 @@
+"""Machine-judge providers, one registered entry each: what a provider's replies depend on (the reply cache's key),
+what its configuration must hold, whether the key it names can be read, the prompt a preview shows, and how it
+labels pairs. The services look a judge's provider up here and never branch on its name.
+
+    chat     any OpenAI-compatible chat-completions server, through the client (core/client.py) and its adapter
+    lexical  the embedded BM25 baseline: no server, thresholds fitted on the people's labels of the other topics
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from urllib.parse import urlparse
+
+from django.core.exceptions import ValidationError
+
+from config.core.outbound import url_problem
+from config.core.secrets import secret_name_problem
+from judging import selectors
+from judging.machines.core.cache import ReplyCache
+from judging.machines.core.client import Budget, ChatClient, ServerConfig
+from judging.machines.core.judge import PairResult, TopicText, judge_pairs
+from judging.machines.core.lexical import lexical_labels
+from judging.machines.core.prompts import Template, render
+from judging.models import Document, MachineJudge, MachineProvider, PoolItem, Topic
+
+LEXICAL_VERSION = "bm25-quantiles-1"
+RETRY_BACKOFF = 1.0  # seconds before a fault's first retry, doubling (a 429's Retry-After, when longer, wins)
+# A preview answers inside a web request: one try, well within the web server's 30 s timeout.
+PREVIEW_SECONDS = 10.0
+# What a chat judge's reply depends on, besides the prompt's version.
+CHAT_REPLY_DEPENDS_ON = ("provider", "base_url", "model", "prompt", "template", "template_max_grade", "budget_words")
+
+Record = Callable[[PairResult], None]
+Stop = Callable[[], bool]
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """What a run asks about: (topic id, document id) pairs, the texts of their topics and documents, the prompt."""
+
+    pairs: Sequence[tuple[int, int]]
+    topics: dict[str, TopicText]
+    documents: dict[str, str]
+    template: Template
+
+
+@dataclass(frozen=True)
+class Provider:
+    name: str
+    reply_depends_on: Callable[[MachineJudge, Template], dict]
+    check: Callable[[MachineJudge], None]  # raises ValidationError naming the field that could not run
+    key_problem: Callable[[MachineJudge], str | None]  # the named key cannot be read (None: fine or no key)
+    prompt_shown: Callable[[MachineJudge, Template, Topic, str], str]
+    label: Callable[..., None]  # (judge, Pairs, record, stop, *, preview) -> each pair's result to `record`
+
+
+def texts(topics, documents) -> tuple[dict[str, TopicText], dict[str, str]]:
+    """Topics' and documents' texts by id as text, as the judging loop reads them."""
+    topic_texts = {str(t.id): TopicText(t.title, t.description, t.narrative) for t in topics}
+    document_texts = {str(d.id): " ".join(p for p in (d.title, d.body) if p) for d in documents}
+    return topic_texts, document_texts
+
+
+# chat
+
+
+def _chat_depends_on(judge: MachineJudge, template: Template) -> dict:
+    parts = {name: getattr(judge, name) for name in CHAT_REPLY_DEPENDS_ON}
+    parts["base_url"] = parts["base_url"].rstrip("/")
+    parts["prompt_version"] = template.version
+    return parts
+
+
+def _chat_check(judge: MachineJudge) -> None:
+    url = urlparse(judge.base_url or "")
+    if url.scheme not in ("http", "https") or not url.netloc:
+        raise ValidationError({"base_url": "give the server's http(s) base URL, e.g. http://localhost:8000/v1"})
+    if url.username or url.password:
+        raise ValidationError({"base_url": "put no credentials in the URL; name a variable in api_key_env"})
+    problem = url_problem(judge.base_url)
+    if problem:
+        raise ValidationError({"base_url": problem})
+    if not judge.model.strip():
+        raise ValidationError({"model": "name the model the server should use"})
+
+
+def _chat_key_problem(judge: MachineJudge) -> str | None:
+    return secret_name_problem(judge.api_key_env) if judge.api_key_env else None
+
+
+def _chat_prompt(judge: MachineJudge, template: Template, topic: Topic, text: str) -> str:
+    texts_ = {"title": topic.title, "description": topic.description, "narrative": topic.narrative}
+    return render(template, **texts_, document=text, budget_words=judge.budget_words)
+
+
+def server_config(judge: MachineJudge, *, preview: bool = False) -> ServerConfig:
+    return ServerConfig(
+        base_url=judge.base_url,
+        model=judge.model,
+        api_key_env=judge.api_key_env or None,
+        timeout=min(judge.timeout, PREVIEW_SECONDS) if preview else judge.timeout,
+        retries=0 if preview else judge.retries,
+        backoff=RETRY_BACKOFF,
+        requests_per_minute=None if preview else judge.requests_per_minute,
+    )
+
+
+def _chat_label(judge: MachineJudge, asked: Pairs, record: Record, stop: Stop, *, preview: bool = False) -> None:
+    budget = None if preview else Budget(requests=judge.budget_requests, tokens=judge.budget_tokens)
+    client = ChatClient(server_config(judge, preview=preview), budget=budget)
+    with contextlib.closing(client):
+        judge_pairs(
+            [(str(t), str(d)) for t, d in asked.pairs],
+            topics=asked.topics,
+            documents=asked.documents,
+            template=asked.template,
+            client=client,
+            cache=ReplyCache(None),  # the replies table is the cache: pairs it answers are not asked at all
+            scale=(0, judge.collection.max_grade),
+            mapping=judge.scale_map or None,
+            concurrency=1 if preview else judge.concurrency,
+            budget_words=judge.budget_words,
+            batch="pair" if preview else judge.batch,
+            on_result=record,
+            stop=stop,
+        )
+
+
+# lexical
+
+
+def _lexical_prompt(judge: MachineJudge, template: Template, topic: Topic, text: str) -> str:
+    return f"BM25 of {topic.title!r} {topic.description!r} against the document"
+
+
+def _lexical_label(judge: MachineJudge, asked: Pairs, record: Record, stop: Stop, *, preview: bool = False) -> None:
+    """The embedded BM25 baseline over the collection's pooled documents, its thresholds fitted on the counted
+    (not advisory) assessors' labels of the other topics, every person's label one observation."""
+    collection = judge.collection
+    every_pair = list(PoolItem.objects.filter(topic__collection=collection).values_list("topic_id", "document_id"))
+    documents = Document.objects.filter(pk__in={d for _, d in every_pair}).values_list("id", "title", "body")
+    document_texts = {str(d): " ".join(p for p in (title, body) if p) for d, title, body in documents}
+    queries = {str(t.id): f"{t.title} {t.description}" for t in Topic.objects.filter(collection=collection)}
+    people = [
+        (str(t), str(d), g)
+        for t, d, g in selectors.counted_labels(collection=collection)
+        .filter(grade__isnull=False)
+        .values_list("topic_id", "document_id", "grade")
+    ]
+    pairs = [(str(t), str(d)) for t, d in every_pair]
+    labels = lexical_labels(queries, pairs, document_texts, people, max_grade=collection.max_grade)
+    for topic_id, document_id in asked.pairs:
+        if stop():
+            return
+        key = (str(topic_id), str(document_id))
+        if key not in labels:
+            record(PairResult(*key, None, "the document has no text to score", None))
+            continue
+        grade, score, cuts = labels[key]
+        reply = f"BM25 {score:.3f} of the topic's best; grade cuts {', '.join(f'{c:.3f}' for c in cuts)}"
+        record(PairResult(*key, grade, None, reply))
+
+
+PROVIDERS: dict[str, Provider] = {
+    MachineProvider.CHAT: Provider(
+        MachineProvider.CHAT, _chat_depends_on, _chat_check, _chat_key_problem, _chat_prompt, _chat_label
+    ),
+    MachineProvider.LEXICAL: Provider(
+        MachineProvider.LEXICAL,
+        lambda judge, template: {"provider": judge.provider, "version": LEXICAL_VERSION},
+        lambda judge: None,
+        lambda judge: None,  # no server, no key
+        _lexical_prompt,
+        _lexical_label,
+    ),
+}
+
+
+def provider_of(judge: MachineJudge) -> Provider:
+    """The judge's provider; ValidationError on `provider` for one no longer (or never) registered."""
+    if judge.provider not in PROVIDERS:
+        raise ValidationError({"provider": f"choose one of {', '.join(PROVIDERS)}"})
+    return PROVIDERS[judge.provider]
