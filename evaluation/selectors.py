@@ -19,6 +19,7 @@ from evaluation.online.core.ab import arm_comparison
 from evaluation.online.core.measures import OnlineSettings, online_measures, query_rate, rate_unit
 from judging import selectors as judging_selectors
 from judging.models import Collection, PoolItem, Run, Topic
+from judging.sources import selectors as sources
 
 LEADERBOARD_KEYS = ("tag", "topics", "judged")
 
@@ -53,7 +54,7 @@ VALUE_SETTINGS = (
     "primary_assessor",
     "collection_size",
     "trec_eval_version",
-    "advisory_assessors",
+    "label_sources",  # which accounts are advisory (judging.sources): their labels leave the consensus
 )
 # Changing any of these makes a collection recompute (judging's settings service asks evaluation for this list).
 EVALUATION_SETTINGS = (*VALUE_SETTINGS, "measures", "agreement_measure")
@@ -65,11 +66,7 @@ def settings_key(collection: Collection) -> str:
         f"rel>={collection.relevance_threshold};scale=0..{collection.max_grade};"
         f"consensus={collection.consensus_method};primary={collection.primary_assessor_id or '-'};"
         f"N={collection.collection_size or 'documents'};trec_eval={collection.trec_eval_version}"
-        + (
-            f";advisory={','.join(map(str, sorted(collection.advisory_assessors)))}"
-            if collection.advisory_assessors
-            else ""
-        )
+        + (f";advisory={','.join(map(str, sorted(advisory)))}" if (advisory := _advisory(collection)) else "")
     )
 
 
@@ -135,12 +132,13 @@ def consensus_labels(*, collection: Collection, topic_ids=None, inputs: Consensu
     """The one place the labels every stored value is computed from are made: {topic id: Consensus} (its `labels`
     {document id: grade} and their `confidence`) under the collection's consensus method, primary assessor and
     scale, for each topic with a graded judgment or an adjudication (a topic adjudicated but not judged counts).
-    Advisory assessors' labels (the collection's `advisory_assessors`) never count here; agreement measures them.
+    Advisory sources' labels (`judging.sources.selectors.advisory_accounts`) never count here; agreement measures
+    them.
     The recompute, the collection-wide agreement, the qrels exports and the pages all call it; `inputs` (from
     `consensus_inputs`, or a recompute's one topic) saves reading them again, `topic_ids` keeps those topics only."""
     inputs = consensus_inputs(collection_id=collection.id) if inputs is None else inputs
     wanted = inputs if topic_ids is None else {t: inputs[t] for t in topic_ids if t in inputs}
-    advisory = set(collection.advisory_assessors or ())
+    advisory = _advisory(collection)
     return {
         topic: collection_consensus(collection, _counted(judgments, advisory), adjudicated)
         for topic, (judgments, adjudicated) in wanted.items()
@@ -153,6 +151,10 @@ def _counted(judgments: dict[int, dict[int, int]], advisory: set[int]) -> dict[i
         return judgments
     kept = {doc: {a: g for a, g in grades.items() if a not in advisory} for doc, grades in judgments.items()}
     return {doc: grades for doc, grades in kept.items() if grades}
+
+
+def _advisory(collection: Collection) -> set[int]:
+    return sources.advisory_accounts(collection=collection)
 
 
 def consensus_qrels(*, collection: Collection) -> dict[int, dict[int, int]]:

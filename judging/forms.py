@@ -17,6 +17,7 @@ from judging.models import (
     Collection,
     ConsensusMethod,
     Run,
+    SourceRole,
     Topic,
 )
 from judging.ordering.core import pool_strategies
@@ -69,6 +70,20 @@ class ImportForm(forms.Form):
         "all or nothing. Format guessed from the content: TREC, TSV or JSONL (SGML for documents).",
     )
     skip_invalid = forms.BooleanField(required=False, help_text="Import the valid lines and list the others.")
+    source = forms.CharField(
+        required=False,
+        max_length=60,
+        label="Source of the labels (qrels)",
+        help_text="Whose labels these are, e.g. nist-2024 (default: imported); a fifth column in the file names its "
+        "own. Each source is listed, with its role, on the collection's Sources page.",
+    )
+    role = forms.ChoiceField(
+        choices=SourceRole.choices,
+        initial=SourceRole.COUNTED,
+        required=False,
+        label="Their role (qrels)",
+        help_text="Counted in the consensus, advisory (measured, never counted), or gold (the reference).",
+    )
 
 
 class PoolForm(forms.Form):

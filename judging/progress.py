@@ -13,6 +13,7 @@ from django.db.models import Count, Exists, F, Max, Min, OuterRef, Q
 from django.utils import timezone
 
 from judging.models import ROLE_ASSESSOR, Adjudication, Assignment, Collection, Judgment, PoolItem, Topic
+from judging.sources import selectors as sources
 
 MIN_RATE_WINDOW = timedelta(minutes=10)
 
@@ -79,14 +80,6 @@ def _disagree(low: int, high: int, tolerance: int) -> bool:
     return high - low > tolerance
 
 
-def counted_judgments(collection: Collection):
-    """The collection's judgments that count in its campaign figures: advisory assessors' (machine judges,
-    clicks, anyone an admin names) are measured elsewhere, never counted as pool work, disagreements or pace."""
-    return Judgment.objects.filter(topic__collection=collection).exclude(
-        assessor_id__in=collection.advisory_assessors or []
-    )
-
-
 def campaign_progress(*, collection: Collection, now: datetime | None = None) -> CampaignProgress:
     """The dashboard's figures. An item needs the collection's k graded judgments (an adjudication settles it);
     the time to finish is the labels still needed at the median seconds per judgment, shared by the assessors who
@@ -100,7 +93,7 @@ def campaign_progress(*, collection: Collection, now: datetime | None = None) ->
     adjudicated = set(Adjudication.objects.filter(topic__collection=collection).values_list("topic_id", "document_id"))
     pooled = PoolItem.objects.filter(topic_id=OuterRef("topic_id"), document_id=OuterRef("document_id"))
     items = (
-        counted_judgments(collection)
+        sources.counted_labels(collection=collection)
         .filter(grade__isnull=False)
         .values("topic_id", "document_id")
         .annotate(n=Count("id"), low=Min("grade"), high=Max("grade"), pooled=Exists(pooled))
@@ -124,7 +117,7 @@ def campaign_progress(*, collection: Collection, now: datetime | None = None) ->
     pace = _median_seconds(collection)
     working = sum(1 for a in people if a.last_hour) or sum(1 for a in people if a.topics)
     first_recent = (
-        counted_judgments(collection)
+        sources.counted_labels(collection=collection)
         .filter(created_at__gte=now - timedelta(hours=1))
         .aggregate(first=Min("created_at"))["first"]
     )
@@ -133,7 +126,7 @@ def campaign_progress(*, collection: Collection, now: datetime | None = None) ->
         topics=list(topics.values()),
         assessors=assessors,
         judgments=sum(t.judgments for t in topics.values()),
-        cannot_judge=counted_judgments(collection).filter(grade__isnull=True).count(),
+        cannot_judge=sources.counted_labels(collection=collection).filter(grade__isnull=True).count(),
         last_hour=last_hour,
         items=sum(t.pool_size for t in topics.values()),
         items_judged=items_judged,
@@ -163,7 +156,9 @@ def _eta(
 
 def _median_seconds(collection: Collection, **filters) -> float | None:
     seconds = (
-        counted_judgments(collection).filter(seconds_spent__gt=0, **filters).values_list("seconds_spent", flat=True)
+        sources.counted_labels(collection=collection)
+        .filter(seconds_spent__gt=0, **filters)
+        .values_list("seconds_spent", flat=True)
     )
     values = np.fromiter(seconds.iterator(chunk_size=10_000), dtype=float)
     return float(np.median(values)) if values.size else None
@@ -185,7 +180,7 @@ def _assessor_progress(collection: Collection, topics: dict[int, TopicProgress],
             recent=Count("id", filter=Q(grade__isnull=False, created_at__gte=now - timedelta(hours=1))),
         )
     )
-    advisory = set(collection.advisory_assessors or ())
+    advisory = sources.advisory_accounts(collection=collection)
     for row in rows:
         person = people.setdefault(
             row["assessor_id"], AssessorProgress(id=row["assessor_id"], username=row["assessor__username"])
@@ -216,7 +211,7 @@ class DisputedItem:
 def _disputed_keys(collection: Collection, adjudicated, include_settled: bool) -> list[tuple[int, int]]:
     tolerance = collection.disagreement_tolerance
     spread = (
-        counted_judgments(collection)
+        sources.counted_labels(collection=collection)
         .filter(grade__isnull=False)
         .values("topic_id", "document_id")
         .annotate(n=Count("id"), low=Min("grade"), high=Max("grade"))
@@ -241,10 +236,8 @@ def disputed_items(*, collection: Collection, include_settled: bool = False, lim
     labels = defaultdict(list)
     wanted = set(keys)
     judgments = (
-        Judgment.objects.filter(
-            topic_id__in={t for t, _ in keys}, document_id__in={d for _, d in keys}, grade__isnull=False
-        )
-        .exclude(assessor_id__in=collection.advisory_assessors or [])
+        sources.counted_labels(collection=collection, topic_ids={t for t, _ in keys})
+        .filter(document_id__in={d for _, d in keys}, grade__isnull=False)
         .select_related("assessor", "document", "topic")
         .order_by("assessor__username")
     )

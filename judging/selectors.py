@@ -12,7 +12,7 @@ import numpy as np
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import connection
-from django.db.models import Count, Exists, F, Min, OuterRef, Q, QuerySet, Subquery, Sum
+from django.db.models import Count, Exists, F, Min, OuterRef, QuerySet, Subquery, Sum
 from django.db.models.functions import Coalesce
 
 from config import sql as db
@@ -25,14 +25,17 @@ from judging.models import (
     Collection,
     Judgment,
     JudgmentHistory,
+    LabelSource,
     PoolItem,
     QualityCheck,
     Ranking,
     Run,
+    SourceRole,
     Topic,
 )
 from judging.ordering import selectors as adaptive
 from judging.ordering.core.stopping import Standing, TopicInput, campaign_standing
+from judging.sources import selectors as sources
 
 User = get_user_model()
 
@@ -275,17 +278,16 @@ def assignments_for_assessor(*, assessor_id: int) -> list[Assignment]:
     topic_ids = [a.topic_id for a in assignments]
     judged = {
         row["topic"]: row
-        for row in Judgment.objects.filter(_pooled(), assessor_id=assessor_id, topic_id__in=topic_ids)
+        for row in Judgment.objects.filter(sources.pooled(), assessor_id=assessor_id, topic_id__in=topic_ids)
         .values("topic")
         .annotate(n=Count("id"), seconds=Sum("seconds_spent"))
     }
     own = set(
-        Judgment.objects.filter(_pooled(), assessor_id=assessor_id, topic_id__in=topic_ids).values_list(
+        Judgment.objects.filter(sources.pooled(), assessor_id=assessor_id, topic_id__in=topic_ids).values_list(
             "topic_id", "document_id"
         )
     )
-    advisory = {a.topic.collection_id: a.topic.collection.advisory_assessors for a in assignments}
-    filled = items_filled_by_others(assessor_id=assessor_id, topic_ids=topic_ids, advisory=advisory)
+    filled = items_filled_by_others(assessor_id=assessor_id, topic_ids=topic_ids)
     for collection in {a.topic.collection_id: a.topic.collection for a in assignments}.values():
         filled |= gold_reserved(collection=collection, assessor_id=assessor_id, topic_ids=topic_ids)
     closed = Counter(topic_id for topic_id, _ in filled - own)
@@ -298,30 +300,10 @@ def assignments_for_assessor(*, assessor_id: int) -> list[Assignment]:
     return assignments
 
 
-def counted_labels(*, collection: Collection, topic_ids=None, pooled_only: bool = False) -> QuerySet:
-    """The judgments that count in `collection` (the consensus's input): every label of an account that is not
-    advisory (machine judges, clicks and other advisory sources are measured, never counted). `pooled_only` keeps
-    the labels of pooled items alone (an imported qrels reaches past the pool). The one place this is decided; the
-    campaign's figures, the stop signal and the embedded judge's fitting read it."""
-    labels = Judgment.objects.filter(topic__collection=collection).exclude(
-        assessor_id__in=collection.advisory_assessors or []
-    )
-    if topic_ids is not None:
-        labels = labels.filter(topic_id__in=topic_ids)
-    return labels.filter(_pooled()) if pooled_only else labels
-
-
-def advisory_labels(*, collection: Collection, pooled_only: bool = False) -> QuerySet:
-    """The judgments of the collection's advisory accounts (machine judges among them): shown and measured beside
-    the counted ones, never counted."""
-    labels = Judgment.objects.filter(topic__collection=collection, assessor_id__in=collection.advisory_assessors or [])
-    return labels.filter(_pooled()) if pooled_only else labels
-
-
 def collection_standing(*, collection: Collection, rankings: Mapping[int, Mapping[int, np.ndarray]]) -> Standing:
-    """Where the collection's campaign stands (`stopping.campaign_standing`), from the labels that count
-    (`selectors.counted_labels`: no machine judge's or other advisory label) of pooled items, each read as the
-    highest grade a counted assessor gave. `rankings` is `selectors.collection_rankings` of the collection."""
+    """Where the collection's campaign stands (`stopping.campaign_standing`), from the people's labels
+    (`people_labels`: no machine judge's, imported file's or clicks' label) of pooled items, each read as the
+    highest grade a person gave. `rankings` is `selectors.collection_rankings` of the collection."""
     tags = dict(Run.objects.filter(collection=collection).values_list("id", "tag"))
     by_topic: dict[int, dict[str, list[int]]] = {}
     for run_id, per_topic in rankings.items():
@@ -333,8 +315,8 @@ def collection_standing(*, collection: Collection, rankings: Mapping[int, Mappin
     ):
         pools.setdefault(topic_id, []).append(document_id)
     labels: dict[int, dict[int, int | None]] = {}
-    counted = counted_labels(collection=collection, pooled_only=True)
-    rows = counted.values_list("topic_id", "document_id", "grade")
+    people = sources.people_labels(collection=collection, pooled_only=True)
+    rows = people.values_list("topic_id", "document_id", "grade")
     for topic_id, document_id, grade in rows.iterator(chunk_size=5000):
         known = labels.setdefault(topic_id, {})
         known[document_id] = adaptive.higher_label(known.get(document_id), grade)
@@ -345,35 +327,45 @@ def collection_standing(*, collection: Collection, rankings: Mapping[int, Mappin
     return campaign_standing(topics, relevance_level=collection.relevance_threshold, seed=collection.id)
 
 
-def items_labelled_only_by_advisory(*, collection: Collection) -> int:
-    """How many pooled items have an advisory label (a machine judge's) and no label that counts: unjudged, as far
-    as the campaign's figures go."""
-    advisory = set(advisory_labels(collection=collection, pooled_only=True).values_list("topic_id", "document_id"))
-    counted = counted_labels(collection=collection, pooled_only=True).filter(grade__isnull=False)
-    return len(advisory - set(counted.values_list("topic_id", "document_id")))
+def standing_figures(*, collection: Collection, standing: Standing) -> dict:
+    """The campaign's standing as figures (the "Where we stand" card and `GET /api/collections/ID/standing/`),
+    each counted from the people's labels inside the pool: a machine's, a file's or clicks' label judges nothing
+    here, and says so in `items_labelled_only_by_machines`."""
+    pooled = PoolItem.objects.filter(topic__collection=collection).count()
+    by_people = sources.people_labels(collection=collection, pooled_only=True)
+    judged = by_people.values("topic_id", "document_id").distinct().count()
+    return {
+        "pooled_items": pooled,
+        "items_judged_by_people": judged,
+        "items_labelled_only_by_machines": items_labelled_only_by_machines(collection=collection),
+        "unjudged_by_people": pooled - judged,
+        "relevant_found_by_people": standing.relevant_found,
+        "estimated_relevant_left": round(standing.relevant_expected_left, 1),
+    }
 
 
-def _pooled() -> Exists:
-    return Exists(PoolItem.objects.filter(topic_id=OuterRef("topic_id"), document_id=OuterRef("document_id")))
+def items_labelled_only_by_machines(*, collection: Collection) -> int:
+    """How many pooled items have a label from a source that is not a person (a machine judge's, an imported
+    file's, clicks') and no person's graded label: unjudged, as far as the campaign's figures go."""
+    every = set(
+        Judgment.objects.filter(sources.pooled(), topic__collection=collection, grade__isnull=False).values_list(
+            "topic_id", "document_id"
+        )
+    )
+    people = sources.people_labels(collection=collection, pooled_only=True).filter(grade__isnull=False)
+    return len(every - set(people.values_list("topic_id", "document_id")))
 
 
-def items_filled_by_others(
-    *, assessor_id: int, topic_ids: list[int], advisory: dict[int, list[int] | None] | None = None
-) -> set[tuple[int, int]]:
+def items_filled_by_others(*, assessor_id: int, topic_ids: list[int]) -> set[tuple[int, int]]:
     """(topic id, document id) of the pool items that already have their collection's k graded judgments from
-    assessors other than this one (advisory assessors, machines among them, take no slot): unless the assessor
-    judged them too, they are closed to them (the write service refuses them; queues and totals leave them out).
-    Only pool items: labels of documents outside the pool (an imported qrels reaches past it) close nothing (they
-    once made an assessor's start page read "-3658 documents left").
-    `advisory`, {collection id: its advisory assessors} for the topics' collections, saves reading them."""
-    if advisory is None:
-        found = Collection.objects.filter(topics__in=topic_ids).distinct().values_list("id", "advisory_assessors")
-        advisory = dict(found)
-    counted = Q()
-    for collection_id, accounts in advisory.items():
-        counted |= Q(topic__collection_id=collection_id) & ~Q(assessor_id__in=accounts or [])
+    counted sources other than this assessor (advisory sources, machines among them, take no slot): unless the
+    assessor judged them too, they are closed to them (the write service refuses them; queues and totals leave them
+    out). Only pool items: labels of documents outside the pool (an imported qrels reaches past it) close nothing
+    (they once made an assessor's start page read "-3658 documents left")."""
     return set(
-        Judgment.objects.filter(counted, _pooled(), topic_id__in=topic_ids, grade__isnull=False)
+        Judgment.objects.filter(
+            ~sources.source_is(role=SourceRole.ADVISORY), sources.pooled(), topic_id__in=topic_ids, grade__isnull=False
+        )
         .exclude(assessor_id=assessor_id)
         .values("topic_id", "document_id", "topic__collection__assessors_per_item")
         .annotate(n=Count("id"))
@@ -395,14 +387,11 @@ def collections_overview() -> QuerySet[Collection]:
     advisory) assessor, as the campaign page counts it: two queries, whatever the number of topics (the
     dashboard)."""
     judged = Judgment.objects.filter(
-        topic_id=OuterRef("topic_id"), document_id=OuterRef("document_id"), grade__isnull=False
+        ~sources.source_is(role=SourceRole.ADVISORY),
+        topic_id=OuterRef("topic_id"),
+        document_id=OuterRef("document_id"),
+        grade__isnull=False,
     )
-    advisory = Q()
-    for collection_id, accounts in Collection.objects.values_list("id", "advisory_assessors"):
-        if accounts:
-            advisory |= Q(topic__collection_id=collection_id, assessor_id__in=accounts)
-    if advisory:
-        judged = judged.exclude(advisory)
 
     def count(queryset, collection_field: str):
         rows = queryset.filter(**{collection_field: OuterRef("pk")}).order_by().values(collection_field)
@@ -448,8 +437,7 @@ def judging_queue(*, assessor_id: int, topic: Topic) -> list[dict]:
         .order_by("created_at", "id")
         .values("document_id", "grade", "note", "cannot_judge_reason", "seconds_spent")
     }
-    advisory = {collection.id: collection.advisory_assessors}
-    filled = items_filled_by_others(assessor_id=assessor_id, topic_ids=[topic.id], advisory=advisory)
+    filled = items_filled_by_others(assessor_id=assessor_id, topic_ids=[topic.id])
     filled |= gold_reserved(collection=collection, assessor_id=assessor_id, topic_ids=[topic.id])
     closed = {d for _, d in filled} - set(own)
     pool = PoolItem.objects.filter(topic=topic).order_by("-priority", "id")
@@ -560,7 +548,8 @@ def collection_assessors(*, collection: Collection) -> list[tuple[int, str]]:
     the people an admin may make advisory."""
     judged = Judgment.objects.filter(topic__collection=collection).values_list("assessor_id", flat=True)
     assigned = Assignment.objects.filter(topic__collection=collection).values_list("assessor_id", flat=True)
-    ids = set(judged.distinct()) | set(assigned) | set(collection.advisory_assessors or ())
+    sources = LabelSource.objects.filter(collection=collection).values_list("account_id", flat=True)
+    ids = set(judged.distinct()) | set(assigned) | set(sources)
     return list(User.objects.filter(pk__in=ids).order_by("username").values_list("pk", "username"))
 
 
@@ -576,12 +565,11 @@ def gold_reserved(*, collection: Collection, assessor_id: int, topic_ids=None) -
     queue: they reach a counted assessor only as gold checks (answers measured, never counted), so that gold comes
     at the configured rate whatever k is (with k = 2 a reference's label filled no item, every gold item stayed an
     ordinary item, and no gold check was ever mixed in). Gold and advisory accounts keep every item."""
-    special = set(collection.gold_assessors or ()) | set(collection.advisory_assessors or ())
-    if not collection.gold_rate or assessor_id in special:
+    if not collection.gold_rate:
         return set()
-    gold = Judgment.objects.filter(
-        topic__collection=collection, assessor_id__in=collection.gold_assessors or [], grade__isnull=False
-    )
+    if assessor_id in sources.special_accounts(collection=collection):
+        return set()
+    gold = sources.gold_labels(collection=collection).filter(grade__isnull=False)
     adjudicated = Adjudication.objects.filter(topic__collection=collection)
     if topic_ids is not None:
         gold, adjudicated = gold.filter(topic_id__in=topic_ids), adjudicated.filter(topic_id__in=topic_ids)
@@ -593,9 +581,9 @@ def collection_gold(*, collection: Collection) -> dict[tuple[int, int], int]:
     qrels, say), and every adjudicated item, whose grade wins where both give one."""
     gold = {
         (t, d): g
-        for t, d, g in Judgment.objects.filter(
-            topic__collection=collection, assessor_id__in=collection.gold_assessors or [], grade__isnull=False
-        ).values_list("topic_id", "document_id", "grade")
+        for t, d, g in sources.gold_labels(collection=collection)
+        .filter(grade__isnull=False)
+        .values_list("topic_id", "document_id", "grade")
     }
     for topic, documents in collection_adjudications(collection_id=collection.id).items():
         for document, grade in documents.items():

@@ -5,6 +5,7 @@ from django.urls import path
 from judging.machines import views as machines
 from judging.preferences import views as preferences
 from judging.quality import views as pauses
+from judging.sources import views as sources
 from judging.views import adjudication, assessor, assigning, campaign, people, setup
 
 app_name = "judging"
@@ -25,6 +26,8 @@ urlpatterns = [
     path("collections/<int:collection_id>/", campaign.campaign, name="campaign"),
     path("collections/<int:collection_id>/standing/", campaign.campaign_standing, name="campaign_standing"),
     path("collections/<int:collection_id>/import/", campaign.import_upload, name="import"),
+    path("collections/<int:collection_id>/sources/", sources.sources, name="sources"),
+    path("collections/<int:collection_id>/sources/<int:account_id>/", sources.source_update, name="source_update"),
     path("collections/<int:collection_id>/pool/", campaign.pool, name="pool"),
     path("collections/<int:collection_id>/assignments/", assigning.collection_assignments, name="campaign_assignments"),
     path("assignments/<int:assignment_id>/reassign/", assigning.reassign, name="reassign"),

@@ -11,6 +11,7 @@ from evaluation.cached_reads import cached_for_version
 from evaluation.selectors import engine_options, results_version, run_aggregates
 from judging import selectors as judging_selectors
 from judging.models import Collection, Run, Topic
+from judging.sources import selectors as sources
 from measures import PreparedQrels, aggregate, parse_measure
 from measures.judgment_groups import averaged_over_groups
 
@@ -24,7 +25,7 @@ def averaged_over_assessors(*, collection: Collection, measure: str) -> list[dic
 
 def _averaged(collection: Collection, measure: str) -> list[dict]:
     parsed = parse_measure(measure)
-    advisory = set(collection.advisory_assessors or ())
+    advisory = sources.advisory_accounts(collection=collection)
     groups: dict[int, dict[int, dict[int, int]]] = {}
     for topic, documents in judging_selectors.collection_judgments(collection_id=collection.id).items():
         for document, grades in documents.items():

@@ -34,6 +34,7 @@ from judging.quality.core import (
     others_labels,
     relevant_blocks,
 )
+from judging.sources import selectors as sources
 
 User = get_user_model()
 
@@ -46,7 +47,7 @@ COLUMNS = [
 @dataclass
 class ReliabilityRow:
     assessor: str
-    kind: str  # "person" | "machine" | "imported"
+    kind: str  # the source's kind: "person" | "machine" | "imported" | "clicks"
     advisory: bool
     judgments: int
     median_seconds: float | None
@@ -63,11 +64,8 @@ class ReliabilityRow:
 
 
 def _kinds(collection: Collection, usernames: dict[int, str]) -> dict[int, str]:
-    machines = set(MachineJudge.objects.filter(collection=collection).values_list("account_id", flat=True))
-    return {
-        pk: "machine" if pk in machines else "imported" if name.startswith(("qrels:", "machine:")) else "person"
-        for pk, name in usernames.items()
-    }
+    """Each labelling account's kind in the collection: its label source's (person where it has none)."""
+    return sources.source_kinds(collection=collection, account_ids=list(usernames))
 
 
 @dataclass
@@ -113,7 +111,7 @@ def _names(collection: Collection, reveal: bool) -> dict[int, str]:
 
 def _yardsticks(collection: Collection, labels: dict[int, list[Label]]) -> dict[int, dict[tuple[str, str], int]]:
     """Each assessor's yardstick besides gold: the counted (not advisory) other assessors' majority labels."""
-    advisory = set(collection.advisory_assessors or ())
+    advisory = sources.advisory_accounts(collection=collection)
     counted = {str(who): rows for who, rows in labels.items() if who not in advisory}
     return {who: others_labels({**counted, str(who): mine}, str(who)) for who, mine in labels.items()}
 
@@ -130,7 +128,7 @@ def assessor_reliability(*, collection: Collection, reveal: bool) -> list[Reliab
     )
     names = _names(collection, reveal)
     kinds = _kinds(collection, usernames)
-    advisory = set(collection.advisory_assessors or ())
+    advisory = sources.advisory_accounts(collection=collection)
     pauses = {
         p.assessor_id: {
             "id": p.pk,
@@ -143,7 +141,7 @@ def assessor_reliability(*, collection: Collection, reveal: bool) -> list[Reliab
     }
     table = []
     yardsticks = _yardsticks(collection, labels)
-    gold_assessors = set(collection.gold_assessors or ())
+    gold_assessors = sources.gold_accounts(collection=collection)
     for who, mine in labels.items():
         own_gold = {} if who in gold_assessors else gold  # a reference is not measured against itself
         quality = assessor_quality(

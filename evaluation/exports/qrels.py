@@ -19,6 +19,7 @@ from evaluation.machines.selectors import holes_filled_qrels
 from evaluation.preferences.selectors import BRADLEY_TERRY, bradley_terry_qrels
 from judging import selectors as judging_selectors
 from judging.models import Collection, Document, Judgment, MachineJudge, QualityCheck, Topic
+from judging.sources import selectors as sources
 
 SOURCES = ("consensus", "assessor", "all", "filled", "preferences")
 FORMATS = {"trec": "txt", "jsonl": "jsonl", "csv": "csv"}
@@ -81,7 +82,7 @@ def qrels_rows(
         return grade if binarise_at is None else int(grade >= binarise_at)
 
     gold = {} if source == "consensus" else judging_selectors.collection_gold(collection=collection)
-    references = set(collection.gold_assessors or ())
+    references = set() if source == "consensus" else sources.gold_accounts(collection=collection)
     for topic_id, number in topic_rows.values_list("id", "number"):
         judgments = Judgment.objects.filter(topic_id=topic_id, grade__isnull=False)
         if wanted_assessor is not None:

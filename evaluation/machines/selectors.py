@@ -15,6 +15,7 @@ from evaluation.machines import core as verify
 from evaluation.selectors import consensus_labels, engine_options, results_version, stored_measures
 from judging import selectors as judging_selectors
 from judging.models import Collection, MachineJudge, MachineReply, PoolItem, Topic
+from judging.sources import selectors as sources
 
 
 def machine_judges(*, collection: Collection) -> list[MachineJudge]:
@@ -70,7 +71,7 @@ def _verification(judge: MachineJudge, reveal: bool, draws: int) -> dict:
     judgments, consensus, pooled = _inputs(collection)
     machine = _own(judgments, judge.account_id)
     names = judging_selectors.assessor_names(collection=collection, reveal=reveal)
-    advisory = set(collection.advisory_assessors or ())
+    advisory = sources.advisory_accounts(collection=collection)
     people = sorted(
         {a for docs in judgments.values() for grades in docs.values() for a in grades} - advisory - {judge.account_id}
     )

@@ -23,8 +23,9 @@ from judging.imports.services import IMPORTED_NAMESPACE
 from judging.jobs import kinds as job_kinds
 from judging.jobs import runner as jobs
 from judging.jobs import uploads
-from judging.models import Collection, Document, Job, Topic, Upload
-from judging.services import collection_settings_update, imported_assessors, judgments_record_bulk, topics_upsert
+from judging.models import Collection, Document, Job, SourceKind, SourceRole, Topic, Upload
+from judging.services import imported_assessors, judgments_record_bulk, topics_upsert
+from judging.sources.services import label_source_made
 
 IMPORT_TASK = "evaluation.tasks.import_search_log"
 
@@ -194,10 +195,10 @@ def implicit_judgments_import(
             labels=labels, changed_by=imported_by, note=f"implicit judgments ({model}) from log {search_log.name}"
         )
         # Clicks measure the people, they are not people: their labels are advisory from the start.
-        if assessor.pk not in (collection.advisory_assessors or []):
-            collection_settings_update(
-                collection=collection, advisory_assessors=[*(collection.advisory_assessors or []), assessor.pk]
-            )
+        label_source_made(
+            collection=collection, account=assessor, kind=SourceKind.CLICKS, role=SourceRole.ADVISORY,
+            changed_by=imported_by, reason=f"implicit judgments from log {search_log.name}",
+        )  # fmt: skip
     return {
         "model": model,
         "min_impressions": min_impressions,

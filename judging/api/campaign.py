@@ -14,18 +14,31 @@ from rest_framework.views import APIView
 from judging import progress, selectors, services
 from judging.imports.services import IMPORT_KINDS, import_start
 from judging.jobs.api import job_accepted
-from judging.models import Assignment, Collection, Document, PoolItem, Run, Topic
+from judging.models import Assignment, Collection, Document, PoolItem, Run, SourceRole, Topic
 from judging.ordering.core import pool_strategies
 from judging.permissions import IsAdmin, ReadsForResearchersWritesForAdmins
 from judging.services import pools
+from judging.sources import selectors as sources
+
+
+class AccountsInRole(serializers.ListField):
+    """The accounts whose labels have a role in the collection (its label sources), as a list of user ids; written
+    through the settings service, which sets the sources' roles with an audit trail."""
+
+    def __init__(self, *, role: str, **kwargs):
+        self.role = role
+        super().__init__(child=serializers.IntegerField(), required=False, **kwargs)
+
+    def get_attribute(self, instance):
+        return sorted(sources.accounts_in_role(collection=instance, role=self.role))
 
 
 class CollectionSerializer(serializers.ModelSerializer):
     """A collection and every setting its settings page has; PATCH changes any of them through the one settings
     service (which refuses what the page refuses, naming the field)."""
 
-    advisory_assessors = serializers.ListField(child=serializers.IntegerField(), required=False)
-    gold_assessors = serializers.ListField(child=serializers.IntegerField(), required=False)
+    advisory_assessors = AccountsInRole(role=SourceRole.ADVISORY)
+    gold_assessors = AccountsInRole(role=SourceRole.GOLD)
     verification_judge = serializers.IntegerField(source="verification_judge_id", required=False, allow_null=True)
 
     class Meta:
@@ -65,7 +78,8 @@ class CollectionSerializer(serializers.ModelSerializer):
     def update(self, instance, validated_data):
         if "verification_judge_id" in validated_data:
             validated_data["verification_judge"] = validated_data.pop("verification_judge_id")
-        return services.collection_settings_update(collection=instance, **validated_data)
+        changed_by = self.context["request"].user if "request" in self.context else None
+        return services.collection_settings_update(collection=instance, changed_by=changed_by, **validated_data)
 
 
 class TopicSerializer(serializers.ModelSerializer):
@@ -117,7 +131,7 @@ class CollectionList(generics.ListCreateAPIView):
         settings = dict(serializer.validated_data)
         if settings.pop("verification_judge_id", None) is not None:
             raise exceptions.ValidationError({"verification_judge": "a new collection has no machine judge yet"})
-        serializer.instance = services.collection_create(**settings)
+        serializer.instance = services.collection_create(created_by=self.request.user, **settings)
 
 
 class CollectionDetail(generics.RetrieveUpdateAPIView):
@@ -170,6 +184,13 @@ class ImportSerializer(serializers.Serializer):
         help_text="one file, several (the field repeated), or a .zip or .tar.gz of them: one job, all or nothing",
     )
     skip_invalid = serializers.BooleanField(default=False)
+    source = serializers.CharField(
+        required=False, default="", allow_blank=True, max_length=60,
+        help_text="qrels: the source the labels belong to (default 'imported'; a fifth column names its own)",
+    )  # fmt: skip
+    role = serializers.ChoiceField(
+        choices=SourceRole.values, default=SourceRole.COUNTED, help_text="qrels: counted, advisory or gold"
+    )
 
 
 class ImportCreate(APIView):
@@ -197,6 +218,8 @@ class ImportCreate(APIView):
             files=data["file"],
             skip_invalid=data["skip_invalid"],
             created_by=request.user,
+            source=data["source"],
+            role=data["role"],
         )
         return job_accepted(request, job)
 
@@ -325,3 +348,27 @@ class AssignmentDetail(APIView):
     def delete(self, request: Request, assignment_id: int) -> Response:
         services.assignment_delete(assignment=get_object_or_404(Assignment, pk=assignment_id))
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class StandingSerializer(serializers.Serializer):
+    pooled_items = serializers.IntegerField()
+    items_judged_by_people = serializers.IntegerField()
+    items_labelled_only_by_machines = serializers.IntegerField()
+    unjudged_by_people = serializers.IntegerField()
+    relevant_found_by_people = serializers.IntegerField()
+    estimated_relevant_left = serializers.FloatField()
+
+
+class CollectionStanding(APIView):
+    """Where the campaign stands, the figures of its "Where we stand" card, each counted from the people's labels
+    inside the pool (a machine's, a file's or clicks' label judges nothing here)."""
+
+    permission_classes = [ReadsForResearchersWritesForAdmins]
+
+    @extend_schema(responses=StandingSerializer)
+    def get(self, request: Request, collection_id: int) -> Response:
+        collection = get_object_or_404(Collection, pk=collection_id)
+        standing = selectors.collection_standing(
+            collection=collection, rankings=selectors.collection_rankings(collection_id=collection.id)
+        )
+        return Response(StandingSerializer(selectors.standing_figures(collection=collection, standing=standing)).data)

@@ -5,6 +5,7 @@ from django.urls import path
 from judging.api import campaign, judgments
 from judging.jobs import api as jobs
 from judging.machines import api as machines
+from judging.sources import api as sources
 
 urlpatterns = [
     path("jobs/<int:job_id>/", jobs.JobView.as_view(), name="api-job"),
@@ -17,6 +18,13 @@ urlpatterns = [
     path("collections/<int:collection_id>/pool/", campaign.PoolView.as_view(), name="api-pool"),
     path("collections/<int:collection_id>/assignments/", campaign.AssignmentList.as_view(), name="api-assignments"),
     path("assignments/<int:assignment_id>/", campaign.AssignmentDetail.as_view(), name="api-assignment"),
+    path("collections/<int:collection_id>/standing/", campaign.CollectionStanding.as_view(), name="api-standing"),
+    path("collections/<int:collection_id>/sources/", sources.SourceList.as_view(), name="api-sources"),
+    path(
+        "collections/<int:collection_id>/sources/<int:account_id>/",
+        sources.SourceDetail.as_view(),
+        name="api-source",
+    ),
     path("judgments/", judgments.JudgmentListCreate.as_view(), name="api-judgments"),
     path("jobs/<int:job_id>/cancel/", machines.JobCancel.as_view(), name="api-job-cancel"),
     path(

@@ -7,6 +7,7 @@ file twice changes nothing the second time. The web page, the API and the manage
 
 from __future__ import annotations
 
+import re
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
+from judging.core.identifiers import identifier, identifier_problem
 from judging.imports.core import archives
 from judging.imports.core.documents import parse_documents
 from judging.imports.core.problems import LISTED_PROBLEMS, ImportFailed, Problem, Problems, Progress
@@ -26,12 +28,13 @@ from judging.jobs import runner as jobs
 from judging.jobs import uploads
 from judging.jobs.runner import JobRefused
 from judging.jobs.uploads import upload_local_copy, upload_size_limit
-from judging.models import Collection, Document, Topic
+from judging.models import Collection, Document, SourceKind, SourceRole, Topic
 from judging.services.documents import documents_upsert
 from judging.services.judgments import judgments_record_bulk
 from judging.services.runs import run_store
 from judging.services.topics import topics_upsert
 from judging.services.users import imported_assessors
+from judging.sources.services import label_source_made
 
 DOCUMENT_BATCH = 2000
 IMPORTED_ASSESSOR = "imported"
@@ -209,14 +212,19 @@ def qrels_import(
     name: str | None = None,
     assessor: str | None = None,
     assessor_map: Mapping | None = None,
+    role: str = SourceRole.COUNTED,
     skip_invalid: bool = False,
     progress: Progress | None = None,
     imported_by=None,
 ) -> ImportReport:
     """Imports TREC qrels as judgments, to seed a campaign or compare with it. A fifth column names the assessor;
-    lines without one are `assessor`'s (default 'imported'). Named assessors live in their own namespace
-    (`qrels:NAME`, users who cannot log in) unless `assessor_map` maps a name to a live account explicitly. Grades
-    must be on the collection's scale. Changed topics are recomputed."""
+    lines without one are `assessor`'s (default 'imported'): the source the labels belong to. Named assessors live
+    in their own namespace (`qrels:NAME`, users who cannot log in) unless `assessor_map` maps a name to a live
+    account explicitly. Each imported account is a label source of kind "imported" with `role` (counted, advisory
+    or gold) on first use; a role chosen since stays. Grades must be on the collection's scale. Changed topics are
+    recomputed."""
+    if role not in SourceRole.values:
+        raise ValidationError({"role": f"choose one of {', '.join(SourceRole.values)}"})
     problems, report = Problems(), ImportReport("qrels")
     file = name or str(path)
     topics = dict(Topic.objects.filter(collection=collection).values_list("number", "id"))
@@ -246,6 +254,13 @@ def qrels_import(
         users = imported_assessors(
             names={key[0] for key in grades}, mapped=dict(assessor_map or {}), namespace=IMPORTED_NAMESPACE
         )
+        mapped = {getattr(user, "pk", user) for user in (assessor_map or {}).values()}
+        for user in users.values():
+            if user.pk not in mapped:  # a file's own account; a live account mapped in keeps what it is
+                label_source_made(
+                    collection=collection, account=user, kind=SourceKind.IMPORTED, role=role, changed_by=imported_by,
+                    reason=f"imported from {file}",
+                )  # fmt: skip
         labels = {
             (users[name], topic_id, document_id): grade for (name, topic_id, document_id), (grade, _) in grades.items()
         }
@@ -263,13 +278,28 @@ IMPORT_JOB = job_kinds.JobKind(
 
 
 def import_start(
-    *, collection: Collection, kind: str, file=None, files=None, skip_invalid: bool = False, created_by=None
+    *,
+    collection: Collection,
+    kind: str,
+    file=None,
+    files=None,
+    skip_invalid: bool = False,
+    created_by=None,
+    source: str = "",
+    role: str = SourceRole.COUNTED,
 ):
     """Stores the uploaded file(s) and starts their import as one Job (the page's and the API's one way in): several
-    files, or a .zip or .tar.gz, are imported together, all or nothing, with one report. Raises ValidationError on
-    'file' for an upload over the limit."""
+    files, or a .zip or .tar.gz, are imported together, all or nothing, with one report. Qrels name the `source`
+    their labels belong to (default 'imported'; a fifth column names its own) and its `role`. Raises
+    ValidationError on 'file' for an upload over the limit, on 'source' or 'role' for a name or role refused."""
     if kind not in IMPORT_KINDS:
         raise ValueError(f"unknown import kind {kind!r}")
+    if role not in SourceRole.values:
+        raise ValidationError({"role": f"choose one of {', '.join(SourceRole.values)}"})
+    source = identifier(source.strip()) if source else ""
+    if source and (identifier_problem(source) or not re.fullmatch(r"[\w.@+-]{1,60}", source)):
+        raise ValidationError({"source": "a name of 1 to 60 letters, digits and . @ + - _"})
+    labels_from = {"source": source, "role": role}
     files = [f for f in (files or [file]) if f is not None]
     if not files:
         raise ValidationError({"file": "choose at least one file"})
@@ -277,7 +307,7 @@ def import_start(
     return jobs.job_start(
         kind=f"import {kind}",
         task=IMPORT_TASK,
-        arguments={"kind": kind, "skip_invalid": skip_invalid},
+        arguments={"kind": kind, "skip_invalid": skip_invalid} | (labels_from if kind == "qrels" else {}),
         collection=collection,
         created_by=created_by,
         upload=upload,
@@ -334,7 +364,13 @@ def _import_files(kind: str, files: list[tuple[Path, str]], job, progress: Progr
         try:
             with transaction.atomic():
                 if kind == "qrels":
-                    part = qrels_import(path=path, name=name, imported_by=job.created_by, progress=share, **options)
+                    source = {
+                        "assessor": job.arguments.get("source") or None,
+                        "role": job.arguments.get("role", "counted"),
+                    }
+                    part = qrels_import(
+                        path=path, name=name, imported_by=job.created_by, progress=share, **source, **options
+                    )
                 else:
                     importer = {"topics": topics_import, "documents": documents_import}[kind]
                     part = importer(path=path, name=name, progress=share, **options)

@@ -17,13 +17,13 @@ from django.core.exceptions import ValidationError
 
 from config.core.outbound import url_problem
 from config.core.secrets import secret_name_problem
-from judging import selectors
 from judging.machines.core.cache import ReplyCache
 from judging.machines.core.client import Budget, ChatClient, ServerConfig
 from judging.machines.core.judge import PairResult, TopicText, judge_pairs
 from judging.machines.core.lexical import lexical_labels
 from judging.machines.core.prompts import Template, render
 from judging.models import Document, MachineJudge, MachineProvider, PoolItem, Topic
+from judging.sources import selectors as sources
 
 LEXICAL_VERSION = "bm25-quantiles-1"
 RETRY_BACKOFF = 1.0  # seconds before a fault's first retry, doubling (a 429's Retry-After, when longer, wins)
@@ -145,7 +145,7 @@ def _lexical_label(judge: MachineJudge, asked: Pairs, record: Record, stop: Stop
     queries = {str(t.id): f"{t.title} {t.description}" for t in Topic.objects.filter(collection=collection)}
     people = [
         (str(t), str(d), g)
-        for t, d, g in selectors.counted_labels(collection=collection)
+        for t, d, g in sources.counted_labels(collection=collection)
         .filter(grade__isnull=False)
         .values_list("topic_id", "document_id", "grade")
     ]

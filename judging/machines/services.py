@@ -37,10 +37,12 @@ from judging.models import (
     MachineJudge,
     MachineReply,
     PoolItem,
+    SourceKind,
+    SourceRole,
     Topic,
 )
-from judging.services.collections import collection_settings_update
 from judging.services.judgments import judgments_record_bulk
+from judging.sources.services import label_source_set
 
 User = get_user_model()
 MACHINE_NAMESPACE = "machine:"
@@ -132,11 +134,13 @@ def machine_judge_create(*, collection: Collection, name: str, advisory: bool = 
     judge.account = account
     judge.configuration = configuration_hash(judge)
     judge.save()
-    if advisory and account.pk not in (collection.advisory_assessors or []):
-        updated = collection_settings_update(
-            collection=collection, advisory_assessors=[*(collection.advisory_assessors or []), account.pk]
-        )
-        collection.advisory_assessors = updated.advisory_assessors
+    label_source_set(
+        collection=collection,
+        account=account,
+        kind=SourceKind.MACHINE,
+        role=SourceRole.ADVISORY if advisory else SourceRole.COUNTED,
+        reason=f"machine judge {name} made",
+    )
     return judge
 
 

@@ -14,6 +14,7 @@ from judging.machines import services as service
 from judging.machines.forms import MachineJudgeForm, MachinePreviewForm, MachineRunForm
 from judging.models import Collection, Job, MachineJudge, PoolItem
 from judging.permissions import admin_required
+from judging.sources import selectors as sources
 
 PREVIEW_CHOICES = 300
 
@@ -25,12 +26,13 @@ def _form_errors(form, error: ValidationError) -> None:
 
 def _judges_context(collection: Collection) -> list[dict]:
     rows = []
+    advisory = sources.advisory_accounts(collection=collection)
     for judge in MachineJudge.objects.filter(collection=collection).select_related("account").order_by("name"):
         replies = judge.replies.filter(configuration=judge.configuration)
         rows.append(
             {
                 "judge": judge,
-                "advisory": judge.account_id in (collection.advisory_assessors or []),
+                "advisory": judge.account_id in advisory,
                 "labelled": replies.filter(failure="").count(),
                 "failed": replies.exclude(failure="").count(),
                 "last_job": Job.objects.filter(task=service.MACHINE_TASK, arguments__judge_id=judge.id).first(),

@@ -13,8 +13,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from judging.models import Document, Judgment, PoolItem, Run, Topic
+from judging.models import Document, PoolItem, Run, Topic
 from judging.ordering.core.orders import judging_order
+from judging.sources import selectors as sources
 
 LOOKAHEAD = 50  # documents ordered by the strategy itself; the rest of the frontier follows in the pool's order
 
@@ -25,8 +26,8 @@ def topic_labels_in_arrival_order(*, topic_id: int) -> list[tuple[int, int | Non
     document if anyone says so, as the pool builder's Move-to-Front reads it. Advisory assessors (machine judges,
     clicks) steer no order: their labels are measured, never taken as evidence."""
     labels: dict[int, int | None] = {}
-    advisory = Topic.objects.filter(pk=topic_id).values_list("collection__advisory_assessors", flat=True).first()
-    rows = Judgment.objects.filter(topic_id=topic_id).exclude(assessor_id__in=advisory or [])
+    collection = Topic.objects.select_related("collection").get(pk=topic_id).collection
+    rows = sources.counted_labels(collection=collection, topic_ids=[topic_id])
     rows = rows.order_by("created_at", "id").values_list("document_id", "grade")
     for document_id, grade in rows:
         labels[document_id] = higher_label(labels.get(document_id), grade)

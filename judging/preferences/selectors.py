@@ -14,6 +14,7 @@ from collections import defaultdict
 from judging import selectors
 from judging.models import PoolItem, Preference, PreferenceOutcome, Topic
 from judging.preferences import core as tournament
+from judging.sources import selectors as sources
 from measures.agreement import krippendorff_alpha, percent_agreement
 
 OUTCOMES = [choice.value for choice in PreferenceOutcome]
@@ -23,7 +24,7 @@ def candidates(*, topic: Topic) -> list[int]:
     """The topic's tournament candidates (document ids), best prior first."""
     collection = topic.collection
     judged, adjudicated = selectors.topic_labels(topic_id=topic.id)
-    advisory = set(collection.advisory_assessors or ())
+    advisory = sources.advisory_accounts(collection=collection)
 
     def mean(grades: list[int]) -> float:
         return sum(grades) / len(grades) if grades else -1.0

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from judging import signals
 from judging.models import MAX_SCALE, Collection, Grade, Judgment, MachineJudge
+from judging.sources.services import label_roles_set
 from measures import canonical_names
 
 DEFAULT_GRADE_LABELS = {
@@ -37,19 +37,18 @@ def collection_create(
     max_grade: int = 1,
     relevance_threshold: int = 1,
     grades: Sequence[tuple[str, str]] | None = None,
+    created_by=None,
     **settings,
 ) -> Collection:
-    """Creates a collection and its relevance scale (labels default to a sensible wording for the scale)."""
+    """Creates a collection and its relevance scale (labels default to a sensible wording for the scale).
+    `advisory_assessors` and `gold_assessors`, when given, become the accounts' label sources' roles."""
     if not 1 <= max_grade <= MAX_SCALE:
         raise ValidationError({"max_grade": f"the scale must be 0..1 (binary) up to 0..{MAX_SCALE}, got {max_grade}"})
     if not 1 <= relevance_threshold <= max_grade:
         raise ValidationError({"relevance_threshold": f"must be between 1 and {max_grade}"})
     if "measures" in settings:
         settings["measures"] = measures_canonical(settings["measures"])
-    if "advisory_assessors" in settings:
-        settings["advisory_assessors"] = advisory_checked(settings["advisory_assessors"])
-    if "gold_assessors" in settings:
-        settings["gold_assessors"] = advisory_checked(settings["gold_assessors"], "gold_assessors")
+    roles = {"advisory": settings.pop("advisory_assessors", None), "gold": settings.pop("gold_assessors", None)}
     labels = list(grades) if grades is not None else scale_labels(max_grade)
     if len(labels) != max_grade + 1:
         raise ValidationError({"grades": f"a 0..{max_grade} scale needs {max_grade + 1} labels, got {len(labels)}"})
@@ -60,6 +59,8 @@ def collection_create(
         Grade(collection=collection, value=value, label=label, description=description)
         for value, (label, description) in enumerate(labels)
     )
+    if any(accounts is not None for accounts in roles.values()):
+        label_roles_set(collection=collection, **roles, changed_by=created_by)
     return collection
 
 
@@ -89,19 +90,6 @@ def _verification_judge(collection: Collection, judge):
     return found
 
 
-def advisory_checked(assessors, field: str = "advisory_assessors") -> list[int]:
-    """Accounts (users or ids given) as their sorted, distinct user ids, for a setting listing assessors (advisory or
-    gold); ValidationError naming `field` and any that is no account."""
-    ids = sorted({getattr(a, "pk", a) for a in assessors or ()})
-    if not all(isinstance(i, int) for i in ids):
-        raise ValidationError({field: "give accounts or their ids"})
-    known = set(get_user_model().objects.filter(pk__in=ids).values_list("pk", flat=True))
-    unknown = [i for i in ids if i not in known]
-    if unknown:
-        raise ValidationError({field: f"no account with id {', '.join(map(str, unknown))}"})
-    return ids
-
-
 @transaction.atomic
 def collection_scale_update(*, collection: Collection, grades: Sequence[tuple[str, str]]) -> None:
     """Renames the grades of a collection's scale (label, description per value 0..max); the values never change
@@ -115,17 +103,17 @@ def collection_scale_update(*, collection: Collection, grades: Sequence[tuple[st
 
 
 @transaction.atomic
-def collection_settings_update(*, collection: Collection, **changes) -> Collection:
+def collection_settings_update(*, collection: Collection, changed_by=None, **changes) -> Collection:
     """Changes a collection's settings and announces which changed (`signals.collection_changed`, in the same
     transaction: evaluation marks every topic stale when one of its settings is among them). Measures are stored
-    by their canonical names, whatever the spelling given."""
+    by their canonical names, whatever the spelling given. `advisory_assessors` and `gold_assessors` set the
+    accounts' label sources' roles (`sources.services.label_roles_set`, with `changed_by` in their trail)."""
     locked = Collection.objects.select_for_update().get(pk=collection.pk)
     if "measures" in changes:
         changes["measures"] = measures_canonical(changes["measures"])
-    if "advisory_assessors" in changes:
-        changes["advisory_assessors"] = advisory_checked(changes["advisory_assessors"])
-    if "gold_assessors" in changes:
-        changes["gold_assessors"] = advisory_checked(changes["gold_assessors"], "gold_assessors")
+    roles = {"advisory": changes.pop("advisory_assessors", None), "gold": changes.pop("gold_assessors", None)}
+    if any(accounts is not None for accounts in roles.values()):  # who counts: label sources, with their trail
+        label_roles_set(collection=locked, **roles, changed_by=changed_by)
     if "verification_judge" in changes:
         changes["verification_judge"] = _verification_judge(locked, changes["verification_judge"])
     if changes.get("verification_mode", "blind") in (None, ""):

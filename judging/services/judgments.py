@@ -22,6 +22,7 @@ from judging.models import (
     PoolItem,
     Topic,
 )
+from judging.sources import selectors as sources
 
 
 def _validate_text(field: str, value: str, max_chars: int) -> None:
@@ -92,7 +93,7 @@ def _claim_item_slot(*, assessor, topic: Topic, document: Document, grade: int |
     if grade is None:
         return
     labels = Judgment.objects.filter(topic=topic, document=document).values_list("assessor_id", "grade")
-    others, advisory = 0, set(topic.collection.advisory_assessors or ())
+    others, advisory = 0, sources.advisory_accounts(collection=topic.collection)
     for assessor_id, label in labels:
         if assessor_id == assessor.pk:
             if label is not None:

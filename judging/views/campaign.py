@@ -67,7 +67,7 @@ def campaign_standing(request: HttpRequest, collection_id: int) -> HttpResponse:
         "collection": collection,
         "standing": standing,
         "saved_judgments": standing.unjudged * collection.assessors_per_item,
-        "advisory_only": selectors.items_labelled_only_by_advisory(collection=collection),
+        "figures": selectors.standing_figures(collection=collection, standing=standing),
         "tau_threshold": stopping.TAU_THRESHOLD,
         "stable_percent": round(100 * stopping.STABLE_SHARE),
     }
@@ -87,6 +87,8 @@ def import_upload(request: HttpRequest, collection_id: int) -> HttpResponse:
                 files=form.cleaned_data["file"],
                 skip_invalid=form.cleaned_data["skip_invalid"],
                 created_by=request.user,
+                source=form.cleaned_data["source"],
+                role=form.cleaned_data["role"] or "counted",
             )
         except ValidationError as error:
             form.add_error(None, error)

@@ -14,6 +14,7 @@ from judging import selectors, services
 from judging.forms import CollectionForm
 from judging.models import Collection, Judgment
 from judging.permissions import admin_required
+from judging.sources import selectors as sources
 from judging.templatetags.guidelines import guidelines
 
 
@@ -27,7 +28,9 @@ def collection_new(request: HttpRequest) -> HttpResponse:
     form = CollectionForm(request.POST or None, grades=dict(enumerate(services.scale_labels(3))))
     if request.method == "POST" and form.is_valid():
         try:
-            collection = services.collection_create(grades=form.cleaned_data["grades"], **form.settings())
+            collection = services.collection_create(
+                grades=form.cleaned_data["grades"], created_by=request.user, **form.settings()
+            )
         except ValidationError as error:
             form.add_error(None, error)
         else:
@@ -52,8 +55,8 @@ def collection_edit(request: HttpRequest, collection_id: int) -> HttpResponse:
     initial["verification_judge"] = collection.verification_judge_id
     # The fields made for this collection (not in base_fields) start from its own values too: a form saved for
     # another reason must not clear who is advisory or gold.
-    initial["advisory_assessors"] = list(collection.advisory_assessors or [])
-    initial["gold_assessors"] = list(collection.gold_assessors or [])
+    initial["advisory_assessors"] = sorted(sources.advisory_accounts(collection=collection))
+    initial["gold_assessors"] = sorted(sources.gold_accounts(collection=collection))
     form = CollectionForm(
         request.POST or None, initial=initial, grades=grades, assessors=assessors, machine_judges=judges
     )
@@ -63,7 +66,9 @@ def collection_edit(request: HttpRequest, collection_id: int) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         try:
             with transaction.atomic():
-                updated = services.collection_settings_update(collection=collection, **form.settings())
+                updated = services.collection_settings_update(
+                    collection=collection, changed_by=request.user, **form.settings()
+                )
                 services.collection_scale_update(collection=updated, grades=form.cleaned_data["grades"])
         except ValidationError as error:
             form.add_error(None, error)

@@ -68,6 +68,9 @@ ENDPOINTS = [
     ("get", "/api/collections/{c}/machine-judges/{m}/verification/", None, READERS),
     ("get", "/api/collections/{c}/reliability/", None, READERS),
     ("get", "/api/collections/{c}/preferences/", None, READERS),
+    ("get", "/api/collections/{c}/standing/", None, READERS),
+    ("get", "/api/collections/{c}/sources/", None, READERS),
+    ("patch", "/api/collections/{c}/sources/{u}/", {"role": "advisory"}, {ADMIN}),
 ]
 
 
@@ -78,7 +81,8 @@ def world():
     assignment = services.assignment_create(assessor=assessor, topic=collection.topics.first())
     job = jobs.job_start(kind="recompute", task="x", arguments={}, collection=collection, created_by=make_user(ADMIN))
     judge = machine_judges.machine_judge_create(collection=collection, name="baseline", provider="lexical")
-    return {"c": collection.id, "a": assignment.id, "j": job.id, "m": judge.id, "t": assignment.topic_id}
+    ids = {"c": collection.id, "a": assignment.id, "j": job.id, "m": judge.id, "t": assignment.topic_id}
+    return ids | {"u": assessor.id}
 
 
 @pytest.mark.parametrize("role", [ADMIN, RESEARCHER, ASSESSOR, "anonymous"])
@@ -106,6 +110,7 @@ def test_every_api_route_is_in_the_table():
     tabled = {path.split("?")[0].replace("{c}", "<int:collection_id>") for _, path, *_ in ENDPOINTS}
     tabled = {p.replace("{a}", "<int:assignment_id>").replace("{j}", "<int:job_id>") for p in tabled}
     tabled = {p.replace("{m}", "<int:judge_id>").replace("{t}", "<int:topic_id>") for p in tabled}
+    tabled = {p.replace("{u}", "<int:account_id>") for p in tabled}
     public = {"api/schema/", "api/docs/"}
 
     def flattened(patterns, prefix=""):

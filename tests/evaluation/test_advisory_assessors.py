@@ -9,6 +9,7 @@ from evaluation import selectors
 from evaluation import services as evaluation_services
 from evaluation.models import AgreementReport, TopicState
 from judging import services
+from judging.sources import selectors as sources
 from tests.factories import make_collection, make_user, stored_aggregates, stored_values
 
 pytestmark = pytest.mark.django_db
@@ -69,7 +70,7 @@ def test_an_admin_makes_an_assessor_advisory_on_the_settings_page(client, judged
     response = client.post(f"/judging/collections/{collection.id}/settings/", data)
     assert response.status_code == 302, response.content.decode()[:3000]
     collection.refresh_from_db()
-    assert collection.advisory_assessors == [machine.pk]
+    assert sources.advisory_accounts(collection=collection) == {machine.pk}
     assert not TopicState.objects.get(topic=topic).fresh  # a consensus setting: recomputed
     with pytest.raises(Exception, match="no account"):
         services.collection_settings_update(collection=collection, advisory_assessors=[10**9])

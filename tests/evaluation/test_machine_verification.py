@@ -21,6 +21,7 @@ from evaluation.selectors import consensus_qrels, engine_options
 from judging import services
 from judging.machines import services as machine_judges
 from judging.models import PoolItem, Topic
+from judging.sources import selectors as sources
 from measures.intervals import wilson
 from tests.api_clients import api_as
 from tests.factories import make_collection, make_user, stored_aggregates
@@ -97,7 +98,7 @@ def test_advisory_machine_labels_change_no_stored_value(judged):
     qrels_before = consensus_qrels(collection=collection)
     judge = _machine_run(collection)
     collection.refresh_from_db()
-    assert judge.account_id in collection.advisory_assessors
+    assert judge.account_id in sources.advisory_accounts(collection=collection)
     assert consensus_qrels(collection=collection) == qrels_before
     assert stored_aggregates(collection) == before
 

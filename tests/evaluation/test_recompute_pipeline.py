@@ -305,6 +305,7 @@ def test_after_one_failed_publish_saves_do_not_wait_on_the_broker_for_a_while(mo
 def test_the_settings_key_names_every_setting_a_stored_value_depends_on():
     from evaluation.selectors import EVALUATION_SETTINGS, VALUE_SETTINGS, settings_key
     from judging.models import Collection
+    from judging.sources.services import label_source_set
 
     assert set(VALUE_SETTINGS) <= set(EVALUATION_SETTINGS)
     collection = Collection.objects.create(name="keyed", max_grade=3)
@@ -316,13 +317,15 @@ def test_the_settings_key_names_every_setting_a_stored_value_depends_on():
         "primary_assessor": other,
         "collection_size": 1000,
         "trec_eval_version": 9,
-        "advisory_assessors": [other.pk],
     }
-    assert set(changed) == set(VALUE_SETTINGS)
+    assert set(changed) | {"label_sources"} == set(VALUE_SETTINGS)
     for name, value in changed.items():
         before = settings_key(collection)
         setattr(collection, name, value)
         assert settings_key(collection) != before, name
+    before = settings_key(collection)
+    label_source_set(collection=collection, account=other, role="advisory")
+    assert settings_key(collection) != before, "label_sources"
 
 
 def test_a_full_recompute_job_run_again_resumes_from_the_topics_it_already_computed(monkeypatch):

@@ -7,6 +7,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from judging.models import Assignment, Job, JobState, PoolItem, Topic
+from judging.sources import selectors as sources
 from tests.api_clients import role_clients
 from tests.factories import make_collection, make_user
 
@@ -49,7 +50,8 @@ def test_admins_patch_any_setting_the_settings_page_has_and_a_bad_value_names_it
     assert answer.status_code == 200, answer.content
     collection.refresh_from_db()
     assert (collection.gold_rate, collection.repeat_rate, collection.pause_below) == (0.2, 0.1, 0.5)
-    assert (collection.blind, collection.guidelines, collection.gold_assessors) == (False, "Be kind.", [person.id])
+    gold = sorted(sources.gold_accounts(collection=collection))
+    assert (collection.blind, collection.guidelines, gold) == (False, "Be kind.", [person.id])
     refused = clients["admin"].patch(url, {"verification_judge": 999999}, format="json")
     assert refused.status_code == 400 and "verification_judge" in refused.json()["error"]["fields"]
     assert clients["researcher"].patch(url, {"gold_rate": 0.9}, format="json").status_code == 403

@@ -16,6 +16,7 @@ from judging.machines import providers
 from judging.machines import services as machine_judges
 from judging.models import Job, JobState, Judgment, MachineReply, PoolItem
 from judging.selectors import items_filled_by_others
+from judging.sources import selectors as sources
 from tests.chat_server import chat_server
 from tests.factories import make_collection, make_user
 
@@ -56,7 +57,7 @@ def test_a_judge_is_an_advisory_assessor_account_that_never_logs_in():
     collection = _collection()
     judge = machine_judges.machine_judge_create(collection=collection, name="j", base_url="http://x/v1", model="m")
     collection.refresh_from_db()
-    assert judge.account.pk in collection.advisory_assessors
+    assert judge.account.pk in sources.advisory_accounts(collection=collection)
     assert not judge.account.is_active and not judge.account.has_usable_password()
     assert judge.version == 1 and len(judge.configuration) == 64
 

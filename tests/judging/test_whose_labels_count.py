@@ -8,9 +8,11 @@ from __future__ import annotations
 import pytest
 
 from judging import selectors, services
+from judging.machines import providers
 from judging.machines import services as machine_judges
 from judging.machines.core.lexical import lexical_labels
-from judging.models import PoolItem, Topic
+from judging.models import PoolItem, SourceKind, Topic
+from judging.sources.services import label_source_set
 from tests.factories import make_collection, make_user
 
 pytestmark = pytest.mark.django_db
@@ -36,11 +38,12 @@ def test_where_we_stand_counts_people_not_a_machine_that_labelled_the_whole_pool
     )
     assert standing.unjudged == len(pool) - 5  # not 0: the machine's labels judge nothing
     assert standing.relevant_found == sum(1 for grade in people.values() if grade >= 1)  # 2, not the whole pool
-    assert selectors.items_labelled_only_by_advisory(collection=collection) == len(pool) - 5
+    assert selectors.items_labelled_only_by_machines(collection=collection) == len(pool) - 5
     client.force_login(make_user("admin"))
     page = client.get(f"/judging/collections/{collection.id}/standing/").content.decode()
     assert f'data-figure="relevant-found">{standing.relevant_found}<' in page
-    assert f"{len(pool) - 5} pooled documents labelled only by a machine judge" in page
+    assert f"{len(pool) - 5} labelled only by a machine, a file or clicks" in page
+    assert "People have judged <strong>5</strong>" in page
 
 
 def test_labels_beyond_the_pool_make_no_progress_figure_negative(client):
@@ -81,7 +84,7 @@ def test_the_embedded_judge_run_reads_both_peoples_labels_of_a_pair(monkeypatch)
     services.judgments_record_bulk(labels={(ann, t1, d1): 3, (bob, t1, d1): 0})
     judge = machine_judges.machine_judge_create(collection=collection, name="bm25", provider="lexical")
     seen = []
-    monkeypatch.setattr(machine_judges, "lexical_labels", lambda q, p, d, people, max_grade: seen.extend(people) or {})
+    monkeypatch.setattr(providers, "lexical_labels", lambda q, p, d, people, max_grade: seen.extend(people) or {})
     machine_judges.machine_judge_run(judge=judge)
     assert sorted(g for t, d, g in seen if (t, d) == (str(t1), str(d1))) == [0, 3]
 
@@ -95,6 +98,7 @@ def test_an_imported_reference_is_measured_but_never_flagged_as_drifting():
     grades = [0] * 60 + [3] * 60  # the grades change for good half way: a person's drift
     person = make_user("assessor")
     reference = services.user_create(username="qrels:nist", password="unused-pass-123", role="assessor")
+    label_source_set(collection=collection, account=reference, kind=SourceKind.IMPORTED)  # as a qrels import does
     for account, mine in ((person, items[:120]), (reference, items[120:])):  # apart: the grades are the yardstick
         services.judgments_record_bulk(labels={(account, topic.id, d): g for d, g in zip(mine, grades, strict=True)})
     rows = {row.assessor: row for row in assessor_reliability(collection=collection, reveal=True)}

@@ -28,6 +28,7 @@ from judging import selectors
 from judging.models import Assignment, CheckKind, Judgment, PoolItem, QualityCheck, Topic
 from judging.quality import selectors as checking
 from judging.services.judgments import _validate_judgment, refuse_if_paused
+from judging.sources import selectors as sources
 
 LEAD = 5  # judgments looked ahead when topping up, so that the first gold item comes early
 REPEAT_GAP = 5  # a document is repeated only once the assessor has judged this many others since
@@ -51,8 +52,7 @@ def checks_schedule(*, assessor, topic: Topic) -> list[QualityCheck]:
     """Tops up the assessor's checks of the topic to the collection's rates after a judgment; returns those added.
     Idempotent and safe to race (the assignment row is locked; a check exists once)."""
     collection = topic.collection
-    special = set(collection.gold_assessors or ()) | set(collection.advisory_assessors or ())
-    if not checking.checks_on(collection) or assessor.pk in special:
+    if not checking.checks_on(collection) or assessor.pk in sources.special_accounts(collection=collection):
         return []
     if not Assignment.objects.select_for_update().filter(assessor=assessor, topic=topic).exists():
         return []

@@ -19,6 +19,7 @@ from django.utils import timezone
 from judging import selectors
 from judging.models import AssessorPause, CheckKind, Collection, Judgment, QualityCheck
 from judging.services.judgments import PAUSED_MESSAGE, AssessorPaused, judgment_delete, refuse_if_paused
+from judging.sources import selectors as sources
 
 __all__ = ["PAUSED_MESSAGE", "AssessorPaused", "refuse_if_paused"]
 
@@ -45,7 +46,7 @@ def _latest_comparable(collection: Collection, assessor, window: int) -> list[tu
     mine = sorted([*rows[: 5 * window], *answers[: 5 * window]], key=lambda row: row[3], reverse=True)
     keys = {(t, d) for t, d, _, _ in mine}
     gold = {key: g for key, g in selectors.collection_gold(collection=collection).items() if key in keys}
-    advisory = set(collection.advisory_assessors or ()) | {assessor.pk}
+    advisory = sources.advisory_accounts(collection=collection) | {assessor.pk}
     votes: dict[tuple[int, int], Counter] = {}
     others = Judgment.objects.filter(
         topic_id__in={t for t, _ in keys}, document_id__in={d for _, d in keys}, grade__isnull=False
@@ -62,7 +63,7 @@ def assessor_pause_check(*, collection: Collection, assessor) -> AssessorPause |
     """Pauses the assessor when their latest `pause_window` comparable judgments agree with the yardstick less
     often than `pause_below`; returns the open pause (new or earlier), or None. Advisory assessors (machine
     judges, clicks) are never paused: they are measured, not counted."""
-    if collection.pause_below is None or assessor.pk in (collection.advisory_assessors or ()):
+    if collection.pause_below is None or assessor.pk in sources.advisory_accounts(collection=collection):
         return None
     existing = selectors.open_pause(collection_id=collection.pk, assessor_id=assessor.pk)
     if existing is not None:

@@ -1,0 +1,145 @@
+"""Whose labels count: one selector for each question (the labels that count, the people's, the advisory ones,
+the gold ones; the accounts in each role; every source of a collection with its audit trail). Every figure, order,
+pause and export reads labels through these, and a rule test fails on a read of `Judgment` rows elsewhere.
+
+An account without a LabelSource row in a collection is a person whose labels count (the default); machine judges,
+imported files and clicks get their rows from the services that make them (`judging.sources.services`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.contrib.auth import get_user_model
+from django.db.models import Count, Exists, OuterRef, QuerySet
+
+from judging.models import Collection, Judgment, LabelSource, LabelSourceChange, PoolItem, SourceKind, SourceRole
+
+User = get_user_model()
+
+
+def pooled() -> Exists:
+    """For a Judgment row: its (topic, document) is pooled."""
+    return Exists(PoolItem.objects.filter(topic_id=OuterRef("topic_id"), document_id=OuterRef("document_id")))
+
+
+def _sources_of_row() -> QuerySet:
+    """For a Judgment row: its account's label source in the row's collection (none: a counted person)."""
+    return LabelSource.objects.filter(
+        collection_id=OuterRef("topic__collection_id"), account_id=OuterRef("assessor_id")
+    )
+
+
+def source_is(*, role: str) -> Exists:
+    """For a Judgment row: its account's source in the row's collection has this role."""
+    return Exists(_sources_of_row().filter(role=role))
+
+
+def _labels_of(collection: Collection, condition, *, topic_ids=None, pooled_only: bool = False) -> QuerySet:
+    labels = Judgment.objects.filter(condition, topic__collection=collection)
+    if topic_ids is not None:
+        labels = labels.filter(topic_id__in=topic_ids)
+    return labels.filter(pooled()) if pooled_only else labels
+
+
+def counted_labels(*, collection: Collection, topic_ids=None, pooled_only: bool = False) -> QuerySet:
+    """The judgments that count in `collection` (the consensus's input): every label of a source whose role is
+    counted or gold (an account without a source row is a person whose labels count); advisory sources (machine
+    judges, clicks) are measured, never counted. `pooled_only` keeps the labels of pooled items alone (an imported
+    qrels reaches past the pool). The one place this is decided."""
+    return _labels_of(collection, ~source_is(role=SourceRole.ADVISORY), topic_ids=topic_ids, pooled_only=pooled_only)
+
+
+def advisory_labels(*, collection: Collection, topic_ids=None, pooled_only: bool = False) -> QuerySet:
+    """The judgments of the collection's advisory sources (machine judges among them): shown and measured beside
+    the counted ones, never counted."""
+    return _labels_of(collection, source_is(role=SourceRole.ADVISORY), topic_ids=topic_ids, pooled_only=pooled_only)
+
+
+def people_labels(*, collection: Collection, topic_ids=None, pooled_only: bool = False) -> QuerySet:
+    """The judgments of people (sources of kind person, and accounts without a source row), whatever their role:
+    what "where we stand", the stop signal and the assessors' progress count. No machine's, file's or clicks'."""
+    not_person = Exists(_sources_of_row().exclude(kind=SourceKind.PERSON))
+    return _labels_of(collection, ~not_person, topic_ids=topic_ids, pooled_only=pooled_only)
+
+
+def gold_labels(*, collection: Collection, topic_ids=None) -> QuerySet:
+    """The judgments of the collection's gold sources (an imported reference qrels, say)."""
+    return _labels_of(collection, source_is(role=SourceRole.GOLD), topic_ids=topic_ids)
+
+
+def accounts_in_role(*, collection: Collection, role: str) -> set[int]:
+    """The accounts whose labels have this role in the collection (advisory or gold; counted is everyone else)."""
+    return set(LabelSource.objects.filter(collection=collection, role=role).values_list("account_id", flat=True))
+
+
+def advisory_accounts(*, collection: Collection) -> set[int]:
+    return accounts_in_role(collection=collection, role=SourceRole.ADVISORY)
+
+
+def gold_accounts(*, collection: Collection) -> set[int]:
+    return accounts_in_role(collection=collection, role=SourceRole.GOLD)
+
+
+def special_accounts(*, collection: Collection) -> set[int]:
+    """The accounts that are not counted people doing the campaign's work: advisory and gold sources (they take no
+    checks and no gold is reserved from them)."""
+    return set(
+        LabelSource.objects.filter(collection=collection)
+        .exclude(role=SourceRole.COUNTED)
+        .values_list("account_id", flat=True)
+    )
+
+
+def source_kinds(*, collection: Collection, account_ids) -> dict[int, str]:
+    """{account id: its kind in the collection} for these accounts: person where it has no source row."""
+    explicit = dict(
+        LabelSource.objects.filter(collection=collection, account_id__in=account_ids).values_list("account_id", "kind")
+    )
+    return {account_id: explicit.get(account_id, SourceKind.PERSON) for account_id in account_ids}
+
+
+@dataclass(frozen=True)
+class SourceRow:
+    """One labelling account of a collection as the sources page and the API show it."""
+
+    account_id: int
+    name: str
+    kind: str
+    role: str
+    labels: int
+    changed_by: str | None
+    changed_at: object | None
+    history: list
+
+
+def collection_sources(*, collection: Collection) -> list[SourceRow]:
+    """Every account that labels in the collection or has a source row in it, with its kind, role, number of
+    labels and its audit trail (latest change first), people first then by name; in four queries."""
+    counts = dict(
+        Judgment.objects.filter(topic__collection=collection).values("assessor_id").annotate(n=Count("id"))
+        .values_list("assessor_id", "n")
+    )  # fmt: skip
+    rows = {s.account_id: s for s in LabelSource.objects.filter(collection=collection)}
+    changes: dict[int, list] = {}
+    for change in LabelSourceChange.objects.filter(source__collection=collection).select_related("changed_by"):
+        changes.setdefault(change.source_id, []).insert(0, change)
+    names = dict(User.objects.filter(pk__in=set(counts) | set(rows)).values_list("pk", "username"))
+    found = []
+    for account_id, name in names.items():
+        row = rows.get(account_id)
+        history = changes.get(row.pk, []) if row else []
+        latest = history[0] if history else None
+        found.append(
+            SourceRow(
+                account_id=account_id,
+                name=name,
+                kind=row.kind if row else SourceKind.PERSON,
+                role=row.role if row else SourceRole.COUNTED,
+                labels=counts.get(account_id, 0),
+                changed_by=latest.changed_by.username if latest and latest.changed_by else None,
+                changed_at=latest.changed_at if latest else None,
+                history=history,
+            )
+        )
+    return sorted(found, key=lambda r: (r.kind != SourceKind.PERSON, r.name))

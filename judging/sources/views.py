@@ -1,0 +1,49 @@
+"""The Sources page of a collection: every account that labels in it, what it is and what its labels do there,
+changed by an admin (one form per account), with who changed it, when and why."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from judging.models import Collection, SourceKind, SourceRole
+from judging.permissions import admin_required
+from judging.sources import selectors, services
+
+
+class SourceForm(forms.Form):
+    kind = forms.ChoiceField(choices=SourceKind.choices)
+    role = forms.ChoiceField(choices=SourceRole.choices)
+    reason = forms.CharField(max_length=200, required=False)
+
+
+@admin_required
+def sources(request: HttpRequest, collection_id: int) -> HttpResponse:
+    collection = get_object_or_404(Collection, pk=collection_id)
+    rows = selectors.collection_sources(collection=collection)
+    context = {"collection": collection, "rows": rows, "kinds": SourceKind.choices, "roles": SourceRole.choices}
+    return render(request, "judging/sources.html", context)
+
+
+@admin_required
+@require_POST
+def source_update(request: HttpRequest, collection_id: int, account_id: int) -> HttpResponse:
+    collection = get_object_or_404(Collection, pk=collection_id)
+    form = SourceForm(request.POST)
+    if not form.is_valid():
+        field, errors = next(iter(form.errors.items()))
+        messages.error(request, f"{field}: {' '.join(errors)}")
+        return redirect("judging:sources", collection_id=collection.id)
+    try:
+        services.label_source_set(
+            collection=collection, account=account_id, changed_by=request.user, **form.cleaned_data
+        )
+    except ValidationError as error:
+        messages.error(request, "; ".join(error.messages))
+    else:
+        messages.success(request, "Saved; results are recomputed if the role changed.")
+    return redirect("judging:sources", collection_id=collection.id)
