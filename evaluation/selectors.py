@@ -11,7 +11,6 @@ from django.db.models import F, Q
 
 from evaluation.analysis.core.estimates import SampledTopic, sampled_estimates
 from evaluation.cached_reads import cached_for_version, version_of
-from evaluation.core.consensus import collection_consensus
 from evaluation.models import CollectionState, RunAggregates, TopicAgreement, TopicState, TopicValues
 from evaluation.online.core import store as online_store
 from evaluation.online.core import traffic
@@ -20,6 +19,7 @@ from evaluation.online.core.measures import OnlineSettings, online_measures, que
 from judging import selectors as judging_selectors
 from judging.models import Collection, PoolItem, Run, Topic
 from judging.sources import selectors as sources
+from measures.consensus import collection_consensus
 
 LEADERBOARD_KEYS = ("tag", "topics", "judged")
 

@@ -13,9 +13,9 @@ import sys
 from collections import defaultdict
 
 from evaluation.cli.errors import reported
-from evaluation.core.consensus import METHODS, consensus
 from measures import TrecFormatError
 from measures.agreement import agreement_report
+from measures.consensus import METHODS, consensus
 
 COLUMNS = ("topic", "docno", "assessor", "grade")
 

@@ -20,7 +20,6 @@ from dataclasses import asdict, dataclass, field
 
 from django.contrib.auth import get_user_model
 
-from evaluation.core.consensus import dawid_skene
 from evaluation.exports import spreadsheet_text
 from evaluation.models import AgreementReport
 from judging import selectors as judging_selectors
@@ -35,6 +34,7 @@ from judging.quality.core import (
     relevant_blocks,
 )
 from judging.sources import selectors as sources
+from measures.consensus import dawid_skene
 
 User = get_user_model()
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from evaluation.core.consensus import consensus, majority, median_high, rounded_mean
+from measures.consensus import consensus, majority, median_high, rounded_mean
 
 
 def test_majority_breaks_ties_toward_the_higher_grade():
@@ -70,8 +70,8 @@ def test_an_item_with_one_grade_gets_that_grade_with_certainty_under_every_vote_
 
 
 def test_every_consensus_method_a_collection_can_choose_is_registered_and_no_other():
-    from evaluation.core.consensus import REGISTRY
     from judging.models import ConsensusMethod
+    from measures.consensus import REGISTRY
 
     assert set(REGISTRY) == set(ConsensusMethod.values)
     assert all((m.vote is None) != (m.whole is None) for m in REGISTRY.values())
@@ -83,7 +83,7 @@ def test_an_unknown_method_is_refused_naming_the_registered_ones():
 
 
 def test_a_method_is_chosen_from_the_registry_not_by_a_branch(monkeypatch):
-    from evaluation.core import consensus as module
+    from measures import consensus as module
 
     lowest = module.ConsensusMethod("lowest", "the lowest grade", vote=lambda grades, _: (min(grades.values()), 1.0))
     monkeypatch.setitem(module.REGISTRY, "lowest", lowest)
