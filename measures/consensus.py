@@ -106,6 +106,27 @@ def consensus(
     return result
 
 
+def others_consensus(
+    items: Mapping[Hashable, Mapping[Hashable, int]],
+    assessor: Hashable,
+    method: str = "majority",
+    *,
+    primary: Hashable | None = None,
+    categories: Sequence[int] | None = None,
+) -> dict[Hashable, int]:
+    """The yardstick `assessor` is measured against: each item's consensus, by the collection's own `method`, over
+    everyone else's labels in `items` ({item: {assessor: grade}}); an item only they labelled has none. Defined once:
+    the pause decision, the reliability table and its drift test all read it. When `assessor` is the primary, the
+    primary method falls back to majority, as it does wherever the primary did not judge."""
+    others = {}
+    for key, grades in items.items():
+        kept = {who: grade for who, grade in grades.items() if who != assessor}
+        if kept:
+            others[key] = kept
+    chosen_primary = None if primary == assessor else primary
+    return consensus(others, method, primary=chosen_primary, categories=categories).labels
+
+
 def dawid_skene(
     items: Mapping[Hashable, Mapping[Hashable, int]],
     *,

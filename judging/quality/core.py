@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from statistics import NormalDist
 
 from measures.agreement import cohen_kappa
+from measures.consensus import others_consensus
 from measures.intervals import chi2_sf, wilson
 
 WINDOW = 20
@@ -304,20 +305,17 @@ def quality_report(
     }
 
 
-def others_labels(by_assessor: Mapping[str, Sequence[Label]], assessor: str) -> dict[tuple[str, str], int]:
-    """{(topic, docno): the other assessors' label}: the highest of the most frequent of their first labels (the
-    majority vote, ties to the higher grade, as the consensus's majority method)."""
-    votes: dict[tuple[str, str], Counter] = {}
+def others_labels(
+    by_assessor: Mapping[str, Sequence[Label]], assessor: str, *, method: str = "majority", primary: str | None = None,
+    categories: Sequence[int] | None = None,
+) -> dict[tuple[str, str], int]:  # fmt: skip
+    """{(topic, docno): the other assessors' label}: the consensus of their first labels by `method` (the
+    collection's own; majority, ties to the higher grade, by default), `measures.consensus.others_consensus`."""
+    items: dict[tuple[str, str], dict[str, int]] = {}
     for name, rows in by_assessor.items():
-        if name == assessor:
-            continue
-        seen = set()
         for label in rows:
-            key = (label.topic, label.docno)
-            if key not in seen:
-                seen.add(key)
-                votes.setdefault(key, Counter())[label.grade] += 1
-    return {key: max(c, key=lambda g: (c[g], g)) for key, c in votes.items()}
+            items.setdefault((label.topic, label.docno), {}).setdefault(name, label.grade)  # first labels only
+    return others_consensus(items, assessor, method, primary=primary, categories=categories)
 
 
 def agreement_blocks(

@@ -105,3 +105,26 @@ def test_an_imported_reference_is_measured_but_never_flagged_as_drifting():
     assert [flag["kind"] for flag in rows[person.username].flags] == ["drift"]  # the same labels, a person: flagged
     assert rows["qrels:nist"].kind == "imported" and rows["qrels:nist"].flags == []
     assert rows["qrels:nist"].judgments == 120  # still measured
+
+
+def test_pauses_and_reliability_measure_an_assessor_by_the_collections_own_consensus_method():
+    """Finding 3: the others' label was a majority vote written twice (and once more in the consensus), whatever
+    the collection's method. Under "primary", the primary assessor's grade is the yardstick for everyone."""
+    from evaluation.agreement.reliability import _labelled, _yardsticks
+    from judging.quality.services.pauses import assessor_pause_check
+
+    collection = make_collection(max_grade=1, topics=1, documents=12, runs=1, depth=12, assessors_per_item=4)
+    topic = Topic.objects.get(collection=collection)
+    items = [d for _, d in _pool(collection)]
+    primary, q, r, newcomer = (make_user("assessor") for _ in range(4))
+    services.collection_settings_update(
+        collection=collection, consensus_method="primary", primary_assessor=primary, pause_below=0.5, pause_window=10
+    )
+    collection.refresh_from_db()
+    services.judgments_record_bulk(labels={(primary, topic.id, d): 0 for d in items})
+    services.judgments_record_bulk(labels={(who, topic.id, d): 1 for who in (q, r) for d in items})
+    services.judgments_record_bulk(labels={(newcomer, topic.id, d): 0 for d in items})  # agrees with the primary
+    assert assessor_pause_check(collection=collection, assessor=newcomer) is None  # majority (1) would pause them
+    yardsticks = _yardsticks(collection, _labelled(collection).labels)
+    assert set(yardsticks[newcomer.pk].values()) == {0}  # the primary's grade, as the consensus would take it
+    assert assessor_pause_check(collection=collection, assessor=q) is not None  # q disagrees with the primary

@@ -3,13 +3,13 @@ other assessors (the collection's `pause_below` over its `pause_window`), resumi
 since a moment, through the judgments write path (history kept, topics recomputed).
 
 The yardstick of each judgment is the gold grade where the item is gold (adjudicated, or labelled by one of the
-collection's gold assessors), else the other counted assessors' majority label (`judging.quality.core.others_labels`);
-judgments with neither are not comparable and do not count.
+collection's gold sources), else the consensus of the other counted assessors' labels by the collection's own
+method (`measures.consensus.others_consensus`, the yardstick the reliability table reads too); judgments with
+neither are not comparable and do not count.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from datetime import datetime
 
 from django.core.exceptions import ValidationError
@@ -20,6 +20,7 @@ from judging import selectors
 from judging.models import AssessorPause, CheckKind, Collection, Judgment, QualityCheck
 from judging.services.judgments import PAUSED_MESSAGE, AssessorPaused, judgment_delete, refuse_if_paused
 from judging.sources import selectors as sources
+from measures.consensus import others_consensus
 
 __all__ = ["PAUSED_MESSAGE", "AssessorPaused", "refuse_if_paused"]
 
@@ -46,15 +47,17 @@ def _latest_comparable(collection: Collection, assessor, window: int) -> list[tu
     mine = sorted([*rows[: 5 * window], *answers[: 5 * window]], key=lambda row: row[3], reverse=True)
     keys = {(t, d) for t, d, _, _ in mine}
     gold = {key: g for key, g in selectors.collection_gold(collection=collection).items() if key in keys}
-    advisory = sources.advisory_accounts(collection=collection) | {assessor.pk}
-    votes: dict[tuple[int, int], Counter] = {}
-    others = Judgment.objects.filter(
-        topic_id__in={t for t, _ in keys}, document_id__in={d for _, d in keys}, grade__isnull=False
-    ).exclude(assessor_id__in=advisory)
-    for t, d, g in others.values_list("topic_id", "document_id", "grade"):
+    items: dict[tuple[int, int], dict[int, int]] = {}
+    counted = sources.counted_labels(collection=collection, topic_ids={t for t, _ in keys})
+    rows = counted.filter(document_id__in={d for _, d in keys}, grade__isnull=False)
+    for who, t, d, g in rows.values_list("assessor_id", "topic_id", "document_id", "grade"):
         if (t, d) in keys:
-            votes.setdefault((t, d), Counter())[g] += 1
-    reference = {key: max(c, key=lambda g: (c[g], g)) for key, c in votes.items()} | gold
+            items.setdefault((t, d), {})[who] = g
+    others = others_consensus(
+        items, assessor.pk, collection.consensus_method, primary=collection.primary_assessor_id,
+        categories=range(collection.max_grade + 1),
+    )  # fmt: skip
+    reference = others | gold
     return [(grade == reference[(t, d)], at) for t, d, grade, at in mine if (t, d) in reference][:window]
 
 
