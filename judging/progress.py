@@ -12,7 +12,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count, Exists, F, Max, Min, OuterRef, Q
 from django.utils import timezone
 
-from judging.models import ROLE_ASSESSOR, Adjudication, Assignment, Collection, Judgment, PoolItem, Topic
+from judging.models import ROLE_ASSESSOR, Adjudication, Assignment, Collection, PoolItem, Topic
 from judging.sources import selectors as sources
 
 MIN_RATE_WINDOW = timedelta(minutes=10)
@@ -173,7 +173,7 @@ def _assessor_progress(collection: Collection, topics: dict[int, TopicProgress],
         person.topics += 1
         topics[topic_id].assessors.append(username)
     rows = (
-        Judgment.objects.filter(topic__collection=collection)
+        sources.every_label(collection=collection)
         .values("assessor_id", "assessor__username")
         .annotate(
             n=Count("id", filter=Q(grade__isnull=False)),
@@ -188,9 +188,8 @@ def _assessor_progress(collection: Collection, topics: dict[int, TopicProgress],
         person.judgments, person.last_hour = row["n"], row["recent"]
         person.advisory = row["assessor_id"] in advisory
     seconds = defaultdict(list)
-    for assessor_id, value in Judgment.objects.filter(topic__collection=collection, seconds_spent__gt=0).values_list(
-        "assessor_id", "seconds_spent"
-    ):
+    timed = sources.every_label(collection=collection).filter(seconds_spent__gt=0)
+    for assessor_id, value in timed.values_list("assessor_id", "seconds_spent"):
         seconds[assessor_id].append(value)
     for assessor_id, values in seconds.items():
         people[assessor_id].median_seconds = float(np.median(values))

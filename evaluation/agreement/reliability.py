@@ -23,7 +23,7 @@ from django.contrib.auth import get_user_model
 from evaluation.exports import spreadsheet_text
 from evaluation.models import AgreementReport
 from judging import selectors as judging_selectors
-from judging.models import AssessorPause, Collection, Judgment, MachineJudge
+from judging.models import AssessorPause, Collection, MachineJudge
 from judging.quality import selectors as checking
 from judging.quality.core import (
     Label,
@@ -79,7 +79,7 @@ class _Labelled:
 
 
 def _labelled(collection: Collection) -> _Labelled:
-    rows = Judgment.objects.filter(topic__collection=collection, grade__isnull=False).order_by("created_at", "id")
+    rows = sources.every_label(collection=collection).filter(grade__isnull=False).order_by("created_at", "id")
     rows = rows.values_list("assessor_id", "assessor__username", "topic_id", "document_id", "grade", "created_at",
                             "seconds_spent")  # fmt: skip
     found = _Labelled({}, {}, {})

@@ -18,7 +18,7 @@ from evaluation.exports import export_name, provenance, spreadsheet_text
 from evaluation.machines.selectors import holes_filled_qrels
 from evaluation.preferences.selectors import BRADLEY_TERRY, bradley_terry_qrels
 from judging import selectors as judging_selectors
-from judging.models import Collection, Document, Judgment, MachineJudge, QualityCheck, Topic
+from judging.models import Collection, Document, MachineJudge, QualityCheck, Topic
 from judging.sources import selectors as sources
 
 SOURCES = ("consensus", "assessor", "all", "filled", "preferences")
@@ -84,7 +84,7 @@ def qrels_rows(
     gold = {} if source == "consensus" else judging_selectors.collection_gold(collection=collection)
     references = set() if source == "consensus" else sources.gold_accounts(collection=collection)
     for topic_id, number in topic_rows.values_list("id", "number"):
-        judgments = Judgment.objects.filter(topic_id=topic_id, grade__isnull=False)
+        judgments = sources.every_label(collection=collection, topic_ids=[topic_id]).filter(grade__isnull=False)
         if wanted_assessor is not None:
             judgments = judgments.filter(assessor_id=wanted_assessor)
         rows = list(

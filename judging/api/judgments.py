@@ -13,6 +13,7 @@ from judging.permissions import IsAssessor
 from judging.quality import selectors as checking
 from judging.quality.services import pauses as quality
 from judging.services import entries
+from judging.sources import selectors as sources
 
 
 class JudgmentSerializer(serializers.ModelSerializer):
@@ -51,7 +52,7 @@ class JudgmentListCreate(generics.ListCreateAPIView):
     permission_classes = [IsAssessor]
 
     def get_queryset(self):
-        judgments = Judgment.objects.filter(assessor=self.request.user).order_by("id")
+        judgments = sources.own_labels(assessor_id=self.request.user.pk).order_by("id")
         topic = self.request.query_params.get("topic")
         if topic is not None:
             if not topic.isdigit():
@@ -73,7 +74,8 @@ class JudgmentListCreate(generics.ListCreateAPIView):
         topic = get_object_or_404(Topic.objects.select_related("collection"), pk=data["topic"].pk)
         if data["document"].collection_id != topic.collection_id:
             raise exceptions.NotFound("no such document in this topic's collection")
-        existed = Judgment.objects.filter(assessor=request.user, topic=topic, document=data["document"]).exists()
+        own = sources.own_labels(assessor_id=request.user.pk, topic_ids=[topic.pk]).filter(document=data["document"])
+        existed = own.exists()
         # The one exception handler answers the service's refusals: 400 by field, 403, 409 for a full item.
         saved = entries.entry_judge(
             assessor=request.user,
@@ -91,7 +93,7 @@ class JudgmentListCreate(generics.ListCreateAPIView):
                     "cannot_judge_reason": data.get("cannot_judge_reason", "")}  # fmt: skip
             code = status.HTTP_200_OK
         else:
-            judgment = Judgment.objects.get(assessor=request.user, topic=topic, document=data["document"])
+            judgment = own.get()
             code = status.HTTP_200_OK if existed else status.HTTP_201_CREATED
             body = self.get_serializer(judgment).data
         if saved.paused:

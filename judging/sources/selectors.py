@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, Exists, OuterRef, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
 from judging.models import Collection, Judgment, LabelSource, LabelSourceChange, PoolItem, SourceKind, SourceRole
 
@@ -40,6 +40,18 @@ def _labels_of(collection: Collection, condition, *, topic_ids=None, pooled_only
     if topic_ids is not None:
         labels = labels.filter(topic_id__in=topic_ids)
     return labels.filter(pooled()) if pooled_only else labels
+
+
+def every_label(*, collection: Collection, topic_ids=None, pooled_only: bool = False) -> QuerySet:
+    """Every source's judgments in the collection, none left out: what the reliability table and agreement measure
+    (each source against the others), what the labels export lists, and what per-assessor counts count."""
+    return _labels_of(collection, Q(), topic_ids=topic_ids, pooled_only=pooled_only)
+
+
+def own_labels(*, assessor_id: int, topic_ids=None) -> QuerySet:
+    """An assessor's own judgments, in every collection (theirs to read, never anyone else's)."""
+    labels = Judgment.objects.filter(assessor_id=assessor_id)
+    return labels.filter(topic_id__in=topic_ids) if topic_ids is not None else labels
 
 
 def counted_labels(*, collection: Collection, topic_ids=None, pooled_only: bool = False) -> QuerySet:

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_POST
 
 from judging import selectors, services
 from judging.forms import CollectionForm
-from judging.models import Collection, Judgment
+from judging.models import Collection
 from judging.permissions import admin_required
 from judging.sources import selectors as sources
 from judging.templatetags.guidelines import guidelines
@@ -60,7 +60,7 @@ def collection_edit(request: HttpRequest, collection_id: int) -> HttpResponse:
     form = CollectionForm(
         request.POST or None, initial=initial, grades=grades, assessors=assessors, machine_judges=judges
     )
-    scale_locked = Judgment.objects.filter(topic__collection=collection).exists()
+    scale_locked = sources.every_label(collection=collection).exists()
     if scale_locked:  # judgments were made on this scale: its size stays (labels can still be reworded)
         form.fields["max_grade"].disabled = True
     if request.method == "POST" and form.is_valid():
