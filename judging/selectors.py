@@ -346,14 +346,10 @@ def standing_figures(*, collection: Collection, standing: Standing) -> dict:
 
 def items_labelled_only_by_machines(*, collection: Collection) -> int:
     """How many pooled items have a label from a source that is not a person (a machine judge's, an imported
-    file's, clicks') and no person's graded label: unjudged, as far as the campaign's figures go."""
-    every = set(
-        Judgment.objects.filter(sources.pooled(), topic__collection=collection, grade__isnull=False).values_list(
-            "topic_id", "document_id"
-        )
-    )
-    people = sources.people_labels(collection=collection, pooled_only=True).filter(grade__isnull=False)
-    return len(every - set(people.values_list("topic_id", "document_id")))
+    file's, clicks') and none from a person: unjudged, as far as the campaign's figures go."""
+    pooled_labels = sources.every_label(collection=collection, pooled_only=True)
+    people = set(sources.people_labels(collection=collection, pooled_only=True).values_list("topic_id", "document_id"))
+    return len(set(pooled_labels.values_list("topic_id", "document_id")) - people)
 
 
 def items_filled_by_others(*, assessor_id: int, topic_ids: list[int]) -> set[tuple[int, int]]:
