@@ -283,6 +283,11 @@ SPECTACULAR_SETTINGS = {
     # The docs page's Swagger UI is served from the sidecar package, not a CDN: the app works offline.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    # Two choice sets share a field name ("kind"): each gets its own schema name.
+    "ENUM_NAME_OVERRIDES": {
+        "LabelSourceKindEnum": "judging.models.SourceKind",
+        "LabelSourceRoleEnum": "judging.models.SourceRole",
+    },
 }
 
 # Login throttling (django-axes, config/lockouts.py): after `login_failures` wrong passwords for one account from one

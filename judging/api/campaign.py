@@ -189,7 +189,7 @@ class ImportSerializer(serializers.Serializer):
         help_text="qrels: the source the labels belong to (default 'imported'; a fifth column names its own)",
     )  # fmt: skip
     role = serializers.ChoiceField(
-        choices=SourceRole.values, default=SourceRole.COUNTED, help_text="qrels: counted, advisory or gold"
+        choices=SourceRole.choices, default=SourceRole.COUNTED, help_text="qrels: counted, advisory or gold"
     )
 
 

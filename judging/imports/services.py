@@ -326,7 +326,7 @@ def _bundled(files) -> UploadedFile:
     archives.bundle(((f.name, f.chunks()) for f in files), spooled)
     size = spooled.tell()
     spooled.seek(0)
-    return UploadedFile(spooled, name=f"{len(files)} files.zip", content_type="application/zip", size=size)
+    return UploadedFile(spooled, name=archives.bundle_name(len(files)), content_type="application/zip", size=size)
 
 
 def import_job_work(job, progress: Progress) -> dict:

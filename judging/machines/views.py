@@ -36,6 +36,7 @@ def _judges_context(collection: Collection) -> list[dict]:
                 "labelled": replies.filter(failure="").count(),
                 "failed": replies.exclude(failure="").count(),
                 "last_job": Job.objects.filter(task=service.MACHINE_TASK, arguments__judge_id=judge.id).first(),
+                "last_reply": replies.order_by("-created_at").values_list("created_at", flat=True).first(),
                 "run_form": MachineRunForm(collection=collection, prefix=f"run{judge.id}"),
             }
         )

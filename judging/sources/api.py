@@ -4,6 +4,7 @@ admins and researchers), and its kind or role changed by an admin through the on
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -27,15 +28,15 @@ class SourceChangeSerializer(serializers.Serializer):
 class SourceSerializer(serializers.Serializer):
     account = serializers.IntegerField(source="account_id")
     name = serializers.CharField()
-    kind = serializers.ChoiceField(choices=SourceKind.values)
-    role = serializers.ChoiceField(choices=SourceRole.values)
+    kind = serializers.ChoiceField(choices=SourceKind.choices)
+    role = serializers.ChoiceField(choices=SourceRole.choices)
     labels = serializers.IntegerField()
     history = SourceChangeSerializer(many=True)
 
 
 class SourceUpdateSerializer(serializers.Serializer):
-    kind = serializers.ChoiceField(choices=SourceKind.values, required=False)
-    role = serializers.ChoiceField(choices=SourceRole.values, required=False)
+    kind = serializers.ChoiceField(choices=SourceKind.choices, required=False)
+    role = serializers.ChoiceField(choices=SourceRole.choices, required=False)
     reason = serializers.CharField(required=False, default="", allow_blank=True, max_length=200)
 
 
@@ -45,6 +46,7 @@ class SourceList(APIView):
 
     permission_classes = [ReadsForResearchersWritesForAdmins]
 
+    @extend_schema(responses=SourceSerializer(many=True))
     def get(self, request: Request, collection_id: int) -> Response:
         collection = get_object_or_404(Collection, pk=collection_id)
         rows = selectors.collection_sources(collection=collection)
@@ -57,6 +59,7 @@ class SourceDetail(APIView):
 
     permission_classes = [ReadsForResearchersWritesForAdmins]
 
+    @extend_schema(request=SourceUpdateSerializer, responses=SourceSerializer)
     def patch(self, request: Request, collection_id: int, account_id: int) -> Response:
         collection = get_object_or_404(Collection, pk=collection_id)
         serializer = SourceUpdateSerializer(data=request.data)

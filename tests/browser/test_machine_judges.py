@@ -139,3 +139,48 @@ def test_a_researcher_compares_the_leaderboards_and_downloads_both_qrels(page, l
     assert set(people_lines) < set(filled_lines)
     assert "filled" in filled.headers["content-disposition"]
     assert problems == []
+
+
+def test_after_an_llm_judge_labels_the_whole_pool_where_we_stand_counts_people_only(
+    browser, live_server, campaign, screenshot
+):
+    """#47: the campaign page's "Where we stand" counts people's labels of the pool, never the machine's that
+    labelled all of it, and says how many items only the machine labelled; the Sources page shows who is what.
+    At 1280 px and on a 390 px phone, as an admin; an assessor is refused both pages."""
+    collection, person, truth = campaign
+    with chat_server(truth, noise=0.0, seed=1) as server:
+        judge = machine_judges.machine_judge_create(
+            collection=collection, name="llm", provider="chat", base_url=server.base_url, model="tiny"
+        )
+        machine_judges.machine_judge_run(judge=judge)
+    pooled = PoolItem.objects.filter(topic__collection=collection).count()
+    by_people = 8  # the campaign fixture's person judged 4 items of each of two topics
+    admin = make_user("admin")
+    problems: list[str] = []
+    for width, height in ((1280, 800), (390, 844)):
+        context = browser.new_context(viewport={"width": width, "height": height})
+        page = context.new_page()
+        _watch(page, problems)
+        log_in(page, live_server, admin.username)
+        page.goto(f"{live_server.url}/judging/collections/{collection.id}/")
+        page.wait_for_selector("[data-figure=judged-by-people]")
+        said = page.inner_text("[data-figure=judged-by-people]")
+        assert f"People have judged {by_people} of {pooled} pooled documents" in said
+        assert f"{pooled - by_people} labelled only by a machine" in said
+        assert page.locator("[data-stop=done]").count() == 0  # not "every pooled document is judged"
+        page.locator("[data-standing]").scroll_into_view_if_needed()
+        screenshot(page, f"standing-after-llm-{width}")
+        page.goto(f"{live_server.url}/judging/collections/{collection.id}/sources/")
+        row = page.locator(f"#sources tr[data-source='{judge.account.username}']")
+        assert (row.get_attribute("data-kind"), row.get_attribute("data-role")) == ("machine", "advisory")
+        assert page.evaluate("document.documentElement.scrollWidth") <= width + 1  # the table scrolls, not the page
+        screenshot(page, f"sources-{width}")
+        context.close()
+    context = browser.new_context()
+    page = context.new_page()
+    log_in(page, live_server, person.username)
+    for path in (f"/judging/collections/{collection.id}/sources/", f"/judging/collections/{collection.id}/"):
+        answer = page.goto(f"{live_server.url}{path}")
+        assert answer.status == 403 or "/login" in page.url or "/assignments" in page.url
+    context.close()
+    assert problems == []

@@ -54,8 +54,22 @@ def test_one_bad_file_among_several_imports_nothing_and_names_its_file_and_line(
     ]
     job = post(collection, "qrels", qrels)
     assert job.state == JobState.FAILED
-    assert [(p["file"], p["line"], p["field"]) for p in job.result["problems"]] == [("3 files.zip/b.qrels", 2, "grade")]
+    # named as the user chose it: no zip was uploaded ("3 files.zip/b.qrels" named the bundle the workbench made)
+    assert [(p["file"], p["line"], p["field"]) for p in job.result["problems"]] == [("b.qrels", 2, "grade")]
     assert not Judgment.objects.filter(topic__collection=collection).exists()
+
+
+def test_a_problem_in_an_uploaded_archive_names_the_archive_and_its_member(post):
+    import io
+    import zipfile
+
+    collection = make_collection(runs=0, topics=2)
+    packed = io.BytesIO()
+    with zipfile.ZipFile(packed, "w") as archive:
+        archive.writestr("good.qrels", "1 0 d1 1\n")
+        archive.writestr("bad.qrels", "1 0 d2 1\n2 0 d3 x\n")
+    job = post(collection, "qrels", [SimpleUploadedFile("track.zip", packed.getvalue())])
+    assert [(p["file"], p["line"]) for p in job.result["problems"]] == [("track.zip/bad.qrels", 2)]
 
 
 def _zip(members: dict[str, bytes]) -> bytes:

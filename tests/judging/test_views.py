@@ -16,7 +16,6 @@ pytestmark = pytest.mark.django_db
     [
         ("admin", "judging:dashboard"),
         ("assessor", "judging:assignments"),
-        ("researcher", "evaluation:leaderboard_index"),
     ],
 )
 def test_each_role_lands_on_its_start_page(client, campaign, role, start):
@@ -24,6 +23,16 @@ def test_each_role_lands_on_its_start_page(client, campaign, role, start):
     response = client.get("/", follow=True)
     assert response.status_code == 200
     assert response.redirect_chain[0][0] == reverse(start)
+
+
+def test_a_researcher_lands_on_the_leaderboard_of_the_one_collection_or_the_list_of_several(client, campaign):
+    from tests.factories import make_collection
+
+    collection, _ = campaign
+    client.force_login(make_user("researcher"))
+    assert client.get("/").url == reverse("evaluation:leaderboard", args=[collection.id])
+    make_collection()
+    assert client.get("/").url == reverse("evaluation:leaderboard_index")
 
 
 def test_anonymous_visitors_are_sent_to_login(client):

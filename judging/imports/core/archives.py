@@ -6,6 +6,7 @@ its folder or fill the disk. Pure: no Django."""
 from __future__ import annotations
 
 import contextlib
+import re
 import tarfile
 import zipfile
 from collections.abc import Iterable, Iterator
@@ -21,6 +22,16 @@ class ArchiveRefused(ValueError):
 
 def is_archive(name: str) -> bool:
     return name.lower().endswith(ARCHIVE_SUFFIXES)
+
+
+def bundle_name(count: int) -> str:
+    """The name of the zip several uploaded files are bundled into (one upload, one job)."""
+    return f"{count} files.zip"
+
+
+def is_bundle(name: str) -> bool:
+    """Whether `name` is a bundle the workbench made of files chosen one by one: its members are named as chosen."""
+    return re.fullmatch(r"\d+ files\.zip", name) is not None
 
 
 def bundle(files: Iterable[tuple[str, Iterable[bytes]]], target) -> None:
@@ -81,7 +92,9 @@ def _written(listed: list, name: str, folder: Path, max_bytes: int) -> list[tupl
                 if written > max_bytes:  # a size the header understated
                     raise ArchiveRefused(f"{name}: {member} is larger than its header says")
                 out.write(chunk)
-        extracted.append((path, f"{name}/{member}"))
+        # A problem names the file the user chose: a member of a bundle we made by its own name, of their archive
+        # by archive/member.
+        extracted.append((path, member if is_bundle(name) else f"{name}/{member}"))
     return extracted
 
 
