@@ -309,6 +309,9 @@ class Judgment(models.Model):
     cannot_judge_reason = models.CharField(max_length=MAX_REASON_CHARS, blank=True)
     note = models.TextField(blank=True, max_length=MAX_NOTE_CHARS)
     seconds_spent = models.FloatField(default=0.0)
+    # Where a label that no person typed came from, beyond its source: {"file", "line"} for an import, {"log",
+    # "model"} for clicks. A machine's provenance is its reply (MachineReply), joined at export.
+    origin = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

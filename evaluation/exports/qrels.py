@@ -18,12 +18,37 @@ from evaluation.exports import export_name, provenance, spreadsheet_text
 from evaluation.machines.selectors import holes_filled_qrels
 from evaluation.preferences.selectors import BRADLEY_TERRY, bradley_terry_qrels
 from judging import selectors as judging_selectors
+from judging.machines import selectors as machine_selectors
 from judging.models import Collection, Document, MachineJudge, QualityCheck, Topic
 from judging.sources import selectors as sources
 
 SOURCES = ("consensus", "assessor", "all", "filled", "preferences")
 FORMATS = {"trec": "txt", "jsonl": "jsonl", "csv": "csv"}
-CSV_FIELDS = ["topic", "docno", "grade", "assessor", "time", "seconds", "note", "check", "confidence", "assessors"]
+CSV_FIELDS = [
+    "topic", "docno", "grade", "assessor", "time", "seconds", "note", "check", "confidence", "assessors", "source",
+    "origin",
+]  # fmt: skip
+
+
+LABEL_FIELDS = (
+    "document_id",
+    "document__docno",
+    "assessor_id",
+    "grade",
+    "updated_at",
+    "seconds_spent",
+    "note",
+    "origin",
+)
+
+
+def _cell(value):
+    """A CSV cell: a dict (a label's origin) as JSON, text made safe for spreadsheets, numbers as they are."""
+    if value is None:
+        return ""
+    if isinstance(value, dict):
+        return json.dumps(value, sort_keys=True)
+    return spreadsheet_text(value) if isinstance(value, str) else value
 
 
 @dataclass(frozen=True)
@@ -38,6 +63,8 @@ class QrelsRow:
     check: str = ""  # "gold": a label of a gold item (mixed into the queue or not); "repeat": a second label
     confidence: float | None = None
     assessors: int | None = None
+    source: str = ""  # the label's source kind: person, machine, imported, clicks
+    origin: dict | None = None  # an import's file and line; a machine's judge, model, prompt, tokens; clicks' log
 
 
 def qrels_rows(
@@ -83,13 +110,21 @@ def qrels_rows(
 
     gold = {} if source == "consensus" else judging_selectors.collection_gold(collection=collection)
     references = set() if source == "consensus" else sources.gold_accounts(collection=collection)
+    kinds: dict[int, str] = {}  # each labelling account's source kind, read once per account
     for topic_id, number in topic_rows.values_list("id", "number"):
         judgments = sources.every_label(collection=collection, topic_ids=[topic_id]).filter(grade__isnull=False)
         if wanted_assessor is not None:
             judgments = judgments.filter(assessor_id=wanted_assessor)
         rows = list(
             judgments.order_by("document__docno", "assessor_id").values_list(
-                "document_id", "document__docno", "assessor_id", "grade", "updated_at", "seconds_spent", "note"
+                "document_id",
+                "document__docno",
+                "assessor_id",
+                "grade",
+                "updated_at",
+                "seconds_spent",
+                "note",
+                "origin",
             )
         )
         if source == "consensus":
@@ -97,12 +132,19 @@ def qrels_rows(
             continue
         rows = [(*row, "") for row in rows]
         rows += _check_rows(topic_id, wanted_assessor)
-        rows.sort(key=lambda row: (row[1], row[2], row[7] == "repeat"))
-        for document_id, docno, assessor_id, grade, updated, seconds, note, kind in rows:
+        rows.sort(key=lambda row: (row[1], row[2], row[8] == "repeat"))
+        replies = machine_selectors.reply_provenance(topic_id=topic_id)
+        for document_id, docno, assessor_id, grade, updated, seconds, note, origin, kind in rows:
             graded_gold = kind == "" and (topic_id, document_id) in gold and assessor_id not in references
             check = "repeat" if kind == "repeat" else "gold" if kind == "gold" or graded_gold else ""
             who = names[assessor_id]
-            yield QrelsRow(number, docno, grade_of(grade), who, updated.isoformat(), seconds, note, check)
+            if assessor_id not in kinds:
+                kinds.update(sources.source_kinds(collection=collection, account_ids=[assessor_id]))
+            provenance_ = replies.get((assessor_id, document_id)) or origin or None
+            yield QrelsRow(
+                number, docno, grade_of(grade), who, updated.isoformat(), seconds, note, check,
+                source=kinds[assessor_id], origin=provenance_,
+            )  # fmt: skip
 
 
 def _check_rows(topic_id: int, assessor_id: int | None) -> list[tuple]:
@@ -110,11 +152,10 @@ def _check_rows(topic_id: int, assessor_id: int | None) -> list[tuple]:
     answers = QualityCheck.objects.filter(topic_id=topic_id, grade__isnull=False, answered_at__isnull=False)
     if assessor_id is not None:
         answers = answers.filter(assessor_id=assessor_id)
-    return list(
-        answers.values_list(
-            "document_id", "document__docno", "assessor_id", "grade", "answered_at", "seconds_spent", "note", "kind"
-        )
+    rows = answers.values_list(
+        "document_id", "document__docno", "assessor_id", "grade", "answered_at", "seconds_spent", "note", "kind"
     )
+    return [(*row[:7], {}, row[7]) for row in rows]  # a check's answer: a person's, typed
 
 
 def _filled_rows(collection, judge_name, topics, binarise_at) -> Iterator[QrelsRow]:
@@ -168,6 +209,16 @@ def _consensus_rows(collection, topic_id, number, rows, grade_of) -> Iterator[Qr
         )
 
 
+def _sources_summary(collection: Collection) -> dict[str, dict[str, int]]:
+    """{role: {kind: labels}}: how many labels of each source kind each role holds (no names: a pseudonymous export
+    stays so), the header's answer to "which of these labels would change if we dropped the machine?"."""
+    summary: dict[str, dict[str, int]] = {}
+    for row in sources.collection_sources(collection=collection):
+        kinds = summary.setdefault(row.role, {})
+        kinds[row.kind] = kinds.get(row.kind, 0) + row.labels
+    return summary
+
+
 def qrels_lines(rows: Iterable[QrelsRow], fmt: str) -> Iterator[str]:
     """Serialises rows: "trec" (`topic 0 docno grade`, or the assessor in place of the 0 when exporting every
     assessor's labels: trec_eval ignores that column), "jsonl" or "csv" (with a header row)."""
@@ -186,12 +237,7 @@ def qrels_lines(rows: Iterable[QrelsRow], fmt: str) -> Iterator[str]:
         writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\n")
         writer.writeheader()
         for row in rows:
-            writer.writerow(
-                {
-                    k: "" if v is None else spreadsheet_text(v) if isinstance(v, str) else v
-                    for k, v in row.__dict__.items()
-                }
-            )
+            writer.writerow({k: _cell(v) for k, v in row.__dict__.items()})
             yield buffer.getvalue()
             buffer.seek(0)
             buffer.truncate()
@@ -239,6 +285,6 @@ def qrels_export(
         judge = MachineJudge.objects.filter(collection=collection, name=assessor).first()
         details["machine_judge_version"] = judge.version if judge else None
         details["method"] = "consensus labels; the machine judge's label for each pooled item without one"
-    meta = provenance(collection, **details)
+    meta = provenance(collection, **details, label_sources=_sources_summary(collection))
     label = "qrels" if source == "consensus" else f"qrels-{source}" + (f"-{assessor}" if assessor else "")
     return export_name(collection, label, meta["qrels_version"], FORMATS[fmt]), meta, qrels_lines(chained(), fmt)

@@ -191,9 +191,11 @@ def implicit_judgments_import(
     with transaction.atomic():
         assessor = imported_assessors(names={CLICKS_ASSESSOR}, mapped={}, namespace=IMPORTED_NAMESPACE)[CLICKS_ASSESSOR]
         labels = {(assessor, topics[j.query], documents[j.document]): j.grade for j in matched}
+        origin = {"log": search_log.name, "model": model}
         created, updated, unchanged = judgments_record_bulk(
-            labels=labels, changed_by=imported_by, note=f"implicit judgments ({model}) from log {search_log.name}"
-        )
+            labels=labels, changed_by=imported_by, note=f"implicit judgments ({model}) from log {search_log.name}",
+            origins=dict.fromkeys(labels, origin),
+        )  # fmt: skip
         # Clicks measure the people, they are not people: their labels are advisory from the start.
         label_source_made(
             collection=collection, account=assessor, kind=SourceKind.CLICKS, role=SourceRole.ADVISORY,

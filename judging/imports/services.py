@@ -264,7 +264,13 @@ def qrels_import(
         labels = {
             (users[name], topic_id, document_id): grade for (name, topic_id, document_id), (grade, _) in grades.items()
         }
-        counts = judgments_record_bulk(labels=labels, changed_by=imported_by, note=f"imported from {file}")
+        origins = {
+            (users[name], topic_id, document_id): {"file": file, "line": line}
+            for (name, topic_id, document_id), (_, line) in grades.items()
+        }
+        counts = judgments_record_bulk(
+            labels=labels, changed_by=imported_by, note=f"imported from {file}", origins=origins
+        )
         report.created, report.updated, report.unchanged = counts
     return report
 

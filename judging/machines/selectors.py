@@ -4,6 +4,9 @@ likeliest errors first, `machine.verification`), and the machine's label of one 
 
 from __future__ import annotations
 
+from django.db.models import F
+
+from judging.machines.core.prompts import judge_template
 from judging.machines.core.verification import impact_weights, verification_scores
 from judging.models import Judgment, MachineJudge, MachineReply, PoolItem, Run, Topic
 
@@ -55,3 +58,22 @@ def machine_label(*, topic: Topic, document_id: int) -> dict | None:
     )
     label = collection.grades.filter(value=grade).values_list("label", flat=True).first() or ""
     return {"judge": judge.name, "grade": grade, "label": label, "explanation": reply or ""}
+
+
+def reply_provenance(*, topic_id: int) -> dict[tuple[int, int], dict]:
+    """{(machine account id, document id): where its label of the topic came from}: the judge, its provider,
+    model, prompt and the prompt's version, the configuration (the reply cache's key) and the judge's version, and
+    the reply's tokens and seconds. Only replies under each judge's current configuration (those its labels are)."""
+    replies = MachineReply.objects.filter(topic_id=topic_id, failure="", configuration=F("judge__configuration"))
+    found, versions = {}, {}
+    for reply in replies.select_related("judge"):
+        judge = reply.judge
+        if judge.id not in versions:
+            versions[judge.id] = judge_template(judge).version
+        found[(judge.account_id, reply.document_id)] = {
+            "judge": judge.name, "provider": judge.provider, "model": judge.model, "prompt": judge.prompt,
+            "prompt_version": versions[judge.id], "configuration": judge.configuration[:12],
+            "judge_version": judge.version, "prompt_tokens": reply.prompt_tokens,
+            "completion_tokens": reply.completion_tokens, "seconds": round(reply.seconds, 3),
+        }  # fmt: skip
+    return found

@@ -27,7 +27,7 @@ from judging.core.identifiers import identifier, identifier_problem
 from judging.jobs import kinds as job_kinds
 from judging.jobs import runner as jobs
 from judging.machines.core.judge import PairResult, TopicText
-from judging.machines.core.prompts import TEMPLATES, Template, custom, template_problem
+from judging.machines.core.prompts import TEMPLATES, custom, judge_template, template_problem
 from judging.machines.providers import Pairs, provider_of, texts
 from judging.models import (
     Collection,
@@ -54,12 +54,6 @@ SETTINGS = (
     "concurrency", "requests_per_minute", "timeout", "retries", "budget_requests", "budget_tokens", "budget_words",
 )  # fmt: skip
 # What a reply depends on: a change of any of these is a new configuration (and version); limits are not.
-
-
-def judge_template(judge: MachineJudge) -> Template:
-    if judge.prompt == "custom":
-        return custom(judge.template, scale=(0, judge.template_max_grade), name=f"{judge.name} (custom)")
-    return TEMPLATES[judge.prompt]
 
 
 def configuration_hash(judge: MachineJudge) -> str:

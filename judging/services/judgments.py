@@ -223,10 +223,14 @@ def judgment_delete(
 
 
 @transaction.atomic
-def judgments_record_bulk(*, labels: dict, changed_by=None, note: str = "") -> tuple[int, int, int]:
+def judgments_record_bulk(
+    *, labels: dict, changed_by=None, note: str = "", origins: dict | None = None
+) -> tuple[int, int, int]:
     """Records many graded judgments at once, {(assessor, topic id, document id): grade} (an import of qrels): new
     ones created, changed grades updated, each change appended to the history with `note`, the topics marked stale
-    once. No assignment or pool check (imported labels need neither). Returns (created, updated, unchanged)."""
+    once. `origins` ({same key: {"file", "line"}, say}) is kept on each label it names, as its provenance. No
+    assignment or pool check (imported labels need neither). Returns (created, updated, unchanged)."""
+    origins = origins or {}
     assessors = {assessor for assessor, _, _ in labels}
     topic_ids = {topic_id for _, topic_id, _ in labels}
     existing = {
@@ -236,10 +240,13 @@ def judgments_record_bulk(*, labels: dict, changed_by=None, note: str = "") -> t
     new, changed, history = [], [], []
     for (assessor, topic_id, document_id), grade in labels.items():
         judgment = existing.get((assessor.pk, topic_id, document_id))
+        origin = origins.get((assessor, topic_id, document_id), {})
         if judgment is not None and judgment.grade == grade:
             continue
         if judgment is None:
-            new.append(Judgment(assessor=assessor, topic_id=topic_id, document_id=document_id, grade=grade))
+            new.append(
+                Judgment(assessor=assessor, topic_id=topic_id, document_id=document_id, grade=grade, origin=origin)
+            )
         else:
             changed.append(judgment)
         old_grade = judgment.grade if judgment is not None else None
@@ -248,9 +255,9 @@ def judgments_record_bulk(*, labels: dict, changed_by=None, note: str = "") -> t
             _history(assessor, topic_id, document_id, changed_by or assessor, old_grade, grade, action, note)
         )
         if judgment is not None:
-            judgment.grade, judgment.cannot_judge_reason = grade, ""
+            judgment.grade, judgment.cannot_judge_reason, judgment.origin = grade, "", origin
     Judgment.objects.bulk_create(new, batch_size=2000)
-    Judgment.objects.bulk_update(changed, ["grade", "cannot_judge_reason"], batch_size=2000)
+    Judgment.objects.bulk_update(changed, ["grade", "cannot_judge_reason", "origin"], batch_size=2000)
     JudgmentHistory.objects.bulk_create(history, batch_size=2000)
     signals.labels_changed.send(sender=Judgment, topic_ids=sorted({h.topic_id for h in history}), collection_id=None)
     return len(new), len(changed), len(labels) - len(new) - len(changed)

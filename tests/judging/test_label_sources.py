@@ -154,3 +154,45 @@ def test_the_migration_keeps_every_collections_meaning():
     roles = dict(LabelSource.objects.filter(collection_id=collection.pk).values_list("account_id", "role"))
     assert rows == {reference.pk: "imported", machine.pk: "machine", clicks.pk: "clicks"}  # ann: the default
     assert roles == {reference.pk: "gold", machine.pk: "advisory", clicks.pk: "advisory"}
+
+
+def test_every_exported_label_carries_its_source_and_provenance(tmp_path):
+    import json
+
+    from evaluation.exports.qrels import qrels_export
+    from tests.chat_server import chat_server
+
+    collection = make_collection(max_grade=3, topics=1, documents=4, runs=1, depth=4)
+    topic = Topic.objects.get(collection=collection)
+    docnos = list(collection.documents.order_by("id").values_list("docno", flat=True))
+    path = tmp_path / "nist.qrels"
+    path.write_text("# NIST's labels\n" + "".join(f"{topic.number} 0 {d} 1\n" for d in docnos))
+    qrels_import(collection=collection, path=path, name="nist.qrels", assessor="nist")
+    person = make_user("assessor")
+    services.assignment_create(assessor=person, topic=topic)
+    first = collection.documents.get(docno=docnos[0])
+    services.judgment_record(assessor=person, topic=topic, document=first, grade=2, seconds_total=7.5)
+    truth = {(topic.number, d[1:]): 2 for d in docnos}
+    with chat_server(truth) as server:
+        judge = machine_judges.machine_judge_create(
+            collection=collection, name="llm", provider="chat", base_url=server.base_url, model="tiny"
+        )
+        machine_judges.machine_judge_run(judge=judge)
+    _, meta, lines = qrels_export(collection=collection, fmt="jsonl", source="all")
+    rows = [json.loads(line) for line in lines]
+    imported = [r for r in rows if r["assessor"] == "qrels:nist"]
+    assert [(r["source"], r["origin"]["file"], r["origin"]["line"]) for r in imported] == [
+        ("imported", "nist.qrels", line) for line in range(2, 2 + len(docnos))
+    ]
+    (mine,) = [r for r in rows if r["assessor"] == person.username]
+    assert (mine["source"], mine["seconds"], "origin" in mine) == ("person", 7.5, False)
+    machine = [r for r in rows if r["source"] == "machine"]
+    assert len(machine) == len(docnos)
+    assert {(r["origin"]["judge"], r["origin"]["model"], r["origin"]["prompt"]) for r in machine} == {
+        ("llm", "tiny", "umbrela")
+    }
+    assert all(r["origin"]["prompt_tokens"] > 0 and r["origin"]["prompt_version"] for r in machine)
+    assert meta["label_sources"] == {
+        "counted": {"imported": len(docnos), "person": 1},
+        "advisory": {"machine": len(docnos)},
+    }

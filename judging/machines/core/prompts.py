@@ -207,3 +207,11 @@ def _dna_overall(reply: str) -> int:
     if not isinstance(first, dict) or not isinstance(first.get("O"), int):
         raise PromptReplyError("the reply's JSON has no integer overall score O")
     return first["O"]
+
+
+def judge_template(judge) -> Template:
+    """The template a judge's configuration names (anything with `prompt`, `template`, `template_max_grade` and
+    `name`: a MachineJudge row, or a command line's options): a published one, or its custom text."""
+    if judge.prompt == "custom":
+        return custom(judge.template, scale=(0, judge.template_max_grade), name=f"{judge.name} (custom)")
+    return TEMPLATES[judge.prompt]
