@@ -255,8 +255,8 @@ def test_a_campaign_from_a_blank_database_to_trusted_qrels(browser, live_server,
         context = browser.new_context(**options, accept_downloads=True)
         page = context.new_page()
         page.set_default_timeout(15_000)
-        log_in(page, url, "rita")
-        page.click(f"#collections a[href='/results/{collection_id}/']")
+        log_in(page, url, "rita")  # the one collection's leaderboard is her start page
+        page.wait_for_url(f"**/results/{collection_id}/")
         page.wait_for_selector(".badge.fresh")
         assert page.locator("[data-statistic=fleiss_kappa]").count() == 1
         screens(page, "leaderboard")
