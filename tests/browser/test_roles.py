@@ -12,7 +12,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(trans
 
 @pytest.mark.parametrize(
     ("role", "heading"),
-    [("admin", "Campaign dashboard"), ("assessor", "My assignments"), ("researcher", "Results")],
+    # a researcher with one collection starts on its leaderboard (with several, on the list of results)
+    [("admin", "Campaign dashboard"), ("assessor", "My assignments"), ("researcher", "leaderboard")],
 )
 def test_each_role_logs_in_and_sees_its_start_page(page, live_server, role, heading):
     make_collection()
