@@ -11,6 +11,7 @@ from django.db.models import F, Q
 
 from evaluation.analysis.core.estimates import SampledTopic, sampled_estimates
 from evaluation.cached_reads import cached_for_version, version_of
+from evaluation.machines.core import same_family
 from evaluation.models import CollectionState, RunAggregates, TopicAgreement, TopicState, TopicValues
 from evaluation.online.core import store as online_store
 from evaluation.online.core import traffic
@@ -231,12 +232,14 @@ def leaderboard(
         for measure, (value, count) in per_measure.items():
             values[run_id][measure] = value
             topics[run_id] = max(topics.get(run_id, 0), count)
+    judges = list(collection.machine_judges.exclude(model_family="").values_list("name", "model_family"))
     rows = [
         {
             "run": run,
             "values": [values[run.id].get(m) for m in measures],
             "topics": topics.get(run.id, 0),
             "judged": values[run.id].get(COVERAGE_MEASURE),
+            "shares_family_with": [name for name, family in judges if same_family(run.model_family, family)],
         }
         for run in runs
     ]

@@ -77,6 +77,13 @@ class ImportForm(forms.Form):
         help_text="Whose labels these are, e.g. nist-2024 (default: imported); a fifth column in the file names its "
         "own. Each source is listed, with its role, on the collection's Sources page.",
     )
+    model_family = forms.CharField(
+        required=False,
+        max_length=100,
+        label="Model family of the runs",
+        help_text="Runs only: the model family they use (e.g. gpt-4o, llama-3), if any. A run sharing a machine "
+        "judge's family is marked, and that judge's boards are also shown without it.",
+    )
     role = forms.ChoiceField(
         choices=SourceRole.choices,
         initial=SourceRole.COUNTED,

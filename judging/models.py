@@ -216,6 +216,12 @@ class Run(models.Model):
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     description = models.TextField(blank=True)
     precedence = models.PositiveSmallIntegerField(default=1, help_text="Judging precedence for pooling; 1 is first.")
+    model_family = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text="The model family the run uses (a reranker, a generator), e.g. gpt-4o or llama-3: a run that shares "
+        "a machine judge's family is marked, and the judge's boards are shown without it too.",
+    )
     uploaded_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -471,6 +477,11 @@ class MachineJudge(models.Model):
     provider = models.CharField(max_length=10, choices=MachineProvider.choices, default=MachineProvider.CHAT)
     base_url = models.CharField(max_length=500, blank=True, help_text="The server's base, e.g. http://host:8000/v1")
     model = models.CharField(max_length=200, blank=True)
+    model_family = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text="The model's family, e.g. gpt-4o or llama-3: runs of the same family are marked.",
+    )
     api_key_env = models.CharField(
         max_length=100, blank=True, help_text="The environment variable holding the API key (never the key itself)."
     )

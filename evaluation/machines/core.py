@@ -19,12 +19,14 @@ Conventions:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
 from measures import PreparedQrels, RunSet, evaluate, kendall_tau, parse_measure
 from measures.agreement import cohen_kappa, confusion_matrix, krippendorff_alpha
+from measures.correlation import tau_ap
 from measures.intervals import wilson
 
 Qrels = Mapping[int, Mapping[int, int]]  # topic -> document -> grade
@@ -126,3 +128,33 @@ def correction_stability(
         taus.append(1.0 if tau != tau else float(tau))
     share = float(np.mean([t >= TAU_THRESHOLD for t in taus]))
     return {"draws": draws, "share": share, "tau_median": float(np.median(taus))}
+
+
+def _family(name: str) -> str:
+    return re.sub(r"[\s_-]+", "-", (name or "").strip().lower())
+
+
+def same_family(a: str, b: str) -> bool:
+    """Whether two declared model families are one (case, spaces, '-' and '_' aside); an undeclared (empty) family
+    shares nothing: circularity is claimed only where both sides said which model they use."""
+    return bool(_family(a)) and _family(a) == _family(b)
+
+
+def ranking_agreement(
+    reference: Mapping[str, float | None], candidate: Mapping[str, float | None], *, leave_out: Iterable[str] = ()
+) -> dict:
+    """Kendall's tau and tau_AP (`reference` the truth) between two scorings of the runs, {run: score}, over the runs
+    both score and `leave_out` does not name (the runs that share the judge's model family, say); None for either
+    when fewer than two runs remain or an order is all ties."""
+    left_out = set(leave_out)
+    tags = [t for t in reference if t not in left_out and reference[t] is not None and candidate.get(t) is not None]
+    if len(tags) < 2:
+        return {"kendall_tau": None, "tau_ap": None, "runs": len(tags)}
+    a = np.array([reference[t] for t in tags], dtype=float)
+    b = np.array([candidate[t] for t in tags], dtype=float)
+    tau, ap = kendall_tau(a, b), tau_ap(a, b)
+    return {
+        "kendall_tau": None if tau != tau else float(tau),
+        "tau_ap": None if ap != ap else float(ap),
+        "runs": len(tags),
+    }

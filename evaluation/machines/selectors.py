@@ -83,6 +83,7 @@ def _verification(judge: MachineJudge, reveal: bool, draws: int) -> dict:
             "name": judge.name,
             "version": judge.version,
             "provider": judge.provider,
+            "model_family": judge.model_family,
             "advisory": judge.account_id in advisory,
             **judge_reply_counts(judge=judge),
         },
@@ -140,6 +141,9 @@ def _leaderboards(collection, judge, machine, consensus, pooled, verified, unver
         }
         for tag in runs.tags
     ]
+    shared = _sharing_family(collection, judge)
+    for row in rows:
+        row["shares_family"] = row["run"] in shared.values()
     holes = sum(1 for t, docs in pooled.items() for d in docs if d not in consensus.get(t, {}))
     filled_count = sum(len(docs) for docs in filled.values()) - sum(len(docs) for docs in consensus.values())
     return {
@@ -150,7 +154,31 @@ def _leaderboards(collection, judge, machine, consensus, pooled, verified, unver
         "holes": holes,
         "holes_filled": filled_count,
         "stability": stability,
+        "circularity": _without_shared(judge, shared, consensus, machine, filled, runs, measure, options),
     }
+
+
+def _sharing_family(collection, judge: MachineJudge) -> dict[str, str]:
+    """{run id as the run set's tag: run tag} of the runs that declare the judge's own model family."""
+    families = collection.runs.values_list("id", "tag", "model_family")
+    return {str(pk): tag for pk, tag, family in families if verify.same_family(family, judge.model_family)}
+
+
+def _without_shared(judge, shared, consensus, machine, filled, runs, measure, options) -> dict:
+    """The machine-vs-people taus and the holes-filled board's, over every run and over the runs that do not share
+    the judge's model family (a run using the judge's own model may be favoured by it: Clarke and Dietz, 2024)."""
+    found = {"family": judge.model_family, "runs": sorted(shared.values()), "all": None, "without": None}
+    if not shared or not consensus or not machine:
+        return found
+    people = {t: v[0] for t, v in verify.run_scores(consensus, runs, [measure], **options).items()}
+    mine = {t: v[0] for t, v in verify.run_scores(machine, runs, [measure], **options).items()}
+    holes = {t: v[0] for t, v in verify.run_scores(filled, runs, [measure], **options).items()}
+    for name, left_out in (("all", ()), ("without", shared)):
+        found[name] = {
+            "machine": verify.ranking_agreement(people, mine, leave_out=left_out),
+            "filled": verify.ranking_agreement(people, holes, leave_out=left_out),
+        }
+    return found
 
 
 def _difference(people: float | None, filled: float | None) -> float | None:

@@ -32,7 +32,7 @@ def machines(request: HttpRequest, collection_id: int) -> HttpResponse:
         measure = measures[column]
         rows = [
             {"run": r["run"], "people": r["people"][column], "filled": r["filled"][column],
-             "difference": r["difference"][column]}
+             "difference": r["difference"][column], "shares_family": r.get("shares_family", False)}
             for r in report["leaderboard"]
         ]  # fmt: skip
     context = {

@@ -97,7 +97,7 @@ class DocumentSerializer(serializers.ModelSerializer):
 class RunSerializer(serializers.ModelSerializer):
     class Meta:
         model = Run
-        fields = ["id", "tag", "description", "precedence", "uploaded_at"]
+        fields = ["id", "tag", "description", "precedence", "model_family", "uploaded_at"]
 
 
 class PoolItemSerializer(serializers.ModelSerializer):
@@ -191,6 +191,10 @@ class ImportSerializer(serializers.Serializer):
     role = serializers.ChoiceField(
         choices=SourceRole.choices, default=SourceRole.COUNTED, help_text="qrels: counted, advisory or gold"
     )
+    model_family = serializers.CharField(
+        required=False, default="", allow_blank=True, max_length=100,
+        help_text="runs: the model family they use (a run sharing a machine judge's family is marked)",
+    )  # fmt: skip
 
 
 class ImportCreate(APIView):
@@ -220,6 +224,7 @@ class ImportCreate(APIView):
             created_by=request.user,
             source=data["source"],
             role=data["role"],
+            model_family=data["model_family"],
         )
         return job_accepted(request, job)
 

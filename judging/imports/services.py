@@ -155,6 +155,7 @@ def runs_import(
     progress: Progress | None = None,
     owner=None,
     precedence: int = 1,
+    model_family: str = "",
 ) -> ImportReport:
     """Imports TREC run files (one run per tag; a file may hold several). Every topic and docno must be in the
     collection, and a docno may appear once per topic. Rankings are stored in trec_eval order. Re-importing a run
@@ -200,6 +201,7 @@ def runs_import(
                 documents=documents,
                 owner=owner,
                 precedence=precedence,
+                model_family=model_family,
             )
             setattr(report, outcome, getattr(report, outcome) + 1)
     return report
@@ -293,6 +295,7 @@ def import_start(
     created_by=None,
     source: str = "",
     role: str = SourceRole.COUNTED,
+    model_family: str = "",
 ):
     """Stores the uploaded file(s) and starts their import as one Job (the page's and the API's one way in): several
     files, or a .zip or .tar.gz, are imported together, all or nothing, with one report. Qrels name the `source`
@@ -313,7 +316,9 @@ def import_start(
     return jobs.job_start(
         kind=f"import {kind}",
         task=IMPORT_TASK,
-        arguments={"kind": kind, "skip_invalid": skip_invalid} | (labels_from if kind == "qrels" else {}),
+        arguments={"kind": kind, "skip_invalid": skip_invalid}
+        | (labels_from if kind == "qrels" else {})
+        | ({"model_family": model_family.strip()[:100]} if kind == "runs" and model_family.strip() else {}),
         collection=collection,
         created_by=created_by,
         upload=upload,
@@ -363,7 +368,10 @@ def _import_files(kind: str, files: list[tuple[Path, str]], job, progress: Progr
     """Imports every file, or none: the problems of all files are gathered before anything is kept."""
     if kind == "runs":
         paths, names = [p for p, _ in files], [n for _, n in files]
-        return runs_import(paths=paths, names=names, owner=job.created_by, progress=progress, **options)
+        family = job.arguments.get("model_family", "")
+        return runs_import(
+            paths=paths, names=names, owner=job.created_by, progress=progress, model_family=family, **options
+        )
     report, problems = ImportReport(kind=kind), Problems()
     for index, (path, name) in enumerate(files):
         share = _file_share(progress, index, len(files))

@@ -52,6 +52,7 @@ LABEL_BATCH, LABEL_SECONDS = 50, 1.0
 SETTINGS = (
     "provider", "base_url", "model", "api_key_env", "prompt", "template", "template_max_grade", "scale_map", "batch",
     "concurrency", "requests_per_minute", "timeout", "retries", "budget_requests", "budget_tokens", "budget_words",
+    "model_family",
 )  # fmt: skip
 # What a reply depends on: a change of any of these is a new configuration (and version); limits are not.
 

@@ -22,6 +22,7 @@ def run_create(
     description: str = "",
     owner=None,
     precedence: int = 1,
+    model_family: str = "",
 ) -> Run:
     """Stores a run given as {topic number: {docno: score}}: one Ranking row per topic, in trec_eval order.
 
@@ -50,6 +51,7 @@ def run_create(
         owner=owner,
         precedence=precedence,
         description=description,
+        model_family=model_family,
     )
     return Run.objects.get(collection=collection, tag=tag)
 
@@ -76,12 +78,17 @@ def run_store(
     owner=None,
     precedence: int = 1,
     description: str = "",
+    model_family: str = "",
 ) -> tuple[str, set[int]]:
     """Writes one run's rankings, {topic id: {docno: (score, line)}} with every docno's id in `documents`, creating
     the run or replacing its rankings; returns ('created' | 'updated' | 'unchanged', the topics whose rankings
     changed), which are marked stale. The one write path for rankings: `run_create` and the run import call it."""
     rankings = _rankings(per_topic, documents)
     run = Run.objects.filter(collection=collection, tag=tag).first()
+    family = model_family.strip()[:100]
+    if run is not None and family and run.model_family != family:  # declared (again) on a re-import
+        run.model_family = family
+        run.save(update_fields=["model_family"])
     outcome = "created"
     if run is not None:
         old = {r.topic_id: (bytes(r.document_ids), bytes(r.scores), r.depth) for r in run.rankings.all()}
@@ -91,8 +98,9 @@ def run_store(
         outcome, touched = "updated", set(old)
     else:
         run = Run.objects.create(
-            collection=collection, tag=tag, owner=owner, precedence=precedence, description=description
-        )
+            collection=collection, tag=tag, owner=owner, precedence=precedence, description=description,
+            model_family=family,
+        )  # fmt: skip
         touched = set()
     Ranking.objects.bulk_create(
         (

@@ -92,6 +92,7 @@ def import_upload(request: HttpRequest, collection_id: int) -> HttpResponse:
                 created_by=request.user,
                 source=form.cleaned_data["source"],
                 role=form.cleaned_data["role"] or "counted",
+                model_family=form.cleaned_data["model_family"],
             )
         except ValidationError as error:
             form.add_error(None, error)

@@ -10,12 +10,20 @@ class Command(ImportCommand):
     def add_arguments(self, parser):
         super().add_arguments(parser)
         parser.add_argument("--precedence", type=int, default=1, help="judging precedence for pooling (1 first)")
+        parser.add_argument(
+            "--model-family", default="", help="the model family the runs use (e.g. gpt-4o): circularity checks"
+        )
 
-    def handle(self, *args, collection, files, skip_invalid, precedence, **options):
+    def handle(self, *args, collection, files, skip_invalid, precedence, model_family, **options):
         target = collection_named(collection)
         with self.progress_bar(f"runs ({len(files)} files)") as progress:
             self.run_import(
                 lambda: runs_import(
-                    collection=target, paths=files, skip_invalid=skip_invalid, progress=progress, precedence=precedence
+                    collection=target,
+                    paths=files,
+                    skip_invalid=skip_invalid,
+                    progress=progress,
+                    precedence=precedence,
+                    model_family=model_family,
                 )
             )
