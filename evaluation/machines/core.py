@@ -158,3 +158,46 @@ def ranking_agreement(
         "tau_ap": None if ap != ap else float(ap),
         "runs": len(tags),
     }
+
+
+TOP_SYSTEMS = 10  # kendall@10: agreement among the systems people rank best, where a leaderboard is read
+
+
+def rating_bias(pairs: Sequence[tuple[int, int]], *, threshold: int) -> dict:
+    """Over- and under-rating on verified items, (machine grade, people's grade) pairs: the share of the items people
+    call not relevant that the machine calls relevant, and of those people call relevant that it calls not; each
+    with Wilson's interval. LLM judges over-rate (Alaofi et al., 2025); the overall agreement hides the direction."""
+    found = {}
+    for name, people_relevant in (("over_rating", False), ("under_rating", True)):
+        items = [m for m, p in pairs if (p >= threshold) == people_relevant]
+        wrong = sum((m >= threshold) != people_relevant for m in items)
+        low, high = wilson(wrong, len(items))
+        found[name] = {"items": len(items), "errors": wrong, "rate": wrong / len(items) if items else None,
+                       "low": low, "high": high}  # fmt: skip
+    return found
+
+
+def kendall_at_k(reference: Mapping[str, float | None], candidate: Mapping[str, float | None], k: int = TOP_SYSTEMS):
+    """Kendall's tau over the `k` systems `reference` ranks best (ties broken by name): top-heavy agreement, where an
+    overall tau of 0.9 can hide a shuffled top (Clarke and Dietz, 2024). None with fewer than two systems."""
+    scored = [t for t in reference if reference[t] is not None and candidate.get(t) is not None]
+    top = sorted(scored, key=lambda t: (-reference[t], t))[:k]
+    if len(top) < 2:
+        return None
+    tau = kendall_tau(np.array([reference[t] for t in top], float), np.array([candidate[t] for t in top], float))
+    return None if tau != tau else float(tau)
+
+
+def per_topic_agreement(
+    pairs_by_topic: Mapping[str, Sequence[tuple[int, int]]], *, threshold: int, worst: int = 5
+) -> dict:
+    """Per topic, the share of verified items on which the machine and the people agree on relevance, with its
+    interval; and the `worst` topics (most disagreement first, then most items): where to look first."""
+    rows = []
+    for topic, pairs in pairs_by_topic.items():
+        agree = sum((m >= threshold) == (p >= threshold) for m, p in pairs)
+        low, high = wilson(agree, len(pairs))
+        rows.append({"topic": topic, "items": len(pairs), "agreement": agree / len(pairs) if pairs else None,
+                     "low": low, "high": high})  # fmt: skip
+    rows.sort(key=lambda r: (r["agreement"] if r["agreement"] is not None else 2.0, -r["items"], r["topic"]))
+    return {"topics": rows, "worst": [r for r in rows if r["items"]][:worst]}

@@ -57,6 +57,16 @@ def _pairs(mine, theirs) -> list[tuple[int, int]]:
     return [(grade, theirs[t][d]) for t, docs in mine.items() for d, grade in docs.items() if d in theirs.get(t, {})]
 
 
+def _pairs_by_topic(mine, theirs, collection) -> dict[str, list[tuple[int, int]]]:
+    numbers = dict(Topic.objects.filter(collection=collection).values_list("id", "number"))
+    found: dict[str, list[tuple[int, int]]] = {}
+    for topic, documents in mine.items():
+        pairs = [(grade, theirs[topic][d]) for d, grade in documents.items() if d in theirs.get(topic, {})]
+        if pairs:
+            found[numbers.get(topic, str(topic))] = pairs
+    return found
+
+
 def judge_verification(*, judge: MachineJudge, reveal: bool, draws: int = verify.DRAWS) -> dict:
     """Everything the page and the API show of one judge (see the module). Cached per results version."""
     version = results_version(collection=judge.collection)
@@ -97,6 +107,8 @@ def _verification(judge: MachineJudge, reveal: bool, draws: int) -> dict:
             for p in people
         ],
         "error_rates": verify.error_rates(verified, categories=cats, threshold=threshold),
+        "rating_bias": verify.rating_bias(verified, threshold=threshold),
+        "per_topic": verify.per_topic_agreement(_pairs_by_topic(machine, consensus, collection), threshold=threshold),
         "verified": len(verified),
         "unverified": len(unverified),
     }
@@ -116,12 +128,13 @@ def _leaderboards(collection, judge, machine, consensus, pooled, verified, unver
     measures = list(stored_measures(collection))
     people_scores = verify.run_scores(consensus, runs, measures, **options)
     filled_scores = verify.run_scores(filled, runs, measures, **options)
-    ranking = {"kendall_tau": None, "tau_ap": None}
+    ranking, scores = {"kendall_tau": None, "tau_ap": None, "kendall_at_10": None}, None
     if consensus and machine:
         mine = {t: {d: {"machine": g} for d, g in docs.items()} for t, docs in machine.items()}
-        ranking = system_ranking_agreement(mine, consensus, runs, measure=measure, **options)["against_consensus"][
-            "machine"
-        ]
+        agreement = system_ranking_agreement(mine, consensus, runs, measure=measure, **options)
+        scores = agreement["scores"]  # the same scores the taus are of: kendall@10 is their top-heavy view
+        top = verify.kendall_at_k(scores["consensus"], scores["machine"])
+        ranking = {**agreement["against_consensus"]["machine"], "kendall_at_10": top}
     stability = verify.correction_stability(
         filled,
         unverified,
@@ -154,7 +167,7 @@ def _leaderboards(collection, judge, machine, consensus, pooled, verified, unver
         "holes": holes,
         "holes_filled": filled_count,
         "stability": stability,
-        "circularity": _without_shared(judge, shared, consensus, machine, filled, runs, measure, options),
+        "circularity": _without_shared(judge, shared, scores, consensus, filled, runs, measure, options),
     }
 
 
@@ -164,18 +177,18 @@ def _sharing_family(collection, judge: MachineJudge) -> dict[str, str]:
     return {str(pk): tag for pk, tag, family in families if verify.same_family(family, judge.model_family)}
 
 
-def _without_shared(judge, shared, consensus, machine, filled, runs, measure, options) -> dict:
-    """The machine-vs-people taus and the holes-filled board's, over every run and over the runs that do not share
-    the judge's model family (a run using the judge's own model may be favoured by it: Clarke and Dietz, 2024)."""
+def _without_shared(judge, shared, scores, consensus, filled, runs, measure, options) -> dict:
+    """The machine-vs-people taus (of the scores the overall taus are of) and the holes-filled board's, over every
+    run and over the runs that do not share the judge's model family (a run using the judge's own model may be
+    favoured by it: Clarke and Dietz, 2024)."""
     found = {"family": judge.model_family, "runs": sorted(shared.values()), "all": None, "without": None}
-    if not shared or not consensus or not machine:
+    if not shared or scores is None:
         return found
     people = {t: v[0] for t, v in verify.run_scores(consensus, runs, [measure], **options).items()}
-    mine = {t: v[0] for t, v in verify.run_scores(machine, runs, [measure], **options).items()}
     holes = {t: v[0] for t, v in verify.run_scores(filled, runs, [measure], **options).items()}
     for name, left_out in (("all", ()), ("without", shared)):
         found[name] = {
-            "machine": verify.ranking_agreement(people, mine, leave_out=left_out),
+            "machine": verify.ranking_agreement(scores["consensus"], scores["machine"], leave_out=left_out),
             "filled": verify.ranking_agreement(people, holes, leave_out=left_out),
         }
     return found

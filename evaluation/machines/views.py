@@ -43,5 +43,10 @@ def machines(request: HttpRequest, collection_id: int) -> HttpResponse:
         "chosen": chosen,
         "report": report,
         "categories": list(range(collection.max_grade + 1)),
-    }
+        "bias_rows": [
+            (key, label, report["rating_bias"][key])
+            for key, label in (("over_rating", "Over-rating (relevant, people: not)"),
+                               ("under_rating", "Under-rating (not relevant, people: relevant)"))
+        ] if report else [],
+    }  # fmt: skip
     return render(request, "evaluation/machines.html", context)

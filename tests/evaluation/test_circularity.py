@@ -72,3 +72,54 @@ def test_a_run_import_declares_its_family_on_the_api_and_the_command_line(tmp_pa
     call_command("import_runs", str(collection.id), str(path), "--model-family", "qwen-2")
     families = dict(Run.objects.filter(collection=collection).values_list("tag", "model_family"))
     assert families == {"api": "llama-3", "cli": "qwen-2"}
+
+
+def test_over_and_under_rating_are_counted_each_way_with_intervals():
+    from evaluation.machines.core import rating_bias
+
+    pairs = [(3, 0), (2, 1), (0, 0), (1, 0), (0, 2), (3, 3)]  # (machine, people), relevant from 2
+    bias = rating_bias(pairs, threshold=2)
+    assert (bias["over_rating"]["items"], bias["over_rating"]["errors"]) == (4, 2)  # people: 0, 1, 0, 0
+    assert (bias["under_rating"]["items"], bias["under_rating"]["errors"]) == (2, 1)  # people: 2, 3
+    assert bias["over_rating"]["low"] < 0.5 < bias["over_rating"]["high"]
+
+
+def test_kendall_at_10_looks_at_the_systems_people_rank_best():
+    from evaluation.machines.core import kendall_at_k
+
+    people = {f"r{i:02}": 1.0 - i / 20 for i in range(20)}  # r00 best
+    machine = dict(people)
+    machine["r00"], machine["r01"] = people["r01"], people["r00"]  # the top two swapped; the tail untouched
+    for i in range(10, 20):
+        machine[f"r{i:02}"] = people[f"r{29 - i:02}"]  # the bottom ten reversed: outside the top 10
+    # in the top 10, one discordant pair of 45: tau = (44 - 1) / 45
+    assert kendall_at_k(people, machine) == pytest.approx(43 / 45)
+
+
+def test_per_topic_agreement_lists_the_worst_topics_first():
+    from evaluation.machines.core import per_topic_agreement
+
+    found = per_topic_agreement({"1": [(3, 3), (0, 0)], "2": [(3, 0), (0, 3), (2, 2)], "3": [(0, 3)]}, threshold=2)
+    assert [t["topic"] for t in found["worst"]] == ["3", "2", "1"]
+    assert found["worst"][1]["agreement"] == pytest.approx(1 / 3)
+
+
+@pytest.mark.django_db
+def test_the_circularity_taus_over_all_runs_are_the_overall_taus():
+    collection = make_collection(max_grade=3, topics=2, documents=10, runs=3, depth=5)
+    Run.objects.filter(collection=collection, tag=Run.objects.filter(collection=collection).first().tag).update(
+        model_family="llama-3"
+    )
+    person = make_user("assessor")
+    pool = list(PoolItem.objects.filter(topic__collection=collection).values_list("topic_id", "document_id"))
+    services.judgments_record_bulk(labels={(person, t, d): (i * 7) % 4 for i, (t, d) in enumerate(pool[::2])})
+    judge = machine_judges.machine_judge_create(
+        collection=collection, name="bm25", provider="lexical", model_family="Llama 3"
+    )
+    machine_judges.machine_judge_run(judge=judge)
+    report = judge_verification(judge=judge, reveal=True)
+    overall = report["circularity"]["all"]["machine"]
+    assert (overall["kendall_tau"], overall["tau_ap"]) == (
+        report["ranking"]["kendall_tau"],
+        report["ranking"]["tau_ap"],
+    )

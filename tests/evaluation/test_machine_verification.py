@@ -129,7 +129,12 @@ def test_the_judges_figures_equal_the_pure_functions_on_the_same_labels(judged):
     runs = ranking_cache.collection_runs(topic_ids=topic_ids)
     mine = {t: {d: {"machine": g} for d, g in docs.items()} for t, docs in machine.items()}
     expected = system_ranking_agreement(mine, consensus, runs, measure="AP", **engine_options(collection))
-    assert report["ranking"] == expected["against_consensus"]["machine"]
+    scores = expected["scores"]
+    assert report["ranking"] == {
+        **expected["against_consensus"]["machine"],
+        "kendall_at_10": verify.kendall_at_k(scores["consensus"], scores["machine"]),
+    }
+    assert report["ranking"]["kendall_at_10"] == report["ranking"]["kendall_tau"]  # 3 runs: the top 10 is all
 
     stored = stored_aggregates(collection)
     tags = dict(collection.runs.values_list("tag", "id"))
