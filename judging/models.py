@@ -219,6 +219,7 @@ class Run(models.Model):
     model_family = models.CharField(
         max_length=100,
         blank=True,
+        db_default="",  # a row written by code that predates the column (an older migration's state) has it
         help_text="The model family the run uses (a reranker, a generator), e.g. gpt-4o or llama-3: a run that shares "
         "a machine judge's family is marked, and the judge's boards are shown without it too.",
     )
@@ -480,6 +481,7 @@ class MachineJudge(models.Model):
     model_family = models.CharField(
         max_length=100,
         blank=True,
+        db_default="",  # a row written by code that predates the column (an older migration's state) has it
         help_text="The model's family, e.g. gpt-4o or llama-3: runs of the same family are marked.",
     )
     api_key_env = models.CharField(
