@@ -501,6 +501,13 @@ class MachineJudge(models.Model):
     budget_requests = models.PositiveIntegerField(null=True, blank=True, help_text="Stop after this many calls.")
     budget_tokens = models.PositiveBigIntegerField(null=True, blank=True, help_text="Stop after this many tokens.")
     budget_words = models.PositiveIntegerField(default=400, help_text="Documents are cut to this many words.")
+    price_prompt = models.DecimalField(
+        max_digits=10, decimal_places=6, null=True, blank=True,
+        help_text="What 1,000 prompt tokens cost (in the operator's currency), to show what a run spends.",
+    )  # fmt: skip
+    price_completion = models.DecimalField(
+        max_digits=10, decimal_places=6, null=True, blank=True, help_text="What 1,000 completion tokens cost."
+    )
     version = models.PositiveIntegerField(default=1)
     configuration = models.CharField(max_length=64, blank=True, help_text="Hash of what a reply depends on.")
     created_at = models.DateTimeField(auto_now_add=True)

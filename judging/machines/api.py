@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import exceptions, generics, serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -15,6 +15,7 @@ from rest_framework.views import APIView
 from judging import selectors
 from judging.jobs import runner as jobs
 from judging.jobs.api import JobSerializer, job_accepted
+from judging.machines import selectors as machine_selectors
 from judging.machines import services as service
 from judging.models import Assignment, Collection, Document, Job, MachineJudge, MachineReply, PoolItem, Topic
 from judging.permissions import IsAdmin, IsAssessor, ReadsForResearchersWritesForAdmins
@@ -25,12 +26,22 @@ QUEUE_LIMIT = 100
 
 class MachineJudgeSerializer(serializers.ModelSerializer):
     account = serializers.CharField(source="account.username", read_only=True)
+    spending = serializers.SerializerMethodField(
+        help_text="under its current configuration: replies, tokens, cost (with prices), latency p50/p95, failures "
+        "by class with examples"
+    )
+
+    @extend_schema_field(serializers.DictField())
+    def get_spending(self, judge) -> dict:
+        return machine_selectors.judge_spending(judge=judge)
+
     scale_map = serializers.DictField(child=serializers.IntegerField(), required=False)
 
     class Meta:
         model = MachineJudge
-        fields = ["id", "name", "account", "version", "configuration", *service.SETTINGS, "created_at", "updated_at"]
-        read_only_fields = ["id", "account", "version", "configuration", "created_at", "updated_at"]
+        fields = ["id", "name", "account", "version", "configuration", *service.SETTINGS, "spending", "created_at",
+                  "updated_at"]  # fmt: skip
+        read_only_fields = ["id", "account", "version", "configuration", "spending", "created_at", "updated_at"]
         validators = []  # the service names a taken name
 
     def create(self, validated_data):

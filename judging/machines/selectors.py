@@ -4,6 +4,8 @@ likeliest errors first, `machine.verification`), and the machine's label of one 
 
 from __future__ import annotations
 
+import math
+
 from django.db.models import F
 
 from judging.machines.core.prompts import judge_template
@@ -77,3 +79,50 @@ def reply_provenance(*, topic_id: int) -> dict[tuple[int, int], dict]:
             "completion_tokens": reply.completion_tokens, "seconds": round(reply.seconds, 3),
         }  # fmt: skip
     return found
+
+
+def failure_class(reason: str) -> str:
+    """A failure's class, what groups it: its reason's words before any detail ("HTTP 429" of "HTTP 429: slow down",
+    "timed out", "unreadable reply")."""
+    return reason.split(":", 1)[0].strip() or "unknown"
+
+
+def judge_spending(*, judge: MachineJudge, examples: int = 3) -> dict:
+    """What a judge's replies under its current configuration cost and how they went: tokens, money (where the judge
+    has prices per 1,000 tokens), latency p50/p95 of the answered calls, and the failures grouped by class, most
+    frequent first, each with up to `examples` pairs and their reasons."""
+    replies = MachineReply.objects.filter(judge=judge, configuration=judge.configuration)
+    rows = list(
+        replies.order_by("id").values_list(
+            "topic__number", "document__docno", "failure", "prompt_tokens", "completion_tokens", "seconds"
+        )
+    )
+    prompt = sum(r[3] for r in rows)
+    completion = sum(r[4] for r in rows)
+    seconds = sorted(r[5] for r in rows if not r[2] and r[5] > 0)
+    groups: dict[str, dict] = {}
+    for topic, docno, failure, *_ in rows:
+        if failure:
+            group = groups.setdefault(failure_class(failure), {"count": 0, "examples": []})
+            group["count"] += 1
+            if len(group["examples"]) < examples:
+                group["examples"].append({"topic": topic, "docno": docno, "reason": failure})
+    cost = None
+    if judge.price_prompt is not None or judge.price_completion is not None:
+        cost = float((judge.price_prompt or 0) * prompt + (judge.price_completion or 0) * completion) / 1000
+    return {
+        "replies": len(rows),
+        "tokens": {"prompt": prompt, "completion": completion},
+        "cost": None if cost is None else round(cost, 6),
+        "latency": {"p50": _quantile(seconds, 0.5), "p95": _quantile(seconds, 0.95)},
+        "failures": [
+            {"class": name, **group} for name, group in sorted(groups.items(), key=lambda g: (-g[1]["count"], g[0]))
+        ],
+    }
+
+
+def _quantile(ordered: list[float], q: float) -> float | None:
+    """The q-quantile of sorted values, nearest rank (what a latency figure is), None without any."""
+    if not ordered:
+        return None
+    return round(ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))], 3)

@@ -29,6 +29,7 @@ from judging.jobs import runner as jobs
 from judging.machines.core.judge import PairResult, TopicText
 from judging.machines.core.prompts import TEMPLATES, custom, judge_template, template_problem
 from judging.machines.providers import Pairs, provider_of, texts
+from judging.machines.selectors import judge_spending
 from judging.models import (
     Collection,
     Document,
@@ -52,7 +53,7 @@ LABEL_BATCH, LABEL_SECONDS = 50, 1.0
 SETTINGS = (
     "provider", "base_url", "model", "api_key_env", "prompt", "template", "template_max_grade", "scale_map", "batch",
     "concurrency", "requests_per_minute", "timeout", "retries", "budget_requests", "budget_tokens", "budget_words",
-    "model_family",
+    "model_family", "price_prompt", "price_completion",
 )  # fmt: skip
 # What a reply depends on: a change of any of these is a new configuration (and version); limits are not.
 
@@ -320,7 +321,8 @@ def machine_judge_run(
         flush()
     if stopping.is_set():
         tally.stopped = "cancelled"
-    final = tally.as_dict()
+    # What went wrong, by class with examples, kept with the job (the page showed "23 failed" and no reason).
+    final = tally.as_dict() | {"failures": judge_spending(judge=judge)["failures"]}
     progress(tally.done, tally.total, final)
     return final
 

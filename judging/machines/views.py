@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from judging.jobs import runner as jobs
+from judging.machines import selectors as machine_selectors
 from judging.machines import services as service
 from judging.machines.forms import MachineJudgeForm, MachinePreviewForm, MachineRunForm
 from judging.models import Collection, Job, MachineJudge, PoolItem
@@ -37,6 +38,7 @@ def _judges_context(collection: Collection) -> list[dict]:
                 "failed": replies.exclude(failure="").count(),
                 "last_job": Job.objects.filter(task=service.MACHINE_TASK, arguments__judge_id=judge.id).first(),
                 "last_reply": replies.order_by("-created_at").values_list("created_at", flat=True).first(),
+                "spending": machine_selectors.judge_spending(judge=judge),
                 "run_form": MachineRunForm(collection=collection, prefix=f"run{judge.id}"),
             }
         )

@@ -1,0 +1,60 @@
+"""Money, time and failures in view (#48, item 6): a judge's spending under its configuration (tokens, cost from its
+prices per 1,000 tokens, latency p50/p95) and its failures grouped by class with examples, on its page, in its API
+and in the run's job result (the page once said only "23 failed")."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from judging.machines import services as machine_judges
+from judging.machines.selectors import _quantile, failure_class, judge_spending
+from judging.models import PoolItem
+from tests.api_clients import role_clients
+from tests.chat_server import chat_server
+from tests.factories import make_collection, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_failure_is_classed_by_its_reason_before_the_detail():
+    assert failure_class("HTTP 429: slow down") == "HTTP 429"
+    assert failure_class("timed out") == "timed out"
+    assert failure_class("unreadable reply: not chat-completions JSON") == "unreadable reply"
+
+
+def test_latency_quantiles_are_nearest_rank():
+    assert _quantile([0.1, 0.2, 0.3, 0.4], 0.5) == 0.2 and _quantile([0.1, 0.2, 0.3, 0.4], 0.95) == 0.4
+    assert _quantile([], 0.5) is None
+
+
+def test_a_runs_spending_and_failures_by_class_show_on_the_page_the_api_and_the_job(client, monkeypatch):
+    from judging.machines import providers
+
+    monkeypatch.setattr(providers, "RETRY_BACKOFF", 0.01)
+    collection = make_collection(max_grade=3, topics=1, documents=6, runs=1, depth=6)
+    pool = list(PoolItem.objects.filter(topic__collection=collection).select_related("topic", "document"))
+    truth = {(i.topic.number, i.document.docno[1:]): 2 for i in pool}
+    with chat_server(truth) as server:
+        judge = machine_judges.machine_judge_create(
+            collection=collection, name="llm", provider="chat", base_url=server.base_url, model="tiny", retries=0,
+            concurrency=1, price_prompt=Decimal("0.5"), price_completion=Decimal("1.5"),
+        )  # fmt: skip
+        server.faults = ["garbage", "500"]  # the first two pairs fail, each its own way
+        result = machine_judges.machine_judge_run(judge=judge)
+    spending = judge_spending(judge=judge)
+    assert sorted((f["class"], f["count"]) for f in spending["failures"]) == [("HTTP 500", 1), ("unreadable reply", 1)]
+    assert all(f["examples"][0]["docno"] for f in spending["failures"])
+    tokens = spending["tokens"]
+    assert tokens["prompt"] > 0 and spending["cost"] == pytest.approx(
+        (0.5 * tokens["prompt"] + 1.5 * tokens["completion"]) / 1000
+    )
+    assert spending["latency"]["p50"] is not None and spending["latency"]["p95"] >= spending["latency"]["p50"]
+    assert [f["class"] for f in result["failures"]] == [f["class"] for f in spending["failures"]]
+
+    client.force_login(make_user("admin"))
+    page = client.get(f"/judging/collections/{collection.id}/machine-judges/").content.decode()
+    assert 'data-failure-class="HTTP 500"' in page and "data-cost" in page
+    api = role_clients()["researcher"].get(f"/api/machine-judges/{judge.id}/").json()
+    assert api["spending"]["failures"] == spending["failures"] and api["price_prompt"] == "0.500000"
