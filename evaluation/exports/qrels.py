@@ -30,6 +30,7 @@ CSV_FIELDS = [
 ]  # fmt: skip
 
 
+# A label row as the export reads it; the loop below unpacks it in this order (a check's answer is shaped alike).
 LABEL_FIELDS = (
     "document_id",
     "document__docno",
@@ -115,18 +116,7 @@ def qrels_rows(
         judgments = sources.every_label(collection=collection, topic_ids=[topic_id]).filter(grade__isnull=False)
         if wanted_assessor is not None:
             judgments = judgments.filter(assessor_id=wanted_assessor)
-        rows = list(
-            judgments.order_by("document__docno", "assessor_id").values_list(
-                "document_id",
-                "document__docno",
-                "assessor_id",
-                "grade",
-                "updated_at",
-                "seconds_spent",
-                "note",
-                "origin",
-            )
-        )
+        rows = list(judgments.order_by("document__docno", "assessor_id").values_list(*LABEL_FIELDS))
         if source == "consensus":
             yield from _consensus_rows(collection, topic_id, number, rows, grade_of)
             continue
