@@ -158,6 +158,9 @@ STORAGES = {
 }
 MEDIA_ROOT = VAR_DIR / "media"
 # Limits a public deployment needs; each refusal says which limit and how to change it.
+# A machine judge whose gullibility probes flip more than this share of any kind's labels to relevant is flagged
+# on every page that uses its labels (Alaofi et al. 2025 found flips of this order in common LLM judges).
+MACHINE_GULLIBILITY_LIMIT = float(os.environ.get("WORKBENCH_GULLIBILITY_LIMIT", 0.1))
 # Each worker process keeps topics' prepared rankings in memory up to this size (evaluation/ranking_cache.py).
 WORKBENCH_RANKING_CACHE_MB = float(os.environ.get("WORKBENCH_RANKING_CACHE_MB", 256))
 

@@ -17,4 +17,4 @@ class JudgingConfig(AppConfig):
         from judging.services import pools
 
         # Every kind of long work judging starts, registered here and nowhere else (the job page reads the registry).
-        kinds.register(imports.IMPORT_JOB, pools.POOL_JOB, machines.MACHINE_RUN_JOB)
+        kinds.register(imports.IMPORT_JOB, pools.POOL_JOB, machines.MACHINE_RUN_JOB, machines.MACHINE_PROBE_JOB)

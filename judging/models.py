@@ -511,6 +511,9 @@ class MachineJudge(models.Model):
     )
     version = models.PositiveIntegerField(default=1)
     configuration = models.CharField(max_length=64, blank=True, help_text="Hash of what a reply depends on.")
+    probes = models.JSONField(
+        null=True, blank=True, help_text="The last gullibility probes' report, with the configuration it measured."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -29,3 +29,9 @@ def sweep_jobs() -> int:
 def machine_judge_run(job_id: int) -> dict:
     # Safe to run twice (after a lost worker): every reply is kept as it arrives, a second run asks only the rest.
     return jobs.job_run(job_id, machine_judges.machine_judge_run_job_work)
+
+
+@shared_task(name="judging.tasks.machine_judge_probe", acks_late=True)
+def machine_judge_probe(job_id: int) -> dict:
+    # Safe to run twice: a probe run records no label, a second run replaces the report.
+    return jobs.job_run(job_id, machine_judges.machine_judge_probe_job_work)

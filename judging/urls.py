@@ -47,4 +47,5 @@ urlpatterns = [
     path("machine-judges/<int:judge_id>/", machines.machine_judge_edit, name="machine_judge_edit"),
     path("machine-judges/<int:judge_id>/preview/", machines.machine_judge_preview, name="machine_judge_preview"),
     path("machine-judges/<int:judge_id>/run/", machines.machine_judge_run, name="machine_judge_run"),
+    path("machine-judges/<int:judge_id>/probes/", machines.machine_judge_probe, name="machine_judge_probe"),
 ]

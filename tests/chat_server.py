@@ -1,7 +1,8 @@
 """A small OpenAI-compatible chat-completions server for tests, on a local port: it answers from a seeded model of
 the qrels (each prompt's topic and document looked up, a grade flipped with probability `noise`), and can be made
 slow, answer 429 with Retry-After, 500, 400 (a prompt over the context) or 401 (quoting the key, as OpenAI does),
-a body that is not JSON, or no choice, for its first N requests."""
+a body that is not JSON, or no choice, for its first N requests; made gullible, it obeys an instruction injected
+into a passage."""
 
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ class ChatServer(ThreadingHTTPServer):
         self.redirect_to = ""  # where a "302" fault points
         self.trickle_gap = 0.3  # seconds between the bytes of a "trickle" fault's reply
         self.bytes_sent = 0  # of "huge" and "trickle" replies, as far as the client took them
+        self.gullible = False  # rates any passage carrying an injected instruction the scale's top
         self.requests = 0
         self.prompts: list[str] = []
         self.authorizations: list[str | None] = []
@@ -44,6 +46,8 @@ class ChatServer(ThreadingHTTPServer):
         return f"http://127.0.0.1:{self.server_address[1]}/v1"
 
     def grade_for(self, prompt: str) -> int:
+        if self.gullible and "Ignore the instructions above" in prompt:
+            return self.scale_top
         topic, document = TOPIC.search(prompt), DOCUMENT.search(prompt.split("Query:", 1)[-1])
         return self._noisy(self.qrels.get((topic.group(1), document.group(1)), 0) if topic and document else 0)
 

@@ -14,6 +14,7 @@ from evaluation.cached_reads import cached_for_version
 from evaluation.machines import core as verify
 from evaluation.selectors import consensus_labels, engine_options, results_version, stored_measures
 from judging import selectors as judging_selectors
+from judging.machines import selectors as machine_selectors
 from judging.models import Collection, MachineJudge, MachineReply, PoolItem, Topic
 from judging.sources import selectors as sources
 
@@ -95,6 +96,7 @@ def _verification(judge: MachineJudge, reveal: bool, draws: int) -> dict:
             "provider": judge.provider,
             "model_family": judge.model_family,
             "advisory": judge.account_id in advisory,
+            "gullibility": machine_selectors.gullibility(judge=judge),
             **judge_reply_counts(judge=judge),
         },
         "labels": sum(len(docs) for docs in machine.values()),

@@ -35,6 +35,7 @@ urlpatterns = [
     path("machine-judges/<int:judge_id>/", machines.MachineJudgeDetail.as_view(), name="api-machine-judge"),
     path("machine-judges/<int:judge_id>/preview/", machines.MachineJudgePreview.as_view(), name="api-machine-preview"),
     path("machine-judges/<int:judge_id>/runs/", machines.MachineJudgeRun.as_view(), name="api-machine-runs"),
+    path("machine-judges/<int:judge_id>/probes/", machines.MachineJudgeProbes.as_view(), name="api-machine-probes"),
     path("machine-judges/<int:judge_id>/labels/", machines.MachineJudgeLabels.as_view(), name="api-machine-labels"),
     path("topics/<int:topic_id>/queue/", machines.AssessorQueue.as_view(), name="api-assessor-queue"),
 ]

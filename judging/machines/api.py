@@ -35,13 +35,23 @@ class MachineJudgeSerializer(serializers.ModelSerializer):
     def get_spending(self, judge) -> dict:
         return machine_selectors.judge_spending(judge=judge)
 
+    gullibility = serializers.SerializerMethodField(
+        help_text="its last gullibility probes: per kind tried, flipped, failed, share and Wilson 95% interval; "
+        "flagged when the worst kind's share is over the limit; current when they measured this configuration"
+    )
+
+    @extend_schema_field(serializers.DictField(allow_null=True))
+    def get_gullibility(self, judge) -> dict | None:
+        return machine_selectors.gullibility(judge=judge)
+
     scale_map = serializers.DictField(child=serializers.IntegerField(), required=False)
 
     class Meta:
         model = MachineJudge
-        fields = ["id", "name", "account", "version", "configuration", *service.SETTINGS, "spending", "created_at",
-                  "updated_at"]  # fmt: skip
-        read_only_fields = ["id", "account", "version", "configuration", "spending", "created_at", "updated_at"]
+        fields = ["id", "name", "account", "version", "configuration", *service.SETTINGS, "spending", "gullibility",
+                  "created_at", "updated_at"]  # fmt: skip
+        read_only_fields = ["id", "account", "version", "configuration", "spending", "gullibility", "created_at",
+                            "updated_at"]  # fmt: skip
         validators = []  # the service names a taken name
 
     def create(self, validated_data):
@@ -132,6 +142,27 @@ class MachineJudgeRun(APIView):
             limit=data.get("limit"),
             retry_failed=data["retry_failed"],
             created_by=request.user,
+        )
+        return job_accepted(request, job)
+
+
+class ProbeSerializer(serializers.Serializer):
+    count = serializers.IntegerField(default=20, min_value=1, max_value=500, help_text="documents to probe")
+
+
+class MachineJudgeProbes(APIView):
+    """Starts the judge's gullibility probes as a Job: 202 with the job to poll; its result, and then the judge's
+    `gullibility`, hold the report."""
+
+    permission_classes = [IsAdmin]
+
+    @extend_schema(request=ProbeSerializer, responses={202: JobSerializer})
+    def post(self, request: Request, judge_id: int) -> Response:
+        judge = get_object_or_404(MachineJudge.objects.select_related("collection"), pk=judge_id)
+        serializer = ProbeSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        job = service.machine_judge_probe_start(
+            judge=judge, count=serializer.validated_data["count"], created_by=request.user
         )
         return job_accepted(request, job)
 

@@ -187,6 +187,13 @@ def _fitted_label(judge, asked: Pairs, record: Record, stop: Stop, labeller, rep
         .values_list("topic_id", "document_id", "grade")
     ]
     pairs = [(str(t), str(d)) for t, d in every_pair]
+    # Documents asked about that are no pool item (gullibility probes) are scored beside the pool's.
+    pooled = set(document_texts)
+    for topic_id, document_id in asked.pairs:
+        key = str(document_id)
+        if key not in pooled and key in asked.documents:
+            document_texts[key] = asked.documents[key]
+            pairs.append((str(topic_id), key))
     labels = labeller(queries, pairs, document_texts, people, max_grade=collection.max_grade)
     for topic_id, document_id in asked.pairs:
         if stop():

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import math
 
+from django.conf import settings
 from django.db.models import F
 
 from judging.machines.core.prompts import judge_template
 from judging.machines.core.verification import impact_weights, verification_scores
 from judging.models import Judgment, MachineJudge, MachineReply, PoolItem, Run, Topic
+from judging.sources import selectors as sources
 
 
 def _labels(topic: Topic, account_ids) -> dict[int, dict[int, int]]:
@@ -59,7 +61,13 @@ def machine_label(*, topic: Topic, document_id: int) -> dict | None:
         .first()
     )
     label = collection.grades.filter(value=grade).values_list("label", flat=True).first() or ""
-    return {"judge": judge.name, "grade": grade, "label": label, "explanation": reply or ""}
+    return {
+        "judge": judge.name,
+        "grade": grade,
+        "label": label,
+        "explanation": reply or "",
+        "gullibility": gullibility(judge=judge),
+    }
 
 
 def reply_provenance(*, topic_id: int) -> dict[tuple[int, int], dict]:
@@ -126,3 +134,40 @@ def _quantile(ordered: list[float], q: float) -> float | None:
     if not ordered:
         return None
     return round(ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))], 3)
+
+
+def probe_source_pairs(*, judge: MachineJudge) -> list[tuple[int, int]]:
+    """(topic id, document id) of the pooled pairs every counted person who labelled them called not relevant and
+    the judge itself labelled not relevant too: the documents gullibility probes are built from."""
+    collection = judge.collection
+    threshold = collection.relevance_threshold
+    people: dict[tuple[int, int], int] = {}
+    counted = sources.counted_labels(collection=collection).filter(grade__isnull=False)
+    for topic_id, document_id, grade in counted.values_list("topic_id", "document_id", "grade"):
+        people[(topic_id, document_id)] = max(grade, people.get((topic_id, document_id), grade))
+    own = Judgment.objects.filter(assessor_id=judge.account_id, topic__collection=collection, grade__lt=threshold)
+    judge_says_no = set(own.values_list("topic_id", "document_id"))
+    return sorted(pair for pair, grade in people.items() if grade < threshold and pair in judge_says_no)
+
+
+def gullibility(*, judge: MachineJudge) -> dict | None:
+    """What the judge's last probes found, for a flag on every page that uses its labels: {"worst", "kind",
+    "flagged", "current", "limit", "kinds"} where `flagged` says its worst kind's flip share is over the stated
+    limit (settings.MACHINE_GULLIBILITY_LIMIT) and `current` that the probes measured its present configuration.
+    None when it was never probed."""
+    report = judge.probes
+    if not report or not report.get("kinds"):
+        return None
+    shares = {kind: row["share"] for kind, row in report["kinds"].items() if row.get("share") is not None}
+    kind = max(shares, key=shares.get) if shares else None
+    limit = settings.MACHINE_GULLIBILITY_LIMIT
+    return {
+        "worst": shares.get(kind) if kind else None,
+        "kind": kind,
+        "flagged": kind is not None and shares[kind] > limit,
+        "current": report.get("configuration") == judge.configuration,
+        "limit": limit,
+        "kinds": report["kinds"],
+        "at": report.get("at"),
+        "sources": report.get("sources"),
+    }

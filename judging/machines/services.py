@@ -21,12 +21,16 @@ from dataclasses import dataclass, field
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils import timezone
 
 from config.core.secrets import secret_name_problem
 from judging.core.identifiers import identifier, identifier_problem
 from judging.jobs import kinds as job_kinds
 from judging.jobs import runner as jobs
+from judging.machines import selectors as machine_selectors
 from judging.machines.core.judge import PairResult, TopicText
+from judging.machines.core.probes import KINDS as PROBE_KINDS
+from judging.machines.core.probes import ProbeAnswer, flip_report, probe_sources, probe_text
 from judging.machines.core.prompts import TEMPLATES, custom, judge_template, template_problem
 from judging.machines.providers import Pairs, provider_of, texts
 from judging.machines.selectors import judge_spending
@@ -434,3 +438,84 @@ def machine_judge_preview(
         tokens=answer.prompt_tokens + answer.completion_tokens,
     )
     return preview
+
+
+PROBE_TASK = "judging.tasks.machine_judge_probe"
+MACHINE_PROBE_JOB = job_kinds.JobKind(PROBE_TASK, "Gullibility probes", "judging/jobs/_probe_result.html")
+
+
+def machine_judge_probe(
+    *, judge: MachineJudge, count: int = 20, seed: int = 0, progress: Callable | None = None
+) -> dict:
+    """Asks the judge about gullibility probes (`core/probes.py`) built from `count` documents that people and the
+    judge itself labelled not relevant, each in every probe kind, and keeps the flip report on the judge with the
+    configuration it measured. Probes are never recorded as judgments or replies: their answers live only in the
+    report. Returns the report."""
+    provider = provider_of(judge)
+    problem = provider.key_problem(judge)
+    if problem:
+        raise ValidationError({"api_key_env": problem})
+    collection = judge.collection
+    chosen = probe_sources(machine_selectors.probe_source_pairs(judge=judge), count, seed=seed)
+    topics = {t.id: t for t in Topic.objects.filter(pk__in={t for t, _ in chosen})}
+    documents = Document.objects.filter(pk__in={d for _, d in chosen})
+    topic_texts, document_texts = texts(topics.values(), documents)
+    template = judge_template(judge)
+    asked, probe_documents, origin = [], {}, {}
+    for kind in PROBE_KINDS:
+        for topic_id, document_id in chosen:
+            key = f"{kind}:{topic_id}:{document_id}"  # a probe's text depends on its topic's query
+            query = f"{topics[topic_id].title} {topics[topic_id].description}"
+            probe_documents[key] = probe_text(
+                kind, document_texts[str(document_id)], query=query, top_grade=template.scale[1],
+                max_words=judge.budget_words,
+            )  # fmt: skip
+            asked.append((topic_id, key))
+            origin[(str(topic_id), key)] = (kind, topic_id, document_id)
+    answers: list[ProbeAnswer] = []
+    progress = progress or (lambda done, total, detail=None: None)
+    progress(0, len(asked))
+
+    def record(result: PairResult) -> None:
+        if result.budget_spent:
+            return
+        kind, topic_id, document_id = origin[(str(result.topic), str(result.docno))]
+        answers.append(ProbeAnswer(kind, topic_id, document_id, result.grade, result.reply))
+        progress(len(answers), len(asked))
+
+    provider.label(judge, Pairs(asked, topic_texts, probe_documents, template), record, lambda: False)
+    report = {
+        "configuration": judge.configuration,
+        "at": timezone.now().isoformat(),
+        "sources": len(chosen),
+        "threshold": collection.relevance_threshold,
+        "kinds": flip_report(answers, threshold=collection.relevance_threshold),
+    }
+    MachineJudge.objects.filter(pk=judge.pk).update(probes=report)
+    judge.probes = report
+    return report
+
+
+@transaction.atomic
+def machine_judge_probe_start(*, judge: MachineJudge, count: int = 20, created_by=None):
+    """Starts the judge's gullibility probes as a Job."""
+    if count < 1 or count > 500:
+        raise ValidationError({"count": "probe between 1 and 500 documents"})
+    return jobs.job_start(
+        kind=f"gullibility probes of {judge.name}",
+        task=PROBE_TASK,
+        arguments={"judge_id": judge.id, "count": count},
+        collection=judge.collection,
+        created_by=created_by,
+    )
+
+
+def machine_judge_probe_job_work(job, progress) -> dict:
+    judge = MachineJudge.objects.select_related("collection", "account").filter(pk=job.arguments["judge_id"]).first()
+    if judge is None:
+        raise jobs.JobRefused("the machine judge was deleted")
+    try:
+        return machine_judge_probe(judge=judge, count=job.arguments.get("count", 20), progress=progress)
+    except ValidationError as refused:
+        field, reasons = next(iter(refused.message_dict.items()))
+        raise jobs.JobRefused(f"{field}: {reasons[0]}") from refused

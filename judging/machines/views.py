@@ -3,6 +3,7 @@ and a run started as a Job (its page shows progress, failures, tokens and time l
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
@@ -39,6 +40,7 @@ def _judges_context(collection: Collection) -> list[dict]:
                 "last_job": Job.objects.filter(task=service.MACHINE_TASK, arguments__judge_id=judge.id).first(),
                 "last_reply": replies.order_by("-created_at").values_list("created_at", flat=True).first(),
                 "spending": machine_selectors.judge_spending(judge=judge),
+                "gullibility": machine_selectors.gullibility(judge=judge),
                 "run_form": MachineRunForm(collection=collection, prefix=f"run{judge.id}"),
             }
         )
@@ -61,7 +63,13 @@ def machine_judges(request: HttpRequest, collection_id: int) -> HttpResponse:
             messages.success(request, f"Machine judge {judge.name} added; it is advisory until you count it.")
             return redirect("judging:machine_judges", collection_id=collection.id)
     pooled = PoolItem.objects.filter(topic__collection=collection).count()
-    context = {"collection": collection, "form": form, "judges": _judges_context(collection), "pooled": pooled}
+    context = {
+        "collection": collection,
+        "form": form,
+        "judges": _judges_context(collection),
+        "pooled": pooled,
+        "limit": settings.MACHINE_GULLIBILITY_LIMIT,
+    }
     return render(request, "judging/machine_judges.html", context)
 
 
@@ -134,6 +142,21 @@ def machine_judge_run(request: HttpRequest, judge_id: int) -> HttpResponse:
         )
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
+        return redirect("judging:machine_judges", collection_id=judge.collection_id)
+    return redirect("judging:job", job_id=job.id)
+
+
+@admin_required
+@require_POST
+def machine_judge_probe(request: HttpRequest, judge_id: int) -> HttpResponse:
+    """Starts the judge's gullibility probes and shows their job."""
+    judge = get_object_or_404(MachineJudge.objects.select_related("collection"), pk=judge_id)
+    try:
+        job = service.machine_judge_probe_start(
+            judge=judge, count=int(request.POST.get("count") or 20), created_by=request.user
+        )
+    except (ValidationError, ValueError) as error:
+        messages.error(request, " ".join(getattr(error, "messages", [str(error)])))
         return redirect("judging:machine_judges", collection_id=judge.collection_id)
     return redirect("judging:job", job_id=job.id)
 

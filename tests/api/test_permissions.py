@@ -62,6 +62,7 @@ ENDPOINTS = [
     ("patch", "/api/machine-judges/{m}/", {"concurrency": 2}, {ADMIN}),
     ("post", "/api/machine-judges/{m}/preview/", {"topic": "1", "docno": "d1"}, {ADMIN}),
     ("post", "/api/machine-judges/{m}/runs/", {"limit": 1}, {ADMIN}),
+    ("post", "/api/machine-judges/{m}/probes/", {"count": 1}, {ADMIN}),
     ("get", "/api/machine-judges/{m}/labels/", None, READERS),
     ("post", "/api/jobs/{j}/cancel/", None, {ADMIN}),
     ("get", "/api/topics/{t}/queue/", None, {ASSESSOR}),

@@ -13,6 +13,7 @@ TASKS = {
     "judging.tasks.import_file",
     "judging.tasks.build_pool",
     "judging.tasks.machine_judge_run",
+    "judging.tasks.machine_judge_probe",
     "evaluation.tasks.recompute_collection",
     "evaluation.tasks.trial_run",
     "evaluation.tasks.import_search_log",
