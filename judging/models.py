@@ -502,6 +502,12 @@ class MachineJudge(models.Model):
     budget_requests = models.PositiveIntegerField(null=True, blank=True, help_text="Stop after this many calls.")
     budget_tokens = models.PositiveBigIntegerField(null=True, blank=True, help_text="Stop after this many tokens.")
     budget_words = models.PositiveIntegerField(default=400, help_text="Documents are cut to this many words.")
+    samples = models.PositiveSmallIntegerField(
+        default=1,
+        db_default=1,
+        validators=[MinValueValidator(1), MaxValueValidator(10)],
+        help_text="Ask this many times per pair (at temperature 0.7 when above 1); the label is the vote's majority.",
+    )
     price_prompt = models.DecimalField(
         max_digits=10, decimal_places=6, null=True, blank=True,
         help_text="What 1,000 prompt tokens cost (in the operator's currency), to show what a run spends.",
@@ -540,6 +546,7 @@ class MachineReply(models.Model):
     prompt_tokens = models.PositiveIntegerField(default=0)
     completion_tokens = models.PositiveIntegerField(default=0)
     seconds = models.FloatField(default=0.0)
+    votes = models.JSONField(null=True, blank=True, help_text="Each sample's grade, when the judge samples.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

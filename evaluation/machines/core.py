@@ -201,3 +201,32 @@ def per_topic_agreement(
                      "low": low, "high": high})  # fmt: skip
     rows.sort(key=lambda r: (r["agreement"] if r["agreement"] is not None else 2.0, -r["items"], r["topic"]))
     return {"topics": rows, "worst": [r for r in rows if r["items"]][:worst]}
+
+
+CALIBRATION_BINS = 10
+
+
+def calibration(confidence: Sequence[float], relevant: Sequence[bool], *, bins: int = CALIBRATION_BINS) -> dict:
+    """How well a judge's confidence that an item is relevant (the share of its votes at or above the threshold)
+    matches how often people find it relevant: reliability bins of equal width (as scikit-learn's
+    `calibration_curve(strategy="uniform")` cuts them: a value on an inner edge falls in the lower bin), each with
+    its items, mean confidence and observed share relevant; the expected calibration error ECE = sum over bins of
+    items / N * |observed - confidence|; and the Brier score, the mean of (confidence - relevant)^2. None without
+    items."""
+    p = np.asarray(confidence, dtype=np.float64)
+    y = np.asarray(relevant, dtype=np.float64)
+    if not len(p):
+        return {"items": 0, "bins": [], "ece": None, "brier": None}
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    index = np.searchsorted(edges[1:-1], p)
+    rows, ece = [], 0.0
+    for b in range(bins):
+        inside = index == b
+        count = int(inside.sum())
+        if not count:
+            continue
+        mean, observed = float(p[inside].mean()), float(y[inside].mean())
+        ece += count / len(p) * abs(observed - mean)
+        rows.append({"low": float(edges[b]), "high": float(edges[b + 1]), "items": count, "confidence": mean,
+                     "observed": observed})  # fmt: skip
+    return {"items": len(p), "bins": rows, "ece": ece, "brier": float(np.mean((p - y) ** 2))}

@@ -113,9 +113,27 @@ def _verification(judge: MachineJudge, reveal: bool, draws: int) -> dict:
         "per_topic": verify.per_topic_agreement(_pairs_by_topic(machine, consensus, collection), threshold=threshold),
         "verified": len(verified),
         "unverified": len(unverified),
+        "calibration": _calibration(judge, machine, consensus, threshold),
     }
     report.update(_leaderboards(collection, judge, machine, consensus, pooled, verified, unverified, draws))
     return report
+
+
+def _calibration(judge, machine, consensus, threshold) -> dict:
+    """The judge's confidence that a verified item is relevant (the share of its votes at or above the threshold;
+    0 or 1 for a label asked once) against the people's consensus."""
+    replies = MachineReply.objects.filter(
+        judge=judge, configuration=judge.configuration, failure="", votes__isnull=False
+    ).values_list("topic_id", "document_id", "votes")
+    votes = {(t, d): v for t, d, v in replies}
+    confidence, relevant = [], []
+    for topic, documents in machine.items():
+        for document, grade in documents.items():
+            if document in consensus.get(topic, {}):
+                own = votes.get((topic, document)) or [grade]
+                confidence.append(sum(v >= threshold for v in own) / len(own))
+                relevant.append(consensus[topic][document] >= threshold)
+    return verify.calibration(confidence, relevant) | {"sampled": bool(votes), "samples": judge.samples}
 
 
 def _leaderboards(collection, judge, machine, consensus, pooled, verified, unverified, draws) -> dict:

@@ -188,11 +188,16 @@ class JobCancel(APIView):
 class ReplySerializer(serializers.ModelSerializer):
     topic = serializers.CharField(source="topic.number")
     docno = serializers.CharField(source="document.docno")
+    vote_share = serializers.SerializerMethodField(help_text="the share of the samples' votes for its grade")
+
+    @extend_schema_field(serializers.FloatField(allow_null=True))
+    def get_vote_share(self, reply) -> float | None:
+        return machine_selectors.vote_share(reply.votes, reply.grade)
 
     class Meta:
         model = MachineReply
-        fields = ["topic", "docno", "grade", "failure", "reply", "prompt_tokens", "completion_tokens", "seconds",
-                  "created_at"]  # fmt: skip
+        fields = ["topic", "docno", "grade", "votes", "vote_share", "failure", "reply", "prompt_tokens",
+                  "completion_tokens", "seconds", "created_at"]  # fmt: skip
 
 
 class MachineJudgeLabels(generics.ListAPIView):

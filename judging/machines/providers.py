@@ -34,7 +34,11 @@ RETRY_BACKOFF = 1.0  # seconds before a fault's first retry, doubling (a 429's R
 # A preview answers inside a web request: one try, well within the web server's 30 s timeout.
 PREVIEW_SECONDS = 10.0
 # What a chat judge's reply depends on, besides the prompt's version.
-CHAT_REPLY_DEPENDS_ON = ("provider", "base_url", "model", "prompt", "template", "template_max_grade", "budget_words")
+CHAT_REPLY_DEPENDS_ON = (
+    "provider", "base_url", "model", "prompt", "template", "template_max_grade", "budget_words", "samples",
+)  # fmt: skip
+# A judge asked several times per pair samples at this temperature (at 0 every sample would be the same).
+SAMPLING_TEMPERATURE = 0.7
 
 Record = Callable[[PairResult], None]
 Stop = Callable[[], bool]
@@ -108,6 +112,7 @@ def server_config(judge: MachineJudge, *, preview: bool = False) -> ServerConfig
         retries=0 if preview else judge.retries,
         backoff=RETRY_BACKOFF,
         requests_per_minute=None if preview else judge.requests_per_minute,
+        temperature=SAMPLING_TEMPERATURE if judge.samples > 1 and not preview else 0.0,
     )
 
 
@@ -127,6 +132,7 @@ def _chat_label(judge: MachineJudge, asked: Pairs, record: Record, stop: Stop, *
             concurrency=1 if preview else judge.concurrency,
             budget_words=judge.budget_words,
             batch="pair" if preview else judge.batch,
+            samples=1 if preview else judge.samples,
             on_result=record,
             stop=stop,
         )

@@ -38,7 +38,16 @@ def verification_order(*, topic: Topic, rankings) -> dict[int, float]:
     tags = dict(Run.objects.filter(collection_id=collection.id).values_list("id", "tag"))
     impact = impact_weights({tags[r]: docs.tolist() for r, docs in rankings.items() if r in tags}, pool)
     machine = labels.pop(judge_account[0], {})
-    return verification_scores(pool, machine, list(labels.values()), impact, threshold=collection.relevance_threshold)
+    replies = MachineReply.objects.filter(
+        judge_id=collection.verification_judge_id,
+        topic=topic,
+        configuration=F("judge__configuration"),
+        failure="",
+        votes__isnull=False,
+    )
+    votes = dict(replies.values_list("document_id", "votes"))
+    threshold = collection.relevance_threshold
+    return verification_scores(pool, machine, list(labels.values()), impact, threshold=threshold, votes=votes)
 
 
 def machine_label(*, topic: Topic, document_id: int) -> dict | None:
@@ -171,3 +180,10 @@ def gullibility(*, judge: MachineJudge) -> dict | None:
         "at": report.get("at"),
         "sources": report.get("sources"),
     }
+
+
+def vote_share(votes: list[int] | None, grade: int | None) -> float | None:
+    """The share of a sampled label's votes that gave its grade (None for a label asked once)."""
+    if not votes or grade is None:
+        return None
+    return round(votes.count(grade) / len(votes), 4)

@@ -57,7 +57,7 @@ LABEL_BATCH, LABEL_SECONDS = 50, 1.0
 SETTINGS = (
     "provider", "base_url", "model", "api_key_env", "prompt", "template", "template_max_grade", "scale_map", "batch",
     "concurrency", "requests_per_minute", "timeout", "retries", "budget_requests", "budget_tokens", "budget_words",
-    "model_family", "price_prompt", "price_completion",
+    "model_family", "price_prompt", "price_completion", "samples",
 )  # fmt: skip
 # What a reply depends on: a change of any of these is a new configuration (and version); limits are not.
 
@@ -74,6 +74,8 @@ def _validated(judge: MachineJudge, collection: Collection) -> None:
     provider = provider_of(judge)
     if judge.batch not in ("pair", "topic"):
         raise ValidationError({"batch": "choose pair (a call per pair) or topic (a call per topic's documents)"})
+    if judge.samples > 1 and judge.batch != "pair":
+        raise ValidationError({"samples": "sampling asks about one pair a call: set batch to pair"})
     if judge.api_key_env:
         problem = secret_name_problem(judge.api_key_env)
         if problem:
@@ -234,6 +236,7 @@ def machine_reply_record(*, judge: MachineJudge, topic_id: int, document_id: int
             "prompt_tokens": result.prompt_tokens,
             "completion_tokens": result.completion_tokens,
             "seconds": result.seconds,
+            "votes": list(result.votes) if result.votes is not None else None,
         },
     )
 

@@ -5,6 +5,9 @@ parse is a failure with its reason, never a guessed grade.
 Two ways to ask (`batch`): "pair", one call per pair; "topic", one call per topic with up to BATCH_SIZE of its
 documents listed and a JSON rating of each asked back (as OpenSearch's relevance workbench does). Either way every
 pair's answer is cached under its own key, so a rerun in either mode asks only for what no reply covers.
+
+With `samples` k > 1 (one pair a call), a pair is asked k times; its grade is the votes' majority (a tie goes to
+the lower middle of the tied grades) and its result carries every vote, whose shares are the label's confidence.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 import itertools
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as StillWaiting
@@ -49,6 +52,16 @@ class PairResult:
     seconds: float = 0.0
     cached: bool = False
     budget_spent: bool = False  # refused because the run's budget is spent: no call was made
+    votes: tuple[int, ...] | None = None  # each sample's grade, when the pair was asked more than once
+
+
+def majority(votes) -> int:
+    """The most frequent grade; among tied grades the lower middle one (a 1-1 tie of 1 and 3 is 1, not 2: only a
+    grade someone gave is a label)."""
+    counts = Counter(votes)
+    top = max(counts.values())
+    tied = sorted(grade for grade, count in counts.items() if count == top)
+    return tied[(len(tied) - 1) // 2]
 
 
 @dataclass
@@ -79,9 +92,10 @@ class JudgeRun:
         if result.failure is not None:
             self.failures.append({"topic": result.topic, "docno": result.docno, "reason": result.failure})
         else:
-            self.labels.append(
-                {"topic": result.topic, "docno": result.docno, "grade": result.grade, "explanation": result.reply}
-            )
+            label = {"topic": result.topic, "docno": result.docno, "grade": result.grade, "explanation": result.reply}
+            if result.votes is not None:
+                label["votes"] = list(result.votes)
+            self.labels.append(label)
 
 
 def mapped(grade: int, source: tuple[int, int], target: tuple[int, int], mapping: Mapping | None = None) -> int:
@@ -127,11 +141,13 @@ class _Asking:
     mapping: Mapping | None
     budget_words: int
     batch: str
+    samples: int = 1
     calls: _Calls = field(default_factory=_Calls)
     halted: threading.Event = field(default_factory=threading.Event)  # the caller raised: start no more calls
 
     def key(self, topic_id: str, docno: str) -> str:
-        return ReplyCache.key(self.client.config.identity(), self.template.version, topic_id, docno)
+        version = self.template.version + (f"/samples-{self.samples}" if self.samples > 1 else "")
+        return ReplyCache.key(self.client.config.identity(), version, topic_id, docno)
 
     def ask(self, group: list[tuple[str, str]]) -> list[PairResult] | None:
         if self.halted.is_set() or self.client.abort.is_set():
@@ -161,34 +177,42 @@ class _Asking:
         return render(self.template, **texts, document=self.documents[missing[0][1]], budget_words=self.budget_words)
 
     def call(self, missing: list[tuple[str, str]]) -> list[PairResult]:
-        """One call for `missing`: each pair's share of its tokens and time, its reply cached unless it failed."""
+        """One call for `missing` (or `samples` calls for its one pair): each pair's share of the tokens and time,
+        its reply cached unless a call failed."""
         started = time.monotonic()
-        reply = self.client.complete(self.prompt(missing))
+        prompt = self.prompt(missing)
+        replies = [self.client.complete(prompt)]
+        while len(replies) < self.samples and replies[-1].error is None:
+            replies.append(self.client.complete(prompt))
+        failed = next((r for r in replies if r.error is not None), None)
         share = len(missing)
         answer = {
-            "text": reply.text,
-            "prompt_tokens": reply.prompt_tokens // share,
-            "completion_tokens": reply.completion_tokens // share,
+            "text": replies[-1].text,
+            "prompt_tokens": sum(r.prompt_tokens for r in replies) // share,
+            "completion_tokens": sum(r.completion_tokens for r in replies) // share,
             "seconds": (time.monotonic() - started) / share,
             "batch": self.batch == "topic",
         }
-        if reply.error is None:
+        if self.samples > 1:
+            answer["texts"] = [r.text for r in replies]
+        if failed is None:
             for pair in missing:
                 self.cache.put(self.key(*pair), answer)
-        self.calls.add(reply.attempts)
-        return [
-            self.outcome(*pair, answer, cached=False, error=reply.error, budget_spent=reply.budget_spent)
-            for pair in missing
-        ]
+        self.calls.add(sum(r.attempts for r in replies))
+        error, spent = (failed.error, failed.budget_spent) if failed else (None, False)
+        return [self.outcome(*pair, answer, cached=False, error=error, budget_spent=spent) for pair in missing]
 
     def outcome(self, topic_id, docno, answer: dict, *, cached: bool, error: str | None, budget_spent=False):
-        """The pair's result: its grade read from the answer and mapped onto the collection's scale, or why not."""
-        grade = None
+        """The pair's result: its grade read from the answer (each sample's, and their majority) and mapped onto the
+        collection's scale, or why not."""
+        grade, votes = None, None
         if error is None:
             try:
-                text = answer["text"]
-                raw = batch_grades(self.template, text)[docno] if answer.get("batch") else grade_of(self.template, text)
-                grade = mapped(raw, self.template.scale, self.scale, self.mapping)
+                if answer.get("texts"):
+                    votes = tuple(self.grade(docno, text, batch=False) for text in answer["texts"])
+                    grade = majority(votes)
+                else:
+                    grade = self.grade(docno, answer["text"], batch=answer.get("batch"))
             except KeyError:
                 error = "the batch reply rates no such document"
             except PromptReplyError as refusal:
@@ -196,7 +220,12 @@ class _Asking:
         return PairResult(
             topic_id, docno, grade, error, answer.get("text"), answer.get("prompt_tokens", 0),
             answer.get("completion_tokens", 0), answer.get("seconds", 0.0), cached, budget_spent,
+            None if error else votes,
         )  # fmt: skip
+
+    def grade(self, docno: str, text: str, *, batch: bool) -> int:
+        raw = batch_grades(self.template, text)[docno] if batch else grade_of(self.template, text)
+        return mapped(raw, self.template.scale, self.scale, self.mapping)
 
 
 def judge_pairs(
@@ -212,6 +241,7 @@ def judge_pairs(
     concurrency: int = 1,
     budget_words: int = 400,
     batch: str = "pair",
+    samples: int = 1,
     on_result: Callable[[PairResult], None] | None = None,
     stop: Stop | None = None,
 ) -> JudgeRun:
@@ -220,9 +250,12 @@ def judge_pairs(
     database write belongs there, not in the calls' threads). `stop` is asked in the calling thread only, as results
     arrive and every STOP_POLL seconds while calls are under way: once it is true no new call starts and the calls
     under way are aborted (the client's `abort`); the pairs not answered are left out of the result (neither labelled
-    nor failed). A pair refused because the budget is spent is a failure with `budget_spent` set, and so is the run."""
+    nor failed). A pair refused because the budget is spent is a failure with `budget_spent` set, and so is the run.
+    `samples` > 1 asks each pair that many times (batch "pair" only)."""
+    if samples > 1 and batch != "pair":
+        raise ValueError("samples need one pair a call (batch 'pair')")
     asking = _Asking(
-        topics, documents, template, client, cache, scale or template.scale, mapping, budget_words, batch
+        topics, documents, template, client, cache, scale or template.scale, mapping, budget_words, batch, samples
     )  # fmt: skip
     run = JudgeRun()
     groups = iter(_groups(list(dict.fromkeys(pairs)), batch))

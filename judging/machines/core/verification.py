@@ -1,12 +1,14 @@
 """Which machine labels people should verify first, pure (no Django): a score per pooled item of a topic, highest
 first, stated so that an admin can say why an item came up.
 
-    score = 3                                          the machine gave no label (failed, or not run yet)
-          = 2 * disagreement + boundary + impact       otherwise, where
+    score = 3                                                the machine gave no label (failed, or not run yet)
+          = 2 * disagreement + 2 * doubt + boundary + impact   otherwise, where
 
 - disagreement: the share of the collection's other machine judges (other prompts, models or samples) whose
   label falls on the other side of the relevance threshold; two readings that disagree are the surest sign of a
   likely error;
+- doubt: for a judge asked several times per pair, the share of its own votes on the other side of the threshold
+  from its label (1 - its vote share for that side): a judge that wavers is likelier wrong;
 - boundary: 1 when the machine's grade is one of the two either side of the relevance threshold (threshold - 1 or
   threshold), where LLM judges' errors concentrate and where an error flips relevance; else 0;
 - impact: how much the item's label weighs in the runs' AP, as the `impact` judging order weighs it (Aslam, Pavlu
@@ -50,8 +52,9 @@ def verification_scores(
     impact: Mapping[int, float],
     *,
     threshold: int,
+    votes: Mapping[int, Sequence[int]] | None = None,
 ) -> dict[int, float]:
-    """{document: score} for the pooled documents (see the module)."""
+    """{document: score} for the pooled documents (see the module); `votes` holds a sampled judge's votes."""
     scores = {}
     for document in pool:
         grade = machine.get(document)
@@ -61,6 +64,8 @@ def verification_scores(
         relevant = grade >= threshold
         readings = [o[document] for o in others if document in o]
         disagreement = sum((g >= threshold) != relevant for g in readings) / len(readings) if readings else 0.0
+        own = (votes or {}).get(document) or ()
+        doubt = sum((g >= threshold) != relevant for g in own) / len(own) if own else 0.0
         boundary = 1.0 if grade in (threshold - 1, threshold) else 0.0
-        scores[document] = 2 * disagreement + boundary + impact.get(document, 0.0)
+        scores[document] = 2 * disagreement + 2 * doubt + boundary + impact.get(document, 0.0)
     return scores
