@@ -501,6 +501,10 @@ class MachineJudge(models.Model):
     retries = models.PositiveSmallIntegerField(default=3, validators=[MaxValueValidator(10)])
     budget_requests = models.PositiveIntegerField(null=True, blank=True, help_text="Stop after this many calls.")
     budget_tokens = models.PositiveBigIntegerField(null=True, blank=True, help_text="Stop after this many tokens.")
+    budget_money = models.DecimalField(
+        max_digits=12, decimal_places=4, null=True, blank=True,
+        validators=[MinValueValidator(0)], help_text="Stop a run once its calls cost this much (needs prices).",
+    )  # fmt: skip
     budget_words = models.PositiveIntegerField(default=400, help_text="Documents are cut to this many words.")
     samples = models.PositiveSmallIntegerField(
         default=1,

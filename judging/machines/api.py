@@ -35,6 +35,15 @@ class MachineJudgeSerializer(serializers.ModelSerializer):
     def get_spending(self, judge) -> dict:
         return machine_selectors.judge_spending(judge=judge)
 
+    estimate = serializers.SerializerMethodField(
+        help_text="what a run over the pairs left would take: pairs, calls, tokens, cost, seconds, the basis "
+        "(measured or rendered) and the calls its budget allows when fewer"
+    )
+
+    @extend_schema_field(serializers.DictField())
+    def get_estimate(self, judge) -> dict:
+        return machine_selectors.run_estimate(judge=judge)
+
     gullibility = serializers.SerializerMethodField(
         help_text="its last gullibility probes: per kind tried, flipped, failed, share and Wilson 95% interval; "
         "flagged when the worst kind's share is over the limit; current when they measured this configuration"
@@ -48,10 +57,10 @@ class MachineJudgeSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = MachineJudge
-        fields = ["id", "name", "account", "version", "configuration", *service.SETTINGS, "spending", "gullibility",
-                  "created_at", "updated_at"]  # fmt: skip
-        read_only_fields = ["id", "account", "version", "configuration", "spending", "gullibility", "created_at",
-                            "updated_at"]  # fmt: skip
+        fields = ["id", "name", "account", "version", "configuration", *service.SETTINGS, "spending", "estimate",
+                  "gullibility", "created_at", "updated_at"]  # fmt: skip
+        read_only_fields = ["id", "account", "version", "configuration", "spending", "estimate", "gullibility",
+                            "created_at", "updated_at"]  # fmt: skip
         validators = []  # the service names a taken name
 
     def create(self, validated_data):

@@ -62,6 +62,7 @@ class Provider:
     key_problem: Callable[[MachineJudge], str | None]  # the named key cannot be read (None: fine or no key)
     prompt_shown: Callable[[MachineJudge, Template, Topic, str], str]
     label: Callable[..., None]  # (judge, Pairs, record, stop, *, preview) -> each pair's result to `record`
+    offline: bool = False  # runs in the worker: no call, no token, no money
 
 
 def texts(topics, documents) -> tuple[dict[str, TopicText], dict[str, str]]:
@@ -116,8 +117,18 @@ def server_config(judge: MachineJudge, *, preview: bool = False) -> ServerConfig
     )
 
 
+def judge_budget(judge: MachineJudge) -> Budget:
+    """A run's budget: the judge's limits of calls, tokens and money (at its prices)."""
+    return Budget(
+        requests=judge.budget_requests,
+        tokens=judge.budget_tokens,
+        money=float(judge.budget_money) if judge.budget_money is not None else None,
+        prices=(float(judge.price_prompt or 0), float(judge.price_completion or 0)),
+    )
+
+
 def _chat_label(judge: MachineJudge, asked: Pairs, record: Record, stop: Stop, *, preview: bool = False) -> None:
-    budget = None if preview else Budget(requests=judge.budget_requests, tokens=judge.budget_tokens)
+    budget = None if preview else judge_budget(judge)
     client = ChatClient(server_config(judge, preview=preview), budget=budget)
     with contextlib.closing(client):
         judge_pairs(
@@ -223,6 +234,7 @@ PROVIDERS: dict[str, Provider] = {
         lambda judge: None,  # no server, no key
         _lexical_prompt,
         _lexical_label,
+        offline=True,
     ),
     MachineProvider.EMBEDDING: Provider(
         MachineProvider.EMBEDDING,
@@ -233,6 +245,7 @@ PROVIDERS: dict[str, Provider] = {
             f"cosine of MiniLM embeddings of {topic.title!r} {topic.description!r} and the document"
         ),
         _embedding_label,
+        offline=True,
     ),
 }
 

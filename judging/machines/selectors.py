@@ -5,13 +5,17 @@ likeliest errors first, `machine.verification`), and the machine's label of one 
 from __future__ import annotations
 
 import math
+from collections import Counter
+from collections.abc import Sequence
 
 from django.conf import settings
 from django.db.models import F
 
+from judging.machines.core.judge import BATCH_SIZE
 from judging.machines.core.prompts import judge_template
 from judging.machines.core.verification import impact_weights, verification_scores
-from judging.models import Judgment, MachineJudge, MachineReply, PoolItem, Run, Topic
+from judging.machines.providers import provider_of
+from judging.models import Document, Judgment, MachineJudge, MachineReply, PoolItem, Run, Topic
 from judging.sources import selectors as sources
 
 
@@ -96,6 +100,94 @@ def reply_provenance(*, topic_id: int) -> dict[tuple[int, int], dict]:
             "completion_tokens": reply.completion_tokens, "seconds": round(reply.seconds, 3),
         }  # fmt: skip
     return found
+
+
+def pairs_to_ask(
+    *, judge: MachineJudge, topic_ids: Sequence[int] | None = None, limit: int | None = None, retry_failed=False
+) -> list[tuple[int, int]]:
+    """The (topic, document) pool items a run asks about, in topic and pool order: those with no reply under the
+    judge's configuration, or (`retry_failed`) those whose reply was a failure."""
+    items = PoolItem.objects.filter(topic__collection=judge.collection).order_by("topic_id", "-priority", "id")
+    if topic_ids:
+        items = items.filter(topic_id__in=topic_ids)
+    replies = MachineReply.objects.filter(judge=judge, configuration=judge.configuration)
+    if retry_failed:
+        wanted = set(replies.exclude(failure="").values_list("topic_id", "document_id"))
+        pairs = [p for p in items.values_list("topic_id", "document_id") if p in wanted]
+    else:
+        answered = set(replies.values_list("topic_id", "document_id"))
+        pairs = [p for p in items.values_list("topic_id", "document_id") if p not in answered]
+    return pairs[:limit] if limit else pairs
+
+
+# English text runs about four characters a token (OpenAI's rule of thumb): the estimate's basis before any reply.
+CHARS_PER_TOKEN = 4
+ESTIMATE_PROMPTS = 20  # prompts rendered to estimate their length
+COMPLETION_GUESS = 8  # "##final score: 2" and a little; replaced by the measured mean after any reply
+
+
+def run_estimate(*, judge: MachineJudge) -> dict:
+    """What a run over the pairs left would take, before it starts: pairs, calls, prompt and completion tokens,
+    money (with prices), time, and the calls the budget allows. Per call, the judge's measured means under this
+    configuration where it has replies ("measured"), else prompts rendered for up to ESTIMATE_PROMPTS pairs at
+    CHARS_PER_TOKEN ("rendered"); time from the measured latency p50 over the concurrency, and never under what
+    the requests-per-minute limit allows (None before any reply). An offline judge makes no call."""
+    provider = provider_of(judge)
+    pairs = pairs_to_ask(judge=judge)
+    estimate = {"pairs": len(pairs), "calls": 0, "tokens": {"prompt": 0, "completion": 0}, "cost": None,
+                "seconds": None, "basis": None, "budget_calls": None}  # fmt: skip
+    if provider.offline or not pairs:
+        return estimate
+    if judge.batch == "topic":
+        per_topic = Counter(topic for topic, _ in pairs)
+        calls = sum(math.ceil(n / BATCH_SIZE) for n in per_topic.values())
+    else:
+        calls = len(pairs) * judge.samples
+    spent = judge_spending(judge=judge)
+    answered = spent["replies"] - sum(f["count"] for f in spent["failures"])
+    if answered > 0:  # a reply's tokens are its pair's share, every sample's included
+        prompt, completion = spent["tokens"]["prompt"] / answered, spent["tokens"]["completion"] / answered
+        basis = "measured"
+    else:
+        shown = pairs[:: max(1, len(pairs) // ESTIMATE_PROMPTS)][:ESTIMATE_PROMPTS]
+        prompt, completion = _rendered_tokens(judge, shown) * judge.samples, COMPLETION_GUESS * judge.samples
+        basis = "rendered"
+    tokens = {"prompt": round(len(pairs) * prompt), "completion": round(len(pairs) * completion)}
+    cost = None
+    if judge.price_prompt is not None or judge.price_completion is not None:
+        prices = float(judge.price_prompt or 0), float(judge.price_completion or 0)
+        cost = round((tokens["prompt"] * prices[0] + tokens["completion"] * prices[1]) / 1000, 4)
+    seconds = None
+    if spent["latency"]["p50"] is not None:
+        seconds = calls * spent["latency"]["p50"] / max(1, judge.concurrency)
+        if judge.requests_per_minute:
+            seconds = max(seconds, calls * 60 / judge.requests_per_minute)
+        seconds = round(seconds, 1)
+    limits = [judge.budget_requests]
+    per_call_tokens = (tokens["prompt"] + tokens["completion"]) / calls
+    if judge.budget_tokens is not None and per_call_tokens:
+        limits.append(math.ceil(judge.budget_tokens / per_call_tokens))
+    if judge.budget_money is not None and cost:
+        limits.append(math.ceil(float(judge.budget_money) / (cost / calls)))
+    allowed = min((n for n in limits if n is not None), default=None)
+    estimate.update(calls=calls, tokens=tokens, cost=cost, seconds=seconds, basis=basis,
+                    budget_calls=allowed if allowed is not None and allowed < calls else None)  # fmt: skip
+    return estimate
+
+
+def _rendered_tokens(judge: MachineJudge, pairs: Sequence[tuple[int, int]]) -> float:
+    """The mean length of the judge's prompts for `pairs`, in tokens at CHARS_PER_TOKEN."""
+    if not pairs:
+        return 0.0
+    provider, template = provider_of(judge), judge_template(judge)
+    topics = Topic.objects.in_bulk({t for t, _ in pairs})
+    documents = Document.objects.in_bulk({d for _, d in pairs})
+    lengths = [
+        len(provider.prompt_shown(judge, template, topics[t], " ".join(filter(None, (documents[d].title,
+                                                                                    documents[d].body)))))
+        for t, d in pairs
+    ]  # fmt: skip
+    return sum(lengths) / len(lengths) / CHARS_PER_TOKEN
 
 
 def failure_class(reason: str) -> str:

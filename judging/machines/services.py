@@ -41,7 +41,6 @@ from judging.models import (
     Judgment,
     MachineJudge,
     MachineReply,
-    PoolItem,
     SourceKind,
     SourceRole,
     Topic,
@@ -57,7 +56,7 @@ LABEL_BATCH, LABEL_SECONDS = 50, 1.0
 SETTINGS = (
     "provider", "base_url", "model", "api_key_env", "prompt", "template", "template_max_grade", "scale_map", "batch",
     "concurrency", "requests_per_minute", "timeout", "retries", "budget_requests", "budget_tokens", "budget_words",
-    "model_family", "price_prompt", "price_completion", "samples",
+    "model_family", "price_prompt", "price_completion", "samples", "budget_money",
 )  # fmt: skip
 # What a reply depends on: a change of any of these is a new configuration (and version); limits are not.
 
@@ -74,6 +73,8 @@ def _validated(judge: MachineJudge, collection: Collection) -> None:
     provider = provider_of(judge)
     if judge.batch not in ("pair", "topic"):
         raise ValidationError({"batch": "choose pair (a call per pair) or topic (a call per topic's documents)"})
+    if judge.budget_money is not None and judge.price_prompt is None and judge.price_completion is None:
+        raise ValidationError({"budget_money": "a budget in money needs the prices per 1,000 tokens"})
     if judge.samples > 1 and judge.batch != "pair":
         raise ValidationError({"samples": "sampling asks about one pair a call: set batch to pair"})
     if judge.api_key_env:
@@ -205,22 +206,6 @@ class RunTally:
         }
 
 
-def _pairs(judge: MachineJudge, *, topic_ids: Sequence[int] | None, limit: int | None, retry_failed: bool):
-    """The (topic, document) pool items to ask about, in topic and pool order: those with no reply under the judge's
-    configuration, or (`retry_failed`) those whose reply was a failure."""
-    items = PoolItem.objects.filter(topic__collection=judge.collection).order_by("topic_id", "-priority", "id")
-    if topic_ids:
-        items = items.filter(topic_id__in=topic_ids)
-    replies = MachineReply.objects.filter(judge=judge, configuration=judge.configuration)
-    if retry_failed:
-        wanted = set(replies.exclude(failure="").values_list("topic_id", "document_id"))
-        pairs = [p for p in items.values_list("topic_id", "document_id") if p in wanted]
-    else:
-        answered = set(replies.values_list("topic_id", "document_id"))
-        pairs = [p for p in items.values_list("topic_id", "document_id") if p not in answered]
-    return pairs[:limit] if limit else pairs
-
-
 def machine_reply_record(*, judge: MachineJudge, topic_id: int, document_id: int, result: PairResult) -> None:
     """Keeps one pair's reply at once (replacing a failed one): the cache every later run reads, so a reply is
     never paid for twice. Its grade becomes the judge's judgment through `machine_labels_record`."""
@@ -279,7 +264,7 @@ def machine_judge_run(
     problem = provider.key_problem(judge)
     if problem:  # saved before the rule, or the operator unset it since
         raise ValidationError({"api_key_env": problem})
-    pairs = _pairs(judge, topic_ids=topic_ids, limit=limit, retry_failed=retry_failed)
+    pairs = machine_selectors.pairs_to_ask(judge=judge, topic_ids=topic_ids, limit=limit, retry_failed=retry_failed)
     tally = RunTally(total=len(pairs))
     topics = {t.id: t for t in Topic.objects.filter(pk__in={t for t, _ in pairs})}
     documents = {d.id: d for d in Document.objects.filter(pk__in={d for _, d in pairs})}

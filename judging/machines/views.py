@@ -41,6 +41,7 @@ def _judges_context(collection: Collection) -> list[dict]:
                 "last_reply": replies.order_by("-created_at").values_list("created_at", flat=True).first(),
                 "spending": machine_selectors.judge_spending(judge=judge),
                 "gullibility": machine_selectors.gullibility(judge=judge),
+                "estimate": machine_selectors.run_estimate(judge=judge),
                 "run_form": MachineRunForm(collection=collection, prefix=f"run{judge.id}"),
             }
         )

@@ -59,26 +59,34 @@ class Reply:
 
 @dataclass
 class Budget:
-    """Stops calls once `requests` calls or `tokens` tokens are spent (None: no limit). Thread-safe."""
+    """Stops calls once `requests` calls, `tokens` tokens or `money` (at `prices`, per 1,000 prompt and completion
+    tokens) are spent (None: no limit). A call under way when the limit is reached finishes: the limit stops the next
+    one. Thread-safe."""
 
     requests: int | None = None
     tokens: int | None = None
+    money: float | None = None
+    prices: tuple[float, float] = (0.0, 0.0)
     spent_requests: int = 0
     spent_tokens: int = 0
+    spent_money: float = 0.0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def take(self) -> bool:
         with self._lock:
-            if (self.requests is not None and self.spent_requests >= self.requests) or (
-                self.tokens is not None and self.spent_tokens >= self.tokens
+            if (
+                (self.requests is not None and self.spent_requests >= self.requests)
+                or (self.tokens is not None and self.spent_tokens >= self.tokens)
+                or (self.money is not None and self.spent_money >= self.money)
             ):
                 return False
             self.spent_requests += 1
             return True
 
-    def spend_tokens(self, count: int) -> None:
+    def spend(self, prompt_tokens: int, completion_tokens: int) -> None:
         with self._lock:
-            self.spent_tokens += count
+            self.spent_tokens += prompt_tokens + completion_tokens
+            self.spent_money += (prompt_tokens * self.prices[0] + completion_tokens * self.prices[1]) / 1000
 
 
 class _Pacer:
@@ -161,7 +169,7 @@ class ChatClient:
         parsed = self.adapter.parse(answer.content)
         reply.text, reply.error = parsed.text, parsed.error
         reply.prompt_tokens, reply.completion_tokens = parsed.prompt_tokens, parsed.completion_tokens
-        self.budget.spend_tokens(parsed.prompt_tokens + parsed.completion_tokens)
+        self.budget.spend(parsed.prompt_tokens, parsed.completion_tokens)
         return (0.0 if reply.error else None), reply
 
     def _detail(self, answer: outbound.Answer) -> str:
