@@ -466,6 +466,7 @@ class MachineProvider(models.TextChoices):
     CHAT = "chat", "OpenAI-compatible chat-completions server (OpenAI, Azure, vLLM, Ollama, llama.cpp, LM Studio)"
     LEXICAL = "lexical", "Embedded BM25 baseline (offline; thresholds fitted on people's labels)"
     EMBEDDING = "embedding", "Offline neural judge: MiniLM embeddings (thresholds fitted on people's labels)"
+    PANEL = "panel", "A panel of this collection's judges, their labels combined"
 
 
 class MachineJudge(models.Model):
@@ -523,6 +524,16 @@ class MachineJudge(models.Model):
     configuration = models.CharField(max_length=64, blank=True, help_text="Hash of what a reply depends on.")
     probes = models.JSONField(
         null=True, blank=True, help_text="The last gullibility probes' report, with the configuration it measured."
+    )
+    members = models.ManyToManyField(
+        "self", symmetrical=False, blank=True, related_name="panels", help_text="A panel's judges."
+    )
+    combine = models.CharField(
+        max_length=10,
+        default="majority",
+        db_default="majority",
+        choices=[("majority", "Majority of the members' grades"), ("mean", "Mean of the members' grades, rounded")],
+        help_text="How a panel combines its members' grades.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

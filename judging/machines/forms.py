@@ -67,7 +67,7 @@ class MachineJudgeForm(forms.ModelForm):
             "name", "provider", "base_url", "model", "api_key_env", "prompt", "template", "template_max_grade",
             "scale_map", "batch", "concurrency", "requests_per_minute", "timeout", "retries", "budget_requests",
             "budget_tokens", "budget_words", "model_family", "price_prompt", "price_completion", "samples",
-            "budget_money",
+            "budget_money", "members", "combine",
         ]  # fmt: skip
         help_texts = {
             "api_key_env": "The name of a WORKBENCH_SECRET_* variable the operator set (e.g. WORKBENCH_SECRET_OPENAI), "
@@ -79,6 +79,15 @@ class MachineJudgeForm(forms.ModelForm):
             "provider": forms.RadioSelect(choices=MachineProvider.choices),
             "batch": forms.Select(choices=[("pair", "One call per pair"), ("topic", "One call per topic (JSON list)")]),
         }
+
+    def __init__(self, *args, collection=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        judges = MachineJudge.objects.filter(collection=collection).exclude(provider=MachineProvider.PANEL)
+        if self.instance.pk:
+            judges = judges.exclude(pk=self.instance.pk)
+        self.fields["members"].queryset = judges.order_by("name")
+        self.fields["members"].help_text = "For a panel: two or more of this collection's judges."
+        self.fields["members"].widget = forms.CheckboxSelectMultiple(choices=self.fields["members"].choices)
 
     def settings(self) -> dict:
         data = dict(self.cleaned_data)

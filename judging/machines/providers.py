@@ -5,6 +5,7 @@ labels pairs. The services look a judge's provider up here and never branch on i
     chat     any OpenAI-compatible chat-completions server, through the client (core/client.py) and its adapter
     lexical  the embedded BM25 baseline: no server, thresholds fitted on the people's labels of the other topics
     embedding  the offline neural judge (MiniLM in ONNX): its cosine cut at thresholds fitted the same way
+    panel    the collection's other judges' labels combined (majority or mean): no call of its own
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from judging.machines.core.cache import ReplyCache
 from judging.machines.core.client import Budget, ChatClient, ServerConfig
 from judging.machines.core.judge import PairResult, TopicText, judge_pairs
 from judging.machines.core.lexical import lexical_labels
+from judging.machines.core.panels import combined
 from judging.machines.core.prompts import Template, render
 from judging.models import Document, MachineJudge, MachineProvider, PoolItem, Topic
 from judging.sources import selectors as sources
@@ -63,6 +65,7 @@ class Provider:
     prompt_shown: Callable[[MachineJudge, Template, Topic, str], str]
     label: Callable[..., None]  # (judge, Pairs, record, stop, *, preview) -> each pair's result to `record`
     offline: bool = False  # runs in the worker: no call, no token, no money
+    has_members: bool = False  # a panel: labels from its members' labels
 
 
 def texts(topics, documents) -> tuple[dict[str, TopicText], dict[str, str]]:
@@ -223,6 +226,43 @@ def _fitted_label(judge, asked: Pairs, record: Record, stop: Stop, labeller, rep
         record(PairResult(*key, grade, None, reply(score, cuts)))
 
 
+# panel
+
+
+def _panel_depends_on(judge: MachineJudge, template: Template) -> dict:
+    members = sorted((m.id, m.configuration) for m in judge.members.all()) if judge.pk else []
+    return {"provider": judge.provider, "combine": judge.combine, "members": members}
+
+
+def _panel_check(judge: MachineJudge) -> None:
+    if judge.combine not in ("majority", "mean"):
+        raise ValidationError({"combine": "combine by majority or mean"})
+
+
+def _panel_label(judge: MachineJudge, asked: Pairs, record: Record, stop: Stop, *, preview: bool = False) -> None:
+    """Each pair's grade from its members' labels of it (those that gave one), combined; their grades are its votes.
+    A pair no member has labelled is a failure that says so (retry it once they have)."""
+    members = {m.account_id: m.name for m in judge.members.all()}
+    topic_ids = {int(t) for t, _ in asked.pairs}
+    labels = sources.every_label(collection=judge.collection, topic_ids=topic_ids).filter(
+        assessor_id__in=members, grade__isnull=False
+    )
+    grades: dict[tuple[str, str], list[tuple[str, int]]] = {}
+    for account, topic, document, grade in labels.values_list("assessor_id", "topic_id", "document_id", "grade"):
+        grades.setdefault((str(topic), str(document)), []).append((members[account], grade))
+    for topic_id, document_id in asked.pairs:
+        if stop():
+            return
+        key = (str(topic_id), str(document_id))
+        given = sorted(grades.get(key, []))
+        if not given:
+            record(PairResult(*key, None, "no member has labelled this pair yet", None))
+            continue
+        grade = combined([g for _, g in given], judge.combine)
+        reply = f"{judge.combine} of {len(given)} of {len(members)} members: " + ", ".join(f"{n} {g}" for n, g in given)
+        record(PairResult(*key, grade, None, reply, votes=tuple(g for _, g in given)))
+
+
 PROVIDERS: dict[str, Provider] = {
     MachineProvider.CHAT: Provider(
         MachineProvider.CHAT, _chat_depends_on, _chat_check, _chat_key_problem, _chat_prompt, _chat_label
@@ -246,6 +286,16 @@ PROVIDERS: dict[str, Provider] = {
         ),
         _embedding_label,
         offline=True,
+    ),
+    MachineProvider.PANEL: Provider(
+        MachineProvider.PANEL,
+        _panel_depends_on,
+        _panel_check,
+        lambda judge: None,
+        lambda judge, template, topic, text: f"the {judge.combine} of its members' labels of the pair",
+        _panel_label,
+        offline=True,
+        has_members=True,
     ),
 }
 

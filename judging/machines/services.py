@@ -56,7 +56,7 @@ LABEL_BATCH, LABEL_SECONDS = 50, 1.0
 SETTINGS = (
     "provider", "base_url", "model", "api_key_env", "prompt", "template", "template_max_grade", "scale_map", "batch",
     "concurrency", "requests_per_minute", "timeout", "retries", "budget_requests", "budget_tokens", "budget_words",
-    "model_family", "price_prompt", "price_completion", "samples", "budget_money",
+    "model_family", "price_prompt", "price_completion", "samples", "budget_money", "combine", "members",
 )  # fmt: skip
 # What a reply depends on: a change of any of these is a new configuration (and version); limits are not.
 
@@ -126,8 +126,10 @@ def machine_judge_create(*, collection: Collection, name: str, advisory: bool = 
         raise ValidationError({unknown[0]: "not a setting of a machine judge"})
     if MachineJudge.objects.filter(collection=collection, name__iexact=name).exists():
         raise ValidationError({"name": f"this collection already has a judge named {name!r}"})
+    members = settings.pop("members", None)
     judge = MachineJudge(collection=collection, name=name, **settings)
     _validated(judge, collection)
+    members = _members_checked(judge, members, collection)
     username = f"{MACHINE_NAMESPACE}{collection.id}:{name}"
     account = User.objects.filter(username=username).first()
     if account is None:
@@ -137,6 +139,10 @@ def machine_judge_create(*, collection: Collection, name: str, advisory: bool = 
     judge.account = account
     judge.configuration = configuration_hash(judge)
     judge.save()
+    if members:
+        judge.members.set(members)
+        judge.configuration = configuration_hash(judge)  # a panel's depends on its members'
+        judge.save(update_fields=["configuration"])
     label_source_set(
         collection=collection,
         account=account,
@@ -155,14 +161,41 @@ def machine_judge_update(*, judge: MachineJudge, **changes) -> MachineJudge:
     if unknown:
         raise ValidationError({unknown[0]: "not a setting of a machine judge"})
     judge = MachineJudge.objects.select_for_update().get(pk=judge.pk)
+    members = changes.pop("members", None)
     for name, value in changes.items():
         setattr(judge, name, value)
     _validated(judge, judge.collection)
+    if members is not None or provider_of(judge).has_members:
+        judge.members.set(_members_checked(judge, members if members is not None else judge.members.all(),
+                                           judge.collection))  # fmt: skip
+    _rehashed(judge)
+    for panel in judge.panels.select_for_update():  # a member's new configuration is its panels' too
+        _rehashed(panel)
+    return judge
+
+
+def _rehashed(judge: MachineJudge) -> None:
     configuration = configuration_hash(judge)
     if configuration != judge.configuration:
         judge.configuration, judge.version = configuration, judge.version + 1
     judge.save()
-    return judge
+
+
+def _members_checked(judge: MachineJudge, members, collection: Collection) -> list[MachineJudge]:
+    """A panel's members as judges: at least two of the collection's judges, none a panel, never itself; a judge
+    that is no panel has none. ValidationError on `members`."""
+    chosen = [m if isinstance(m, MachineJudge) else MachineJudge.objects.filter(pk=m).first() for m in members or []]
+    if not provider_of(judge).has_members:
+        if chosen:
+            raise ValidationError({"members": "only a panel has members"})
+        return []
+    if any(m is None or m.collection_id != collection.id for m in chosen):
+        raise ValidationError({"members": "a panel's members are judges of its own collection"})
+    if any(m.pk == judge.pk or provider_of(m).has_members for m in chosen):
+        raise ValidationError({"members": "a panel's members are judges, not panels (nor the panel itself)"})
+    if len({m.pk for m in chosen}) < 2:
+        raise ValidationError({"members": "a panel needs at least two members"})
+    return chosen
 
 
 @transaction.atomic

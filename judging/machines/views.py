@@ -52,7 +52,7 @@ def _judges_context(collection: Collection) -> list[dict]:
 def machine_judges(request: HttpRequest, collection_id: int) -> HttpResponse:
     """The collection's machine judges, and the form adding one."""
     collection = get_object_or_404(Collection, pk=collection_id)
-    form = MachineJudgeForm(request.POST or None)
+    form = MachineJudgeForm(request.POST or None, collection=collection)
     if request.method == "POST" and form.is_valid():
         try:
             judge = service.machine_judge_create(
@@ -77,7 +77,9 @@ def machine_judges(request: HttpRequest, collection_id: int) -> HttpResponse:
 @admin_required
 def machine_judge_edit(request: HttpRequest, judge_id: int) -> HttpResponse:
     judge = get_object_or_404(MachineJudge.objects.select_related("collection"), pk=judge_id)
-    form = MachineJudgeForm(request.POST or None, instance=MachineJudge.objects.get(pk=judge.pk))
+    form = MachineJudgeForm(
+        request.POST or None, instance=MachineJudge.objects.get(pk=judge.pk), collection=judge.collection
+    )
     form.fields["name"].disabled = True
     if request.method == "POST" and form.is_valid():
         try:
