@@ -23,7 +23,7 @@ from config.core.secrets import secret_name_problem
 from judging.machines.core import embedding
 from judging.machines.core.cache import ReplyCache
 from judging.machines.core.client import Budget, ChatClient, ServerConfig
-from judging.machines.core.judge import PairResult, TopicText, judge_pairs
+from judging.machines.core.judge import SAMPLING_TEMPERATURE, PairResult, TopicText, judge_pairs
 from judging.machines.core.lexical import lexical_labels
 from judging.machines.core.panels import combined
 from judging.machines.core.prompts import Template, render
@@ -39,8 +39,7 @@ PREVIEW_SECONDS = 10.0
 CHAT_REPLY_DEPENDS_ON = (
     "provider", "base_url", "model", "prompt", "template", "template_max_grade", "budget_words", "samples",
 )  # fmt: skip
-# A judge asked several times per pair samples at this temperature (at 0 every sample would be the same).
-SAMPLING_TEMPERATURE = 0.7
+
 
 Record = Callable[[PairResult], None]
 Stop = Callable[[], bool]

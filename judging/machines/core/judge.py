@@ -26,6 +26,8 @@ from judging.machines.core.client import ChatClient
 from judging.machines.core.prompts import PromptReplyError, Template, batch_grades, grade_of, render, render_batch
 
 BATCH_SIZE = 20
+# A judge asked several times per pair samples at this temperature (at 0 every sample would be the same).
+SAMPLING_TEMPERATURE = 0.7
 STOP_POLL = 0.5  # seconds between looks at `stop` while a call is under way
 CANCELLED = "cancelled"
 
