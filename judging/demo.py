@@ -19,7 +19,7 @@ from judging.machines.core import embedding
 from judging.models import Collection, Document, MachineProvider, Topic
 
 DEMO_NAME = "Python docstrings (demo)"
-DEMO_JUDGE = "bm25-baseline"
+DEMO_JUDGE = "offline-judge"  # MiniLM where the embedding extra is installed, else BM25
 DEMO_USERS = [
     ("admin", "admin-demo-pass", "admin"),
     ("alice", "alice-demo-pass", "assessor"),

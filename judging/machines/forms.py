@@ -64,10 +64,10 @@ class MachineJudgeForm(forms.ModelForm):
     class Meta:
         model = MachineJudge
         fields = [
-            "name", "provider", "base_url", "model", "api_key_env", "prompt", "template", "template_max_grade",
-            "scale_map", "batch", "concurrency", "requests_per_minute", "timeout", "retries", "budget_requests",
-            "budget_tokens", "budget_words", "model_family", "price_prompt", "price_completion", "samples",
-            "budget_money", "members", "combine",
+            "name", "provider", "members", "combine", "base_url", "model", "api_key_env", "prompt", "template",
+            "template_max_grade", "scale_map", "batch", "samples", "concurrency", "requests_per_minute", "timeout",
+            "retries", "price_prompt", "price_completion", "budget_requests", "budget_tokens", "budget_money",
+            "budget_words", "model_family",
         ]  # fmt: skip
         help_texts = {
             "api_key_env": "The name of a WORKBENCH_SECRET_* variable the operator set (e.g. WORKBENCH_SECRET_OPENAI), "

@@ -265,6 +265,7 @@ def gullibility(*, judge: MachineJudge) -> dict | None:
     return {
         "worst": shares.get(kind) if kind else None,
         "kind": kind,
+        "label": report["kinds"][kind].get("label", kind) if kind else None,
         "flagged": kind is not None and shares[kind] > limit,
         "current": report.get("configuration") == judge.configuration,
         "limit": limit,

@@ -118,3 +118,33 @@ def test_preformatted_text_is_wrapped_on_a_phone(browser, live_server, screensho
     assert widest == 0
     assert phone.evaluate("document.documentElement.scrollWidth") <= 391
     screenshot(phone, "code-document-phone")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_when_post_editing_the_machines_grade_is_in_view_beside_or_above_the_document(browser, live_server,
+                                                                                    screenshot, size):  # fmt: skip
+    from judging.machines import services as machine_judges
+
+    collection = make_collection(max_grade=3, topics=1, documents=6, runs=1, depth=6)
+    long = "A long passage of the document, one sentence after another, none of them short. " * 120
+    collection.documents.update(body=long)
+    judge = machine_judges.machine_judge_create(collection=collection, name="bm25", provider="lexical")
+    machine_judges.machine_judge_run(judge=judge)
+    services.collection_settings_update(collection=collection, verification_judge=judge, verification_mode="post_edit")
+    assessor = make_user("assessor")
+    topic = collection.topics.get()
+    services.assignment_create(assessor=assessor, topic=topic)
+    page = browser.new_context(viewport=dict(zip(("width", "height"), SIZES[size], strict=True))).new_page()
+    log_in(page, live_server, assessor.username)
+    page.goto(f"{live_server.url}/judging/judge/{topic.id}/")
+    page.wait_for_selector("#machine-label")
+    box = page.eval_on_selector("#machine-label", "e => { const r = e.getBoundingClientRect(); "
+                                "return [r.top, r.bottom, r.left, r.right, innerHeight, innerWidth]; }")  # fmt: skip
+    top, bottom, left, right, height, width = box
+    assert top >= 0 and bottom <= height and left >= 0 and right <= width + 1, box  # no scrolling to find it
+    document = page.eval_on_selector("#document", "e => e.getBoundingClientRect().top")
+    assert document < height  # and the document starts in view too
+    if size == "laptop":
+        assert left > page.eval_on_selector("#document", "e => e.getBoundingClientRect().right") - 1  # beside it
+    screenshot(page, f"post-editing-{size}")
+    page.context.close()

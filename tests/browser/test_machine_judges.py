@@ -184,3 +184,47 @@ def test_after_an_llm_judge_labels_the_whole_pool_where_we_stand_counts_people_o
         assert answer.status == 403 or "/login" in page.url or "/assignments" in page.url
     context.close()
     assert problems == []
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 800), (390, 844)])
+def test_an_admin_sees_the_estimate_the_failures_by_class_and_the_gullibility_flag(
+    browser, live_server, campaign, screenshot, width, height
+):
+    from decimal import Decimal
+
+    collection, _, truth = campaign
+    admin = make_user("admin")
+    problems: list[str] = []
+    page = browser.new_context(viewport={"width": width, "height": height}).new_page()
+    _watch(page, problems)
+    with chat_server(truth) as server:
+        judge = machine_judges.machine_judge_create(
+            collection=collection, name="priced", base_url=server.base_url, model="tiny", retries=0,
+            concurrency=1, price_prompt=Decimal("2"), price_completion=Decimal("6"),
+        )  # fmt: skip
+        log_in(page, live_server, admin.username)
+        page.goto(f"{live_server.url}/judging/collections/{collection.id}/machine-judges/")
+        estimate = page.locator(".estimate").first
+        pooled = PoolItem.objects.filter(topic__collection=collection).count()
+        assert estimate.get_attribute("data-estimate-calls") == str(pooled)
+        assert "tokens" in estimate.inner_text() and estimate.locator("[data-estimate-cost]").count() == 1
+        screenshot(page, f"machine-estimate-{width}")
+        server.faults = ["500", "garbage"]
+        page.click(f"form[action$='/machine-judges/{judge.id}/run/'] button[type=submit]")
+        page.wait_for_selector("[data-state=done]")
+        assert page.locator("[data-failure-class='HTTP 500']").count() == 1
+        assert page.locator("[data-failure-class='unreadable reply']").count() == 1
+        screenshot(page, f"machine-failures-by-class-{width}")
+        server.gullible = True
+        page.goto(f"{live_server.url}/judging/collections/{collection.id}/machine-judges/")
+        page.fill(f"form[action$='/machine-judges/{judge.id}/probes/'] input[name=count]", "4")
+        page.click(f"form[action$='/machine-judges/{judge.id}/probes/'] button[type=submit]")
+        page.wait_for_selector("[data-state=done]")
+        assert page.locator("[data-probe=instruction_injection]").get_attribute("data-flipped") == "4"
+    page.goto(f"{live_server.url}/judging/collections/{collection.id}/machine-judges/")
+    assert page.locator("[data-judge=priced] [data-gullible=instruction_injection]").count() == 1
+    screenshot(page, f"machine-gullible-{width}")
+    page.goto(f"{live_server.url}/results/{collection.id}/machines/?judge=priced")
+    assert page.locator("[data-gullibility-warning]").count() == 1
+    page.context.close()
+    assert problems == []
