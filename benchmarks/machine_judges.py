@@ -170,7 +170,7 @@ def through_the_app(pairs: int) -> None:
         report = verification.judge_verification(judge=judge, reveal=True)
         against = report["against_consensus"]
         print(
-            f"the {judge.get_provider_display().split(':')[0].split(' (')[0]} judge on the demo "
+            f"{judge.name} (provider {judge.provider}) on the demo "
             f"({PoolItem.objects.filter(topic__collection=demo).count()} pooled, {against['items']} with a "
             f"consensus label): Cohen's kappa {against['cohen_kappa']:.3f}, binarised "
             f"{against['binary_cohen_kappa']:.3f}, Krippendorff's alpha {against['krippendorff_alpha']:.3f}"
