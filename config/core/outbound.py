@@ -27,6 +27,7 @@ import contextvars
 import ipaddress
 import os
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Iterator
@@ -246,13 +247,16 @@ class GuardedTransport(httpx.HTTPTransport):
         )
 
 
-def outbound_client(*, connections: int = 10) -> httpx.Client:
+def outbound_client(*, connections: int = 10, ca_bundle: str | None = None) -> httpx.Client:
     """An httpx client under the rules: no redirects, no environment proxies, vetted connects, pooled connections
-    (up to `connections` at once, for a run's concurrent calls)."""
+    (up to `connections` at once, for a run's concurrent calls). TLS is always verified, against the system's
+    certificates or the CA bundle file named."""
     limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
+    verify = ssl.create_default_context(cafile=ca_bundle) if ca_bundle else True
     return httpx.Client(
-        transport=GuardedTransport(limits=limits), follow_redirects=False, trust_env=False, timeout=60.0
-    )
+        transport=GuardedTransport(limits=limits, verify=verify), follow_redirects=False, trust_env=False,
+        timeout=60.0,
+    )  # fmt: skip
 
 
 @dataclass
@@ -286,13 +290,30 @@ def post_json(
     max_bytes: int = MAX_REPLY_BYTES,
     abort: threading.Event | None = None,
 ) -> Answer:
-    """POSTs `body` as JSON and reads the reply within `timeout` seconds in all. A 2xx's body is read up to
-    `max_bytes`; an error's up to ERROR_BODY_BYTES (for the caller to take a short message from, or not)."""
+    """POSTs `body` as JSON and reads the reply within `timeout` seconds in all (see `call`)."""
+    return call(client, "POST", url, json=body, headers=headers, timeout=timeout, max_bytes=max_bytes, abort=abort)
+
+
+def call(
+    client: httpx.Client,
+    method: str,
+    url: str,
+    *,
+    json: dict | list | None = None,
+    params: list[tuple[str, str]] | None = None,
+    headers: dict | None = None,
+    timeout: float,
+    max_bytes: int = MAX_REPLY_BYTES,
+    abort: threading.Event | None = None,
+) -> Answer:
+    """One request (a JSON body and query parameters where given), its reply read within `timeout` seconds in
+    all. A 2xx's body is read up to `max_bytes`; an error's up to ERROR_BODY_BYTES (for the caller to take a short
+    message from, or not)."""
     answer = Answer()
     try:
         with (
             _bounded(time.monotonic() + timeout, abort),
-            client.stream("POST", url, json=body, headers=headers or {}, timeout=timeout) as response,
+            client.stream(method, url, json=json, params=params, headers=headers or {}, timeout=timeout) as response,
         ):
             answer.status = response.status_code
             if response.is_redirect or 300 <= response.status_code < 400:

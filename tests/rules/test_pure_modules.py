@@ -17,6 +17,7 @@ PURE_COMMAND_LINES = [
     "evaluation.online.__main__",
     "judging.ordering.__main__",
     "judging.machines.__main__",
+    "judging.search_fetch.__main__",
 ]
 
 

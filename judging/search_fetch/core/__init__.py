@@ -1,0 +1,1 @@
+"""Pure parts of search fetching: no Django, no database."""
