@@ -14,7 +14,14 @@ class JudgingConfig(AppConfig):
         from judging.imports import services as imports
         from judging.jobs import kinds
         from judging.machines import services as machines
+        from judging.search_fetch import services as search_fetch
         from judging.services import pools
 
         # Every kind of long work judging starts, registered here and nowhere else (the job page reads the registry).
-        kinds.register(imports.IMPORT_JOB, pools.POOL_JOB, machines.MACHINE_RUN_JOB, machines.MACHINE_PROBE_JOB)
+        kinds.register(
+            imports.IMPORT_JOB,
+            pools.POOL_JOB,
+            machines.MACHINE_RUN_JOB,
+            machines.MACHINE_PROBE_JOB,
+            search_fetch.FETCH_JOB,
+        )

@@ -739,3 +739,7 @@ class LabelSourceChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.previous_role or 'new'} -> {self.role} ({self.changed_at:%Y-%m-%d %H:%M})"
+
+
+# Feature packages' models, imported here so that they are the judging app's (and its migrations').
+from judging.search_fetch.models import SearchEndpoint, SearchSnapshot  # noqa: E402, F401

@@ -5,6 +5,7 @@ from celery import shared_task
 from judging.imports import services as imports
 from judging.jobs import runner as jobs
 from judging.machines import services as machine_judges
+from judging.search_fetch import services as searches
 from judging.services import pools
 
 
@@ -35,3 +36,9 @@ def machine_judge_run(job_id: int) -> dict:
 def machine_judge_probe(job_id: int) -> dict:
     # Safe to run twice: a probe run records no label, a second run replaces the report.
     return jobs.job_run(job_id, machine_judges.machine_judge_probe_job_work)
+
+
+@shared_task(name="judging.tasks.search_fetch", acks_late=True)
+def search_fetch(job_id: int) -> dict:
+    # Run twice (after a lost worker), it makes a second snapshot: a fetch is a moment, both are true.
+    return jobs.job_run(job_id, searches.snapshot_fetch_job_work)

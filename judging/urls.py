@@ -5,6 +5,7 @@ from django.urls import path
 from judging.machines import views as machines
 from judging.preferences import views as preferences
 from judging.quality import views as pauses
+from judging.search_fetch import views as searches
 from judging.sources import views as sources
 from judging.views import adjudication, assessor, assigning, campaign, people, setup
 
@@ -47,5 +48,9 @@ urlpatterns = [
     path("machine-judges/<int:judge_id>/", machines.machine_judge_edit, name="machine_judge_edit"),
     path("machine-judges/<int:judge_id>/preview/", machines.machine_judge_preview, name="machine_judge_preview"),
     path("machine-judges/<int:judge_id>/run/", machines.machine_judge_run, name="machine_judge_run"),
+    path("collections/<int:collection_id>/search/", searches.search_endpoints, name="search_endpoints"),
+    path("search/<int:endpoint_id>/", searches.search_endpoint_edit, name="search_endpoint_edit"),
+    path("search/<int:endpoint_id>/fetch/", searches.search_fetch, name="search_fetch"),
+    path("search/compare/", searches.snapshot_compare, name="snapshot_compare"),
     path("machine-judges/<int:judge_id>/probes/", machines.machine_judge_probe, name="machine_judge_probe"),
 ]

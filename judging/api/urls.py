@@ -5,6 +5,7 @@ from django.urls import path
 from judging.api import campaign, judgments
 from judging.jobs import api as jobs
 from judging.machines import api as machines
+from judging.search_fetch import api as searches
 from judging.sources import api as sources
 
 urlpatterns = [
@@ -38,4 +39,15 @@ urlpatterns = [
     path("machine-judges/<int:judge_id>/probes/", machines.MachineJudgeProbes.as_view(), name="api-machine-probes"),
     path("machine-judges/<int:judge_id>/labels/", machines.MachineJudgeLabels.as_view(), name="api-machine-labels"),
     path("topics/<int:topic_id>/queue/", machines.AssessorQueue.as_view(), name="api-assessor-queue"),
+    path(
+        "collections/<int:collection_id>/search-endpoints/",
+        searches.SearchEndpointList.as_view(),
+        name="api-search-endpoints",
+    ),
+    path("search-endpoints/<int:endpoint_id>/", searches.SearchEndpointDetail.as_view(), name="api-search-endpoint"),
+    path("search-endpoints/<int:endpoint_id>/try/", searches.SearchEndpointTry.as_view(), name="api-search-try"),
+    path(
+        "search-endpoints/<int:endpoint_id>/snapshots/", searches.SearchSnapshots.as_view(), name="api-search-snapshots"
+    ),
+    path("search-snapshots/compare/", searches.SnapshotComparison.as_view(), name="api-snapshot-compare"),
 ]

@@ -15,7 +15,9 @@ from judging import services
 from judging.jobs import runner as jobs
 from judging.machines import services as machine_judges
 from judging.models import Topic
+from judging.search_fetch import services as search_services
 from tests.api_clients import role_clients
+from tests.chat_server import outbound_allowed
 from tests.factories import make_collection, make_user
 
 pytestmark = pytest.mark.django_db
@@ -63,6 +65,19 @@ ENDPOINTS = [
     ("post", "/api/machine-judges/{m}/preview/", {"topic": "1", "docno": "d1"}, {ADMIN}),
     ("post", "/api/machine-judges/{m}/runs/", {"limit": 1}, {ADMIN}),
     ("post", "/api/machine-judges/{m}/probes/", {"count": 1}, {ADMIN}),
+    ("get", "/api/collections/{c}/search-endpoints/", None, READERS),
+    (
+        "post",
+        "/api/collections/{c}/search-endpoints/",
+        {"name": "s", "engine": "solr", "url": "http://127.0.0.1:9"},
+        {ADMIN},
+    ),
+    ("get", "/api/search-endpoints/{e}/", None, READERS),
+    ("patch", "/api/search-endpoints/{e}/", {"depth": 50}, {ADMIN}),
+    ("post", "/api/search-endpoints/{e}/try/", {"query": "q"}, {ADMIN}),
+    ("get", "/api/search-endpoints/{e}/snapshots/", None, READERS),
+    ("post", "/api/search-endpoints/{e}/snapshots/", {}, {ADMIN}),
+    ("get", "/api/search-snapshots/compare/?before=0&after=0", None, READERS),
     ("get", "/api/machine-judges/{m}/labels/", None, READERS),
     ("post", "/api/jobs/{j}/cancel/", None, {ADMIN}),
     ("get", "/api/topics/{t}/queue/", None, {ASSESSOR}),
@@ -82,7 +97,12 @@ def world():
     assignment = services.assignment_create(assessor=assessor, topic=collection.topics.first())
     job = jobs.job_start(kind="recompute", task="x", arguments={}, collection=collection, created_by=make_user(ADMIN))
     judge = machine_judges.machine_judge_create(collection=collection, name="baseline", provider="lexical")
-    ids = {"c": collection.id, "a": assignment.id, "j": job.id, "m": judge.id, "t": assignment.topic_id}
+    with outbound_allowed("127.0.0.1:9"):
+        endpoint = search_services.search_endpoint_create(
+            collection=collection, name="es", engine="elasticsearch", url="http://127.0.0.1:9"
+        )
+    ids = {"c": collection.id, "a": assignment.id, "j": job.id, "m": judge.id, "t": assignment.topic_id,
+           "e": endpoint.id}  # fmt: skip
     return ids | {"u": assessor.id}
 
 
@@ -111,6 +131,7 @@ def test_every_api_route_is_in_the_table():
     tabled = {path.split("?")[0].replace("{c}", "<int:collection_id>") for _, path, *_ in ENDPOINTS}
     tabled = {p.replace("{a}", "<int:assignment_id>").replace("{j}", "<int:job_id>") for p in tabled}
     tabled = {p.replace("{m}", "<int:judge_id>").replace("{t}", "<int:topic_id>") for p in tabled}
+    tabled = {p.replace("{e}", "<int:endpoint_id>") for p in tabled}
     tabled = {p.replace("{u}", "<int:account_id>") for p in tabled}
     public = {"api/schema/", "api/docs/"}
 

@@ -14,6 +14,7 @@ TASKS = {
     "judging.tasks.build_pool",
     "judging.tasks.machine_judge_run",
     "judging.tasks.machine_judge_probe",
+    "judging.tasks.search_fetch",
     "evaluation.tasks.recompute_collection",
     "evaluation.tasks.trial_run",
     "evaluation.tasks.import_search_log",

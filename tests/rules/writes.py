@@ -16,9 +16,10 @@ SQL_WRITE = re.compile(r"^\s*(INSERT\s+INTO|UPDATE\s+\S+(\s+AS\s+\S+)?\s+SET|DEL
 
 
 def model_names(root: Path) -> set[str]:
-    """Every model class of the project's apps (classes in a models module), and the user model."""
+    """Every model class of the project's apps (classes in an app's or a feature package's models module), and the
+    user model."""
     names = {"User"}
-    for path in root.glob("*/models.py"):
+    for path in [*root.glob("*/models.py"), *root.glob("*/*/models.py")]:
         for node in ast.parse(path.read_text()).body:
             if isinstance(node, ast.ClassDef) and not any(ast.unparse(b).endswith("Choices") for b in node.bases):
                 names.add(node.name)

@@ -45,7 +45,8 @@ class Endpoint:
     results_path: str = ""  # json engine: JMESPath to the list of results
     id_path: str = "id"  # json engine: JMESPath, within a result, to its document id
     score_path: str = ""  # json engine: JMESPath, within a result, to its score (optional)
-    max_page: int | None = None  # the engine's largest page (Elasticsearch's index.max_result_window is 10,000)
+    max_page: int | None = None  # the engine's largest page
+    display: tuple[tuple[str, str], ...] = ()  # (field, JMESPath within a hit): a new document's title and text
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,22 @@ class Request:
 class Hit:
     docid: str
     score: float | None
+    fields: dict = field(default_factory=dict, compare=False)
+
+
+def _display(endpoint: Endpoint, hit) -> dict:
+    """The display fields a hit carries (texts only; a missing one is left out)."""
+    found = {}
+    for name, expression in endpoint.display:
+        try:
+            value = jmespath.search(expression, hit)
+        except JMESPathError:
+            continue
+        if isinstance(value, list):
+            value = " ".join(str(v) for v in value)
+        if value is not None and not isinstance(value, dict):
+            found[name] = str(value)
+    return found
 
 
 @dataclass(frozen=True)
@@ -109,7 +126,7 @@ class Elastic:
         for hit in hits:
             if not isinstance(hit, dict) or "_id" not in hit:
                 raise AnswerError("a hit without _id")
-            found.append(Hit(str(hit["_id"]), _score(hit.get("_score"))))
+            found.append(Hit(str(hit["_id"]), _score(hit.get("_score")), _display(endpoint, hit)))
         return Page(found, total if isinstance(total, int) else None)
 
 
@@ -118,7 +135,9 @@ class Solr:
         params = templates.parameters(endpoint.template or DEFAULT_TEMPLATES["solr"], values)
         reserved = {"start", "rows", "fl", "wt"}
         params = [(k, v) for k, v in params if k not in reserved]
-        params += [("start", str(start)), ("rows", str(size)), ("fl", "id,score"), ("wt", "json")]
+        shown = [e for _, e in endpoint.display if e.isidentifier()]  # a stored field Solr can list
+        params += [("start", str(start)), ("rows", str(size)), ("fl", ",".join(["id", "score", *shown])),
+                   ("wt", "json")]  # fmt: skip
         core = f"/{endpoint.index.strip('/')}" if endpoint.index else ""
         return Request("GET", f"{endpoint.url.rstrip('/')}{core}/select", params=params)
 
@@ -134,7 +153,7 @@ class Solr:
             if not isinstance(doc, dict) or "id" not in doc:
                 raise AnswerError("a document without id (is it the index's unique key?)")
             docid = doc["id"][0] if isinstance(doc["id"], list) and doc["id"] else doc["id"]
-            found.append(Hit(str(docid), _score(doc.get("score"))))
+            found.append(Hit(str(docid), _score(doc.get("score")), _display(endpoint, doc)))
         return Page(found, total if isinstance(total, int) else None)
 
 
@@ -158,7 +177,7 @@ class JsonApi:
                 if docid is None or isinstance(docid, (dict, list)):
                     raise AnswerError(f"a result whose {endpoint.id_path or 'id'} is no document id")
                 score = jmespath.search(endpoint.score_path, result) if endpoint.score_path else None
-                found.append(Hit(str(docid), _score(score)))
+                found.append(Hit(str(docid), _score(score), _display(endpoint, result)))
         except JMESPathError as error:
             raise AnswerError(f"a JMESPath expression failed: {error}") from error
         return Page(found)
