@@ -53,7 +53,9 @@ class SearchEndpointForm(forms.ModelForm):
 
 
 class TryForm(forms.Form):
-    query = forms.CharField(max_length=500, help_text="A query to send as a test: nothing is saved.")
+    query = forms.CharField(
+        max_length=500, required=False, help_text="A query to send as a test: nothing is saved."
+    )  # not required: saving the endpoint posts this form too
 
 
 class FetchForm(forms.Form):

@@ -26,6 +26,9 @@ def _tried(form: SearchEndpointForm, try_form: TryForm, collection: Collection, 
     """The test query's answer for the form's (unsaved) settings, or None with the problem on the form."""
     if not (form.is_valid() and try_form.is_valid()):
         return None
+    if not try_form.cleaned_data["query"].strip():
+        try_form.add_error("query", "give a query to test")
+        return None
     endpoint = SearchEndpoint(collection=collection, name=form.cleaned_data["name"], **form.settings())
     if instance is not None:
         endpoint.pk = instance.pk
