@@ -238,7 +238,9 @@ CELERY_TASK_ROUTES = {
     "evaluation.tasks.recompute_collection": {"queue": JOB_QUEUE},
     "evaluation.tasks.trial_run": {"queue": JOB_QUEUE},
     "evaluation.tasks.import_search_log": {"queue": JOB_QUEUE},
+    "judging.tasks.search_fetch": {"queue": JOB_QUEUE},
     "judging.tasks.machine_judge_run": {"queue": "machine"},
+    "judging.tasks.machine_judge_probe": {"queue": "machine"},  # calls the model server, as a run does
 }
 CELERY_BEAT_SCHEDULE = {
     "sweep-stale-topics": {"task": "evaluation.tasks.sweep_stale_topics", "schedule": timedelta(seconds=5)},

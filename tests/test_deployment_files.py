@@ -202,7 +202,7 @@ def test_every_job_task_runs_on_the_jobs_queue_whose_worker_is_not_the_main_one(
     job_tasks = {name for name, task in app.tasks.items() if name.startswith(("judging.", "evaluation."))
                  and "job_id" in task.run.__code__.co_varnames[: task.run.__code__.co_argcount]}  # fmt: skip
     assert len(job_tasks) >= 5
-    for name in job_tasks - {"judging.tasks.machine_judge_run"}:
+    for name in job_tasks - {"judging.tasks.machine_judge_run", "judging.tasks.machine_judge_probe"}:
         assert settings.CELERY_TASK_ROUTES[name] == {"queue": "jobs"}, name
     command = compose()["services"]["jobs-worker"]["command"]
     assert command[command.index("-Q") + 1] == "jobs"
