@@ -233,6 +233,7 @@ CELERY_TASK_ROUTES = {
     "evaluation.tasks.recompute_collection_agreement": {"queue": "judgments"},
     "evaluation.tasks.sweep_stale_topics": {"queue": "judgments"},
     "judging.tasks.sweep_jobs": {"queue": "judgments"},
+    "judging.tasks.search_fetches_due": {"queue": "judgments"},
     "judging.tasks.import_file": {"queue": JOB_QUEUE},
     "judging.tasks.build_pool": {"queue": JOB_QUEUE},
     "evaluation.tasks.recompute_collection": {"queue": JOB_QUEUE},
@@ -245,6 +246,7 @@ CELERY_TASK_ROUTES = {
 CELERY_BEAT_SCHEDULE = {
     "sweep-stale-topics": {"task": "evaluation.tasks.sweep_stale_topics", "schedule": timedelta(seconds=5)},
     "sweep-jobs": {"task": "judging.tasks.sweep_jobs", "schedule": timedelta(seconds=15)},
+    "search-fetches-due": {"task": "judging.tasks.search_fetches_due", "schedule": timedelta(minutes=5)},
 }
 
 if REDIS_URL:

@@ -301,3 +301,15 @@ class PreferencesView(_ResearchersRead):
             return downloads.streamed(name, meta, lines)
         board = preference_results.prefs_leaderboard(collection=collection)
         return Response({"collection": collection.name, **{k: v for k, v in board.items() if k != "rows"}})
+
+
+class SearchRegressionsView(APIView):
+    """Each live-search endpoint's latest snapshot against the one before on its alert measure: mean difference,
+    paired permutation p-value, and whether the drop is flagged."""
+
+    permission_classes = [IsResearcherOrAdmin]
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    def get(self, request: Request, collection_id: int) -> Response:
+        collection = get_object_or_404(Collection, pk=collection_id)
+        return Response({"regressions": analysis.search_regressions(collection=collection)})

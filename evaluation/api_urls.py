@@ -10,6 +10,7 @@ urlpatterns = [
     path("recompute/", api.CollectionRecomputeView.as_view(), name="api-collection-recompute"),
     path("qrels/", api.QrelsExportView.as_view(), name="api-qrels"),
     path("results/", api.ResultsView.as_view(), name="api-results"),
+    path("search-regressions/", api.SearchRegressionsView.as_view(), name="api-search-regressions"),
     path("results/export/", api.ResultsExportView.as_view(), name="api-results-export"),
     path("agreement/", api.AgreementView.as_view(), name="api-agreement"),
     path("compare/", api.CompareView.as_view(), name="api-compare"),

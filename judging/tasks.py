@@ -42,3 +42,8 @@ def machine_judge_probe(job_id: int) -> dict:
 def search_fetch(job_id: int) -> dict:
     # Run twice (after a lost worker), it makes a second snapshot: a fetch is a moment, both are true.
     return jobs.job_run(job_id, searches.snapshot_fetch_job_work)
+
+
+@shared_task(name="judging.tasks.search_fetches_due", acks_late=True)
+def search_fetches_due() -> list[int]:
+    return searches.snapshot_fetches_due()

@@ -19,6 +19,7 @@ from evaluation.models import AgreementReport
 from evaluation.selectors import consensus_qrels, engine_options
 from judging import selectors as judging_selectors
 from judging.models import Collection, Run, Topic
+from judging.search_fetch import selectors as search_selectors
 from measures import PreparedQrels, PreparedRun, RunSet, evaluate
 
 
@@ -202,3 +203,35 @@ def agreement_matrices(*, collection: Collection, reveal: bool) -> AgreementMatr
     return AgreementMatrices(
         names, report["parameters"]["categories"], kappa, confusion, system.get("measure"), sorted(ranking)
     )
+
+
+REGRESSION_P = 0.05
+REGRESSION_TRIALS = 2_000
+
+
+def search_regressions(*, collection: Collection) -> list[dict]:
+    """Each live-search endpoint's latest snapshot against the one before, on the endpoint's alert measure over the
+    topics both have stored values for: the mean difference (latest minus earlier), the paired permutation test's
+    p-value, and `flagged` when the mean dropped by at least the endpoint's alert_drop and p < REGRESSION_P."""
+    latest: dict[int, list] = {}
+    for snapshot in search_selectors.snapshots(collection=collection):  # newest first
+        latest.setdefault(snapshot.endpoint_id, []).append(snapshot)
+    found = []
+    for snapshots in latest.values():
+        if len(snapshots) < 2:
+            continue
+        after, before = snapshots[0], snapshots[1]
+        endpoint = after.endpoint
+        values = _values_by_run(collection.id, endpoint.alert_measure)
+        shared, first, second = _paired(values.get(before.run_id, {}), values.get(after.run_id, {}))
+        row = {"endpoint": endpoint.name, "measure": endpoint.alert_measure, "before": before.run.tag,
+               "after": after.run.tag, "before_id": before.id, "after_id": after.id, "topics": len(shared),
+               "mean_difference": None, "p_value": None, "flagged": False}  # fmt: skip
+        if shared:
+            result = significance.compare(second, first, trials=REGRESSION_TRIALS)
+            row["mean_difference"], row["p_value"] = result.mean_difference, result.permutation_p_value
+            row["flagged"] = bool(
+                result.mean_difference <= -endpoint.alert_drop and result.permutation_p_value < REGRESSION_P
+            )
+        found.append(row)
+    return found

@@ -9,6 +9,7 @@ from django.shortcuts import render
 
 from evaluation import downloads, selectors
 from evaluation.agreement import assessor_groups as assessor_groups_reads
+from evaluation.analysis import selectors as analysis
 from evaluation.preferences import selectors as preference_results
 from evaluation.selectors import COVERAGE_MEASURE
 from evaluation.views import researcher_collection
@@ -71,6 +72,7 @@ def leaderboard(request: HttpRequest, collection_id: int) -> HttpResponse:
         "freshness": selectors.collection_freshness(collection=collection),
         "agreement": selectors.collection_agreement_labelled(collection_id=collection.id),
         "estimates": selectors.sampled_pool_estimates(collection=collection),
+        "regressions": [r for r in analysis.search_regressions(collection=collection) if r["flagged"]],
     }
     return render(request, "evaluation/leaderboard.html", context)
 

@@ -20,7 +20,7 @@ from judging.search_fetch.models import Auth, SearchEndpoint
 SETTINGS = (
     "engine", "url", "index", "method", "template", "results_path", "id_path", "score_path", "title_path", "body_path",
     "variables", "auth", "auth_header", "secret_env", "ca_bundle", "depth", "page_size", "concurrency", "rate",
-    "timeout", "retries",
+    "timeout", "retries", "schedule_hours", "alert_measure", "alert_drop",
 )  # fmt: skip
 SAMPLE_VALUES = {"query": 'a "sample" query', "description": "", "narrative": ""}
 

@@ -53,6 +53,22 @@ class SearchEndpoint(models.Model):
     rate = models.FloatField(null=True, blank=True, help_text="At most this many requests a second.")
     timeout = models.FloatField(default=10.0, validators=[MinValueValidator(0.1), MaxValueValidator(300)])
     retries = models.PositiveSmallIntegerField(default=3, validators=[MaxValueValidator(10)])
+    schedule_hours = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Fetch the collection's topics again every this many hours (empty: never)."
+    )
+    alert_measure = models.CharField(
+        max_length=40,
+        default="nDCG@10",
+        db_default="nDCG@10",
+        help_text="The measure whose drop between snapshots is flagged.",
+    )
+    alert_drop = models.FloatField(
+        default=0.05,
+        db_default=0.05,
+        validators=[MinValueValidator(0)],
+        help_text="Flag a mean drop of at least this much when the per-topic differences are significant (paired "
+        "permutation test, p < 0.05).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

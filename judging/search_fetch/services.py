@@ -11,11 +11,12 @@ from collections.abc import Callable, Sequence
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils import timezone
 
 from config.core import outbound
 from judging.jobs import kinds as job_kinds
 from judging.jobs import runner as jobs
-from judging.models import Collection, Document, Topic
+from judging.models import Collection, Document, Job, Topic
 from judging.search_fetch.configs import SETTINGS, auth_headers, checked, endpoint_of, policy_of, values_for
 from judging.search_fetch.core.fetch import Fetcher
 from judging.search_fetch.models import SearchEndpoint, SearchSnapshot
@@ -199,3 +200,18 @@ def snapshot_pool_new(*, snapshot: SearchSnapshot, k: int = 10) -> int:
     """Offers the snapshot's top-k documents to the judging queue (TREC depth-k pooling of its run: what is pooled
     already keeps its place, what someone judged is not queued again); returns how many items were added."""
     return pool_build(collection=snapshot.endpoint.collection, strategy="depth", depth=k, runs=[snapshot.run]).added
+
+
+def snapshot_fetches_due(*, now=None) -> list[int]:
+    """Starts a fetch of every scheduled endpoint whose last snapshot (or started fetch) is older than its schedule;
+    returns the jobs started. The beat calls it every few minutes; a fetch already queued or running is left be."""
+    now = now or timezone.now()
+    started = []
+    for endpoint in SearchEndpoint.objects.filter(schedule_hours__isnull=False).select_related("collection"):
+        jobs_of = Job.objects.filter(task=FETCH_TASK, arguments__endpoint_id=endpoint.id)
+        if jobs_of.filter(state__in=["queued", "running"]).exists():
+            continue
+        last = jobs_of.order_by("-created_at").values_list("created_at", flat=True).first()
+        if last is None or (now - last).total_seconds() >= endpoint.schedule_hours * 3600:
+            started.append(snapshot_fetch_start(endpoint=endpoint).id)
+    return started

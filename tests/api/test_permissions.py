@@ -78,6 +78,7 @@ ENDPOINTS = [
     ("get", "/api/search-endpoints/{e}/snapshots/", None, READERS),
     ("post", "/api/search-endpoints/{e}/snapshots/", {}, {ADMIN}),
     ("get", "/api/search-snapshots/compare/?before=0&after=0", None, READERS),
+    ("get", "/api/collections/{c}/search-regressions/", None, READERS),
     ("get", "/api/machine-judges/{m}/labels/", None, READERS),
     ("post", "/api/jobs/{j}/cancel/", None, {ADMIN}),
     ("get", "/api/topics/{t}/queue/", None, {ASSESSOR}),

@@ -155,3 +155,54 @@ def test_the_pages_are_for_admins_and_the_comparison_for_researchers_too(client)
     assert client.get("/judging/search/compare/?before=1&after=2").status_code == 403
     client.force_login(make_user("admin"))
     assert client.get(f"/judging/collections/{collection.id}/search/").status_code == 200
+
+
+def test_a_scheduled_endpoint_is_fetched_when_due_and_not_twice_at_once():
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from judging.models import Job
+
+    collection = _collection()
+    with search_server() as server:
+        endpoint = _endpoint(collection, server, schedule_hours=6)
+        _endpoint_unscheduled = services.search_endpoint_create(
+            collection=collection, name="manual", engine="solr", url=server.url
+        )
+    (first,) = services.snapshot_fetches_due()
+    assert Job.objects.get(pk=first).arguments["endpoint_id"] == endpoint.id
+    assert services.snapshot_fetches_due() == []  # queued: not started again
+    Job.objects.filter(pk=first).update(state="done")
+    assert services.snapshot_fetches_due(now=timezone.now() + timedelta(hours=1)) == []  # not due yet
+    assert len(services.snapshot_fetches_due(now=timezone.now() + timedelta(hours=7))) == 1
+
+
+def test_a_significant_drop_between_snapshots_is_flagged_on_the_leaderboard_and_in_the_api(client):
+    from evaluation import services as evaluation_services
+    from evaluation.analysis.selectors import search_regressions
+    from judging import services as judging_services
+
+    collection = make_collection(topics=8, documents=6, runs=0)
+    numbers = list(collection.topics.order_by("id").values_list("number", flat=True))
+    good = {n: {"d0": 6.0, "d1": 5.0, "d2": 4.0} for n in numbers}
+    bad = {n: {"d1": 6.0, "d2": 5.0, "d0": 4.0} for n in numbers}  # the relevant d0 fell to third
+    person = make_user("assessor")
+    labels = {(person, t, d): 1 for t in collection.topics.values_list("id", flat=True)
+              for d in collection.documents.filter(docno="d0").values_list("id", flat=True)}  # fmt: skip
+    judging_services.judgments_record_bulk(labels=labels)
+    with outbound_allowed("127.0.0.1:9"):
+        endpoint = services.search_endpoint_create(
+            collection=collection, name="es", engine="elasticsearch", url="http://127.0.0.1:9", alert_measure="AP",
+            alert_drop=0.1,
+        )  # fmt: skip
+    for tag, scores in (("es-s1", good), ("es-s2", bad)):
+        run = judging_services.run_create(collection=collection, tag=tag, scores=scores)
+        SearchSnapshot.objects.create(endpoint=endpoint, run=run, queries=8)
+    evaluation_services.collection_recompute(collection_id=collection.id)
+    (found,) = search_regressions(collection=collection)
+    assert found["flagged"] and found["topics"] == 8 and found["mean_difference"] == pytest.approx(-2 / 3)
+    assert found["p_value"] < 0.05
+    client.force_login(make_user("researcher"))
+    assert 'data-regression="es"' in client.get(f"/results/{collection.id}/").content.decode()
+    assert client.get(f"/api/collections/{collection.id}/search-regressions/").json()["regressions"][0]["flagged"]
