@@ -349,6 +349,25 @@ def call(
     return answer
 
 
+class Pacer:
+    """At most `per_second` requests started a second (None: no limit), spaced evenly across the threads that share
+    it, as a model server's or a search engine's rate limit asks."""
+
+    def __init__(self, per_second: float | None):
+        self.gap = 1.0 / per_second if per_second else 0.0
+        self.next_at = 0.0
+        self.lock = threading.Lock()
+
+    def wait(self) -> None:
+        if not self.gap:
+            return
+        with self.lock:
+            now = time.monotonic()
+            at = max(now, self.next_at)
+            self.next_at = at + self.gap
+        time.sleep(max(0.0, at - now))
+
+
 RETRIED_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 
 

@@ -90,24 +90,6 @@ class Budget:
             self.spent_money += (prompt_tokens * self.prices[0] + completion_tokens * self.prices[1]) / 1000
 
 
-class _Pacer:
-    """Spaces requests evenly to at most `per_minute` a minute, across threads."""
-
-    def __init__(self, per_minute: float | None):
-        self.gap = 60.0 / per_minute if per_minute else 0.0
-        self.next_at = 0.0
-        self.lock = threading.Lock()
-
-    def wait(self) -> None:
-        if not self.gap:
-            return
-        with self.lock:
-            now = time.monotonic()
-            at = max(now, self.next_at)
-            self.next_at = at + self.gap
-        time.sleep(max(0.0, at - now))
-
-
 class ChatClient:
     def __init__(
         self,
@@ -120,7 +102,8 @@ class ChatClient:
         self.config, self.budget = config, budget or Budget()
         self.adapter = adapter or OpenAIChat()
         self.abort = abort or threading.Event()
-        self._pacer = _Pacer(config.requests_per_minute)
+        per_minute = config.requests_per_minute
+        self._pacer = outbound.Pacer(per_minute / 60 if per_minute else None)
         self._key = secret_value(config.api_key_env)
         # As many connections as a judge may have calls under way (its concurrency is at most 64): a smaller pool
         # made calls wait for a connection (10 of them held 32 concurrent calls to 47 pairs/s at 200 ms).

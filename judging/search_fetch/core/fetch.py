@@ -50,22 +50,6 @@ class QueryResult:
     seconds: float = 0.0
 
 
-class Pacer:
-    """At most `per_second` starts a second, spaced evenly across threads."""
-
-    def __init__(self, per_second: float | None):
-        self.gap, self.next_at, self.lock = (1.0 / per_second if per_second else 0.0), 0.0, threading.Lock()
-
-    def wait(self) -> None:
-        if not self.gap:
-            return
-        with self.lock:
-            now = time.monotonic()
-            at = max(now, self.next_at)
-            self.next_at = at + self.gap
-        time.sleep(max(0.0, at - now))
-
-
 class Breaker:
     """Opens after `limit` failed queries in a row; a query that succeeds closes the count again."""
 
@@ -92,7 +76,7 @@ class Fetcher:
 
     def __post_init__(self):
         self.adapter = ENGINES[self.endpoint.engine]
-        self.pacer = Pacer(self.policy.rate)
+        self.pacer = outbound.Pacer(self.policy.rate)
         self.breaker = Breaker(self.policy.breaker)
         self.lock = threading.Lock()
 
