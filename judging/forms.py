@@ -70,6 +70,12 @@ class ImportForm(forms.Form):
         "all or nothing. Format guessed from the content: TREC, TSV or JSONL (SGML for documents).",
     )
     skip_invalid = forms.BooleanField(required=False, help_text="Import the valid lines and list the others.")
+    create_missing = forms.BooleanField(
+        required=False,
+        label="Create what is missing (runs, qrels)",
+        help_text="Topics and documents the files name that this collection doesn't have are made as placeholders "
+        "(the number or docno; their text from a later import), so submitted runs can be evaluated at once.",
+    )
     source = forms.CharField(
         required=False,
         max_length=60,

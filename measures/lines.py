@@ -50,6 +50,11 @@ class Problems:
         if len(self.listed) < LISTED_PROBLEMS:
             self.listed.append(Problem(file, line, field, reason))
 
+    def lead(self, file: str, line: int, field: str | None, reason: str) -> None:
+        """Adds a problem at the head of the list: one line that says what the many below it have in common."""
+        self.count += 1
+        self.listed = [Problem(file, line, field, reason), *self.listed][:LISTED_PROBLEMS]
+
     def __bool__(self) -> bool:
         return self.count > 0
 

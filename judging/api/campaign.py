@@ -195,6 +195,9 @@ class ImportSerializer(serializers.Serializer):
         required=False, default="", allow_blank=True, max_length=100,
         help_text="runs: the model family they use (a run sharing a machine judge's family is marked)",
     )  # fmt: skip
+    create_missing = serializers.BooleanField(
+        default=False, help_text="runs, qrels: make the topics and documents the collection lacks as placeholders"
+    )
 
 
 class ImportCreate(APIView):
@@ -225,6 +228,7 @@ class ImportCreate(APIView):
             source=data["source"],
             role=data["role"],
             model_family=data["model_family"],
+            create_missing=data["create_missing"],
         )
         return job_accepted(request, job)
 

@@ -86,6 +86,94 @@ class ImportReport:
         )
 
 
+PLACEHOLDER = {"placeholder": True}  # a topic or document made from a file naming it: its text comes later
+
+
+class _Unknown:
+    """Topics and documents a run or qrels file names that the collection does not have. Without `create`, each
+    line naming one is a problem, and one line heads them all saying how many lines, topics and documents; with
+    `create`, each gets a provisional id (negative) while the file is read, and `made` creates them as placeholders
+    (the number or docno, `extra` {"placeholder": true}; a later import of their text replaces both) in the import's
+    transaction, returning the real ids."""
+
+    def __init__(self, collection: Collection, topics: dict[str, int], documents: dict[str, int], *, create: bool):
+        self.collection, self.topics, self.documents, self.create = collection, topics, documents, create
+        self.new_topics: dict[str, int] = {}
+        self.new_documents: dict[str, int] = {}
+        self.missing_topics: set[str] = set()
+        self.missing_documents: set[str] = set()
+        self.lines = 0
+
+    def _id(self, known: dict[str, int], new: dict[str, int], key: str) -> int | None:
+        found = known.get(key) or new.get(key)
+        if found is None and self.create:
+            found = new[key] = -(len(new) + 1)
+        return found
+
+    def check(self, problems: Problems, file: str, line) -> tuple[int | None, int | None]:
+        """The line's topic and document ids (provisional for new ones); without `create`, a problem for what is
+        missing."""
+        topic_id = self._id(self.topics, self.new_topics, line.topic)
+        document_id = self._id(self.documents, self.new_documents, line.docno)
+        if topic_id is None or document_id is None:
+            self.lines += 1
+            if topic_id is None:
+                self.missing_topics.add(line.topic)
+                problems.add(file, line.line, "qid", f"topic {line.topic!r} is not in the collection")
+            else:
+                problems.add(file, line.line, "docno", f"document {line.docno!r} is not in the collection")
+            if document_id is None:
+                self.missing_documents.add(line.docno)
+        return topic_id, document_id
+
+    def summarise(self, problems: Problems, report: ImportReport, files: str, *, skip_invalid: bool) -> None:
+        """One line ahead of the many: how many lines name how many topics and documents the collection lacks (a
+        warning of the report instead when the invalid lines are skipped: it is no line of its own)."""
+        if not self.lines:
+            return
+        counts = [(len(self.missing_topics), "topic"), (len(self.missing_documents), "document")]
+        named = " and ".join(f"{n:,} {noun}{'s' if n != 1 else ''}" for n, noun in counts if n)
+        lines = "this line names" if self.lines == 1 else f"these {self.lines:,} lines name"
+        advice = ("import its topics and documents first, or import again creating what is missing as placeholders "
+                  "(the number or docno; their text from a later import)")  # fmt: skip
+        reason = f"{lines} {named} this collection doesn't have: {advice}"
+        if skip_invalid:
+            report.warn(Problem(files, 0, None, reason))
+        else:
+            problems.lead(files, 0, None, reason)
+
+    def made(self) -> dict[int, int]:
+        """Creates the placeholders (the caller's transaction); {provisional topic id: topic id}. The documents'
+        ids are added to the `documents` map the importer was given."""
+        from judging.services.documents import documents_create
+        from judging.services.topics import topics_create
+
+        if self.new_topics:
+            topics_create(collection=self.collection, topics=[
+                {"number": n, "title": n, "extra": PLACEHOLDER} for n in self.new_topics])  # fmt: skip
+        if self.new_documents:
+            documents_create(collection=self.collection, documents=[
+                {"docno": d, "extra": PLACEHOLDER} for d in self.new_documents])  # fmt: skip
+        numbers = Topic.objects.filter(collection=self.collection, number__in=self.new_topics)
+        topics = dict(numbers.values_list("number", "id"))
+        documents = Document.objects.filter(collection=self.collection, docno__in=self.new_documents)
+        self.documents.update(documents.values_list("docno", "id"))
+        return {provisional: topics[number] for number, provisional in self.new_topics.items()}
+
+    def document_ids(self) -> dict[int, int]:
+        """{provisional document id: document id}, once `made`."""
+        return {provisional: self.documents[docno] for docno, provisional in self.new_documents.items()}
+
+
+def _made_warning(unknown: _Unknown) -> Problem | None:
+    topics, documents = len(unknown.new_topics), len(unknown.new_documents)
+    if not topics and not documents:
+        return None
+    plural = {1: ""}
+    made = f"made {topics:,} topic{plural.get(topics, 's')} and {documents:,} document{plural.get(documents, 's')}"
+    return Problem("", 0, None, f"{made} as placeholders: import their text when you have it")
+
+
 def _settle(problems: Problems, report: ImportReport, skip_invalid: bool) -> None:
     """Raises ImportFailed when there were problems and skipping was not asked for; else records what was skipped."""
     if problems and not skip_invalid:
@@ -156,14 +244,17 @@ def runs_import(
     owner=None,
     precedence: int = 1,
     model_family: str = "",
+    create_missing: bool = False,
 ) -> ImportReport:
     """Imports TREC run files (one run per tag; a file may hold several). Every topic and docno must be in the
-    collection, and a docno may appear once per topic. Rankings are stored in trec_eval order. Re-importing a run
-    with the same rankings changes nothing; different rankings replace the old ones, and the topics are recomputed."""
+    collection (or, with `create_missing`, is made as a placeholder), and a docno may appear once per topic.
+    Rankings are stored in trec_eval order. Re-importing a run with the same rankings changes nothing; different
+    rankings replace the old ones, and the topics are recomputed."""
     problems, report = Problems(), ImportReport("runs")
     names = list(names) if names is not None else [str(p) for p in paths]
     topics = dict(Topic.objects.filter(collection=collection).values_list("number", "id"))
     documents = dict(Document.objects.filter(collection=collection).values_list("docno", "id"))
+    unknown = _Unknown(collection, topics, documents, create=create_missing)
     runs: dict[str, dict[int, dict[str, tuple[float, int]]]] = {}
     tag_file: dict[str, str] = {}
     sizes = [Path(p).stat().st_size for p in paths]
@@ -173,12 +264,8 @@ def runs_import(
             if tag_file.setdefault(line.tag, file) != file:
                 problems.add(file, line.line, "tag", f"run {line.tag!r} is also in {tag_file[line.tag]}")
                 continue
-            topic_id = topics.get(line.topic)
-            if topic_id is None:
-                problems.add(file, line.line, "qid", f"topic {line.topic!r} is not in the collection")
-                continue
-            if line.docno not in documents:
-                problems.add(file, line.line, "docno", f"document {line.docno!r} is not in the collection")
+            topic_id, document_id = unknown.check(problems, file, line)
+            if topic_id is None or document_id is None:
                 continue
             ranked = runs.setdefault(line.tag, {}).setdefault(topic_id, {})
             if line.docno in ranked:
@@ -191,8 +278,14 @@ def runs_import(
                 )
                 continue
             ranked[line.docno] = (line.score, line.line)
+    unknown.summarise(problems, report, ", ".join(dict.fromkeys(names)), skip_invalid=skip_invalid)
     _settle(problems, report, skip_invalid)
     with transaction.atomic():
+        if create_missing:
+            made = unknown.made()
+            runs = {tag: {made.get(t, t): ranked for t, ranked in per_topic.items()} for tag, per_topic in runs.items()}
+            if warning := _made_warning(unknown):
+                report.warn(warning)
         for tag, per_topic in runs.items():
             outcome, _ = run_store(
                 collection=collection,
@@ -218,8 +311,10 @@ def qrels_import(
     skip_invalid: bool = False,
     progress: Progress | None = None,
     imported_by=None,
+    create_missing: bool = False,
 ) -> ImportReport:
-    """Imports TREC qrels as judgments, to seed a campaign or compare with it. A fifth column names the assessor;
+    """Imports TREC qrels as judgments, to seed a campaign or compare with it (topics and documents the collection
+    lacks are problems, or with `create_missing` placeholders). A fifth column names the assessor;
     lines without one are `assessor`'s (default 'imported'): the source the labels belong to. Named assessors live
     in their own namespace (`qrels:NAME`, users who cannot log in) unless `assessor_map` maps a name to a live
     account explicitly. Each imported account is a label source of kind "imported" with `role` (counted, advisory
@@ -233,13 +328,12 @@ def qrels_import(
     documents = dict(Document.objects.filter(collection=collection).values_list("docno", "id"))
     default_assessor = assessor or IMPORTED_ASSESSOR
     grades: dict[tuple[str, int, int], tuple[int, int]] = {}
+    unknown = _Unknown(collection, topics, documents, create=create_missing)
     for line in parse_qrels(path, problems, name=file, progress=progress):
-        topic_id, document_id = topics.get(line.topic), documents.get(line.docno)
-        if topic_id is None:
-            problems.add(file, line.line, "qid", f"topic {line.topic!r} is not in the collection")
-        elif document_id is None:
-            problems.add(file, line.line, "docno", f"document {line.docno!r} is not in the collection")
-        elif not 0 <= line.grade <= collection.max_grade:
+        topic_id, document_id = unknown.check(problems, file, line)
+        if topic_id is None or document_id is None:
+            continue
+        if not 0 <= line.grade <= collection.max_grade:
             problems.add(
                 file, line.line, "grade", f"{line.grade} is outside the collection's scale 0..{collection.max_grade}"
             )
@@ -251,8 +345,16 @@ def qrels_import(
                 )
             else:
                 grades[key] = (line.grade, line.line)
+    unknown.summarise(problems, report, file, skip_invalid=skip_invalid)
     _settle(problems, report, skip_invalid)
     with transaction.atomic():
+        if create_missing:
+            made_topics = unknown.made()
+            made_documents = unknown.document_ids()
+            grades = {(name, made_topics.get(t, t), made_documents.get(d, d)): value
+                      for (name, t, d), value in grades.items()}  # fmt: skip
+            if warning := _made_warning(unknown):
+                report.warn(warning)
         users = imported_assessors(
             names={key[0] for key in grades}, mapped=dict(assessor_map or {}), namespace=IMPORTED_NAMESPACE
         )
@@ -296,6 +398,7 @@ def import_start(
     source: str = "",
     role: str = SourceRole.COUNTED,
     model_family: str = "",
+    create_missing: bool = False,
 ):
     """Stores the uploaded file(s) and starts their import as one Job (the page's and the API's one way in): several
     files, or a .zip or .tar.gz, are imported together, all or nothing, with one report. Qrels name the `source`
@@ -318,7 +421,8 @@ def import_start(
         task=IMPORT_TASK,
         arguments={"kind": kind, "skip_invalid": skip_invalid}
         | (labels_from if kind == "qrels" else {})
-        | ({"model_family": model_family.strip()[:100]} if kind == "runs" and model_family.strip() else {}),
+        | ({"model_family": model_family.strip()[:100]} if kind == "runs" and model_family.strip() else {})
+        | ({"create_missing": True} if create_missing and kind in ("runs", "qrels") else {}),
         collection=collection,
         created_by=created_by,
         upload=upload,
@@ -348,6 +452,8 @@ def import_job_work(job, progress: Progress) -> dict:
         raise JobRefused("The uploaded file is no longer stored; upload it again.")
     kind, name = job.arguments["kind"], job.upload.name
     options = {"collection": job.collection, "skip_invalid": job.arguments.get("skip_invalid", False)}
+    if kind in ("runs", "qrels"):
+        options["create_missing"] = job.arguments.get("create_missing", False)
     with upload_local_copy(upload_id=job.upload_id) as path:
         files = [(path, name)]
         if archives.is_archive(name):

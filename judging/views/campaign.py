@@ -93,6 +93,7 @@ def import_upload(request: HttpRequest, collection_id: int) -> HttpResponse:
                 source=form.cleaned_data["source"],
                 role=form.cleaned_data["role"] or "counted",
                 model_family=form.cleaned_data["model_family"],
+                create_missing=form.cleaned_data["create_missing"],
             )
         except ValidationError as error:
             form.add_error(None, error)
@@ -145,6 +146,8 @@ def job_retry(request: HttpRequest, job_id: int) -> HttpResponse:
     """Starts a failed job again (an import may ask to skip the invalid lines this time)."""
     failed = get_object_or_404(Job, pk=job_id, state=JobState.FAILED)
     changes = {"skip_invalid": True} if request.POST.get("skip_invalid") and "skip_invalid" in failed.arguments else {}
+    if request.POST.get("create_missing") and failed.arguments.get("kind") in ("runs", "qrels"):
+        changes["create_missing"] = True
     if failed.upload_id is None and job_kinds.kind_of(failed).corrected_file_url:
         messages.error(request, "The uploaded file is no longer kept; upload it again.")
         return redirect("judging:job", job_id=failed.id)
