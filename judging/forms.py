@@ -76,6 +76,16 @@ class ImportForm(forms.Form):
         help_text="Topics and documents the files name that this collection doesn't have are made as placeholders "
         "(the number or docno; their text from a later import), so submitted runs can be evaluated at once.",
     )
+    pooled_only = forms.BooleanField(
+        required=False,
+        label="Only the documents the pools need (documents)",
+        help_text="Read the corpus as a stream (gzip too) and keep only the pooled documents, passing over the rest: "
+        "a 10-million-document corpus for a 30,000-item pool.",
+    )
+    top_k = forms.IntegerField(
+        required=False, min_value=1, max_value=10_000, label="…and the runs' top k",
+        help_text="Also keep every document some run ranks in a topic's top k (for unjudged documents' text).",
+    )  # fmt: skip
     source = forms.CharField(
         required=False,
         max_length=60,

@@ -23,6 +23,7 @@ from judging.models import (
     AssessorPause,
     Assignment,
     Collection,
+    Document,
     Judgment,
     JudgmentHistory,
     LabelSource,
@@ -585,3 +586,19 @@ def collection_gold(*, collection: Collection) -> dict[tuple[int, int], int]:
         for document, grade in documents.items():
             gold[(topic, document)] = grade
     return gold
+
+
+def docnos_wanted(*, collection: Collection, top_k: int | None = None) -> set[str]:
+    """The docnos a pool-only document import keeps: the collection's pooled documents and, with `top_k`, every
+    document some run ranks in a topic's top k."""
+    ids = set(PoolItem.objects.filter(topic__collection=collection).values_list("document_id", flat=True))
+    if top_k:
+        rows = Ranking.objects.filter(run__collection=collection).values_list("document_ids", flat=True)
+        for blob in rows.iterator(chunk_size=500):
+            ids.update(np.frombuffer(bytes(blob), dtype="<i8")[:top_k].tolist())
+    wanted: set[str] = set()
+    listed = list(ids)
+    for start in range(0, len(listed), 10_000):
+        chunk = listed[start : start + 10_000]
+        wanted.update(Document.objects.filter(pk__in=chunk).values_list("docno", flat=True))
+    return wanted

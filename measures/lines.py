@@ -3,6 +3,7 @@ readers and of every importer. Pure: no Django."""
 
 from __future__ import annotations
 
+import gzip
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,20 +92,36 @@ def numbered_lines(
     file = source_name(source, name)
     if isinstance(source, str | Path):
         total = Path(source).stat().st_size
-        with open(source, "rb") as handle:
-            yield from _lines(handle, problems, file, max_bytes, progress, total)
+        with open(source, "rb") as raw:
+            if is_gzip(source):  # decompressed as it is read; progress counts the compressed bytes
+                with gzip.GzipFile(fileobj=raw) as handle:
+                    yield from _lines(handle, problems, file, max_bytes, progress, total, position=raw.tell)
+            else:
+                yield from _lines(raw, problems, file, max_bytes, progress, total)
     else:
         yield from _lines(source, problems, file, max_bytes, None, None)
 
 
-def _lines(handle, problems, file, max_bytes, progress, total) -> Iterator[tuple[int, str]]:
+def is_gzip(path: str | Path) -> bool:
+    """A gzip file, by its magic bytes (whatever its name says)."""
+    with open(path, "rb") as handle:
+        return handle.read(2) == b"\x1f\x8b"
+
+
+def opened(path: str | Path):
+    """The file for reading bytes, decompressed when it is gzip."""
+    return gzip.open(path, "rb") if is_gzip(path) else open(path, "rb")
+
+
+def _lines(handle, problems, file, max_bytes, progress, total, position=None) -> Iterator[tuple[int, str]]:
+    position = position or handle.tell
     number = 0
     while raw := handle.readline(max_bytes + 2):
         number += 1
         if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
             raw = raw[3:]
         if progress is not None and number % 5000 == 0:
-            progress(handle.tell(), total)
+            progress(position(), total)
         if len(raw.rstrip(b"\r\n")) > max_bytes:
             while not raw.endswith(b"\n") and (raw := handle.readline(READ_BYTES)):
                 pass  # the rest of the over-long line, read in pieces and dropped

@@ -198,6 +198,13 @@ class ImportSerializer(serializers.Serializer):
     create_missing = serializers.BooleanField(
         default=False, help_text="runs, qrels: make the topics and documents the collection lacks as placeholders"
     )
+    pooled_only = serializers.BooleanField(
+        default=False, help_text="documents: keep only the pooled documents (a corpus read as a stream)"
+    )
+    top_k = serializers.IntegerField(
+        required=False, allow_null=True, default=None, min_value=1, max_value=10_000,
+        help_text="documents, with pooled_only: also those some run ranks in a topic's top k",
+    )  # fmt: skip
 
 
 class ImportCreate(APIView):
@@ -229,6 +236,8 @@ class ImportCreate(APIView):
             role=data["role"],
             model_family=data["model_family"],
             create_missing=data["create_missing"],
+            pooled_only=data["pooled_only"],
+            top_k=data["top_k"],
         )
         return job_accepted(request, job)
 

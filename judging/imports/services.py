@@ -17,6 +17,7 @@ from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
+from judging import selectors
 from judging.core.identifiers import identifier, identifier_problem
 from judging.imports.core import archives
 from judging.imports.core.documents import parse_documents
@@ -53,6 +54,7 @@ class ImportReport:
     skipped_count: int = 0
     warnings: list[Problem] = field(default_factory=list)  # imported, but worth a look (the first hundred)
     warning_count: int = 0
+    passed_over: int = 0  # records a pool-only import did not keep (no pool wants them)
 
     def add(self, counts: tuple[int, int, int]) -> None:
         """Adds a write service's (created, updated, unchanged)."""
@@ -76,10 +78,12 @@ class ImportReport:
             "skipped": [p.as_dict() for p in self.skipped],
             "warning_count": self.warning_count,
             "warnings": [p.as_dict() for p in self.warnings],
+            "passed_over": self.passed_over,
         }
 
     def __str__(self) -> str:
         skipped = f", skipped {self.skipped_count} invalid" if self.skipped_count else ""
+        skipped += f", passed over {self.passed_over:,} no pool wants" if self.passed_over else ""
         warned = f"; {self.warning_count} warning(s), e.g. {self.warnings[0]}" if self.warnings else ""
         return (
             f"{self.kind}: {self.created} created, {self.updated} updated, {self.unchanged} unchanged{skipped}{warned}"
@@ -207,15 +211,24 @@ def documents_import(
     name: str | None = None,
     skip_invalid: bool = False,
     progress: Progress | None = None,
+    pooled_only: bool = False,
+    top_k: int | None = None,
 ) -> ImportReport:
-    """Imports documents (JSONL, TREC SGML or TSV), streamed in batches inside one transaction; a problem anywhere
-    rolls the whole file back. Existing docnos are updated when their content differs."""
+    """Imports documents (JSONL, TREC SGML or TSV; gzip too), streamed in batches inside one transaction; a problem
+    anywhere rolls the whole file back. Existing docnos are updated when their content differs (a placeholder gets
+    its text). With `pooled_only`, only the documents the collection's pools hold (and, with `top_k`, those some
+    run ranks in a topic's top k) are kept, the rest passed over and counted: a corpus of millions read as a
+    stream, in the memory of one batch and the set of docnos wanted."""
     problems, report = Problems(), ImportReport("documents")
+    wanted = selectors.docnos_wanted(collection=collection, top_k=top_k) if pooled_only else None
     with transaction.atomic():
         batch = []
         for record in parse_documents(path, problems, format=format, name=name, progress=progress):
             if problems and not skip_invalid:
                 continue  # keep reading, to list the problems, but stop writing: the transaction will roll back
+            if wanted is not None and record.docno not in wanted:
+                report.passed_over += 1
+                continue
             if not record.body.strip() and not record.title.strip():
                 report.warn(Problem(name or str(path), record.line, "text", f"document {record.docno!r} has no text"))
             batch.append(record)
@@ -399,6 +412,8 @@ def import_start(
     role: str = SourceRole.COUNTED,
     model_family: str = "",
     create_missing: bool = False,
+    pooled_only: bool = False,
+    top_k: int | None = None,
 ):
     """Stores the uploaded file(s) and starts their import as one Job (the page's and the API's one way in): several
     files, or a .zip or .tar.gz, are imported together, all or nothing, with one report. Qrels name the `source`
@@ -422,7 +437,8 @@ def import_start(
         arguments={"kind": kind, "skip_invalid": skip_invalid}
         | (labels_from if kind == "qrels" else {})
         | ({"model_family": model_family.strip()[:100]} if kind == "runs" and model_family.strip() else {})
-        | ({"create_missing": True} if create_missing and kind in ("runs", "qrels") else {}),
+        | ({"create_missing": True} if create_missing and kind in ("runs", "qrels") else {})
+        | ({"pooled_only": True, "top_k": top_k} if pooled_only and kind == "documents" else {}),
         collection=collection,
         created_by=created_by,
         upload=upload,
@@ -454,6 +470,8 @@ def import_job_work(job, progress: Progress) -> dict:
     options = {"collection": job.collection, "skip_invalid": job.arguments.get("skip_invalid", False)}
     if kind in ("runs", "qrels"):
         options["create_missing"] = job.arguments.get("create_missing", False)
+    if kind == "documents" and job.arguments.get("pooled_only"):
+        options |= {"pooled_only": True, "top_k": job.arguments.get("top_k")}
     with upload_local_copy(upload_id=job.upload_id) as path:
         files = [(path, name)]
         if archives.is_archive(name):
@@ -499,6 +517,7 @@ def _import_files(kind: str, files: list[tuple[Path, str]], job, progress: Progr
                 problems.add(problem.file, problem.line, problem.field, problem.reason)
             continue
         report.add(part.as_counts())
+        report.passed_over += part.passed_over
         report.skipped_count += part.skipped_count
         report.skipped += part.skipped[: LISTED_PROBLEMS - len(report.skipped)]
         for warning in part.warnings:

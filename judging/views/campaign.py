@@ -94,6 +94,8 @@ def import_upload(request: HttpRequest, collection_id: int) -> HttpResponse:
                 role=form.cleaned_data["role"] or "counted",
                 model_family=form.cleaned_data["model_family"],
                 create_missing=form.cleaned_data["create_missing"],
+                pooled_only=form.cleaned_data["pooled_only"],
+                top_k=form.cleaned_data["top_k"],
             )
         except ValidationError as error:
             form.add_error(None, error)

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from measures.lines import opened
+
 
 def sniff(path: str | Path, *, markup: str, markup_format: str) -> str:
     """'jsonl' if the file starts with '{', `markup_format` if with `markup` (e.g. '<top'), else 'tsv'."""
-    with open(path, "rb") as handle:
+    with opened(path) as handle:
         head = handle.read(4096).lstrip(b"\xef\xbb\xbf").lstrip()
     if head.startswith(b"{"):
         return "jsonl"

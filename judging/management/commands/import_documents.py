@@ -9,3 +9,13 @@ class Command(FileImportCommand):
     kind = "documents"
     formats = ("jsonl", "trec", "tsv")
     service = staticmethod(documents_import)
+
+    def add_arguments(self, parser):
+        super().add_arguments(parser)
+        parser.add_argument("--pooled-only", action="store_true", help="keep only the documents the pools hold")
+        parser.add_argument("--top-k", type=int, help="with --pooled-only: also those some run ranks in a top k")
+
+    def handle(self, *args, pooled_only=False, top_k=None, **options):
+        if pooled_only:
+            self.service = staticmethod(lambda **kw: documents_import(**kw, pooled_only=True, top_k=top_k))
+        super().handle(*args, **options)
