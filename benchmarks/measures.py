@@ -6,8 +6,9 @@
 one judgment changes; (c) file to result: the same files through the same fast reader (`trec_files.run_table`),
 pytrec_eval getting its input format (dicts, built from the columns as fast as Python builds dicts, repeated docnos
 refused) and ours its prepared arrays; (d) whole processes from files to printed results: `python -m evaluation`
-against a pytrec_eval script using pytrec_eval's own readers, trec_eval's default measures. Shape 1 is 50 topics x
-100 runs x depth 1000; shape 2 is 20,000 topics x 4 runs x depth 100 with ~2 relevant per topic.
+against a pytrec_eval script using pytrec_eval's own readers, trec_eval's default measures; (e) the same per-topic
+JSON processes on files whose scores tie often (one decimal; integers), 40 topics x 60 runs x depth 1000. Shape 1
+is 50 topics x 100 runs x depth 1000; shape 2 is 20,000 topics x 4 runs x depth 100 with ~2 relevant per topic.
 """
 
 from __future__ import annotations
@@ -156,7 +157,7 @@ def whole_processes(folder, qrels_path, run_paths):
     line("(d) per-topic JSON (-q --json)", ours, "pytrec_eval", theirs)
 
 
-def generate(topics, runs, depth, judged_per_topic, rel_per_topic, seed=0):
+def generate(topics, runs, depth, judged_per_topic, rel_per_topic, seed=0, decimals=2):
     rng = np.random.default_rng(seed)
     docs_per_topic = depth * 3
     qrels, run_dicts = {}, {}
@@ -169,7 +170,7 @@ def generate(topics, runs, depth, judged_per_topic, rel_per_topic, seed=0):
         run = {}
         for t in range(topics):
             docs = rng.choice(docs_per_topic, size=depth, replace=False)
-            scores = np.round(rng.random(depth) * 100, 2)  # rounding makes score ties
+            scores = np.round(rng.random(depth) * 100, decimals)  # rounding makes score ties
             run[f"q{t}"] = {f"t{t}d{d}": float(s) for d, s in zip(docs, scores, strict=True)}
         run_dicts[f"run{r}"] = run
     return qrels, run_dicts
@@ -276,6 +277,36 @@ def shape(topics, runs, depth, judged, rel, *, with_files):
         whole_processes(folder, qrels_path, run_paths)
 
 
+def tied(topics, runs, depth, decimals):
+    """(e) Whole processes on files whose scores tie often, as real runs do (BM25 with coarse scores, integer
+    scores): `python -m evaluation -q --json` against the pytrec_eval script, trec_eval's default measures."""
+    label = "integers" if decimals == 0 else f"{decimals} decimal{'s' if decimals != 1 else ''}"
+    print(f"\ntied scores ({label}): {topics} topics x {runs} runs x depth {depth}")
+    qrels, run_dicts = generate(topics, runs, depth, 500, 50, seed=1, decimals=decimals)
+    with tempfile.TemporaryDirectory() as folder:
+        qrels_path = os.path.join(folder, "qrels")
+        with open(qrels_path, "w") as out:
+            out.writelines(f"{t} 0 {d} {label}\n" for t, docs in qrels.items() for d, label in docs.items())
+        run_paths = []
+        for tag, run in run_dicts.items():
+            path = os.path.join(folder, tag)
+            with open(path, "w") as out:
+                out.writelines(f"{t} Q0 {d} 0 {s:g} {tag}\n" for t, docs in run.items() for d, s in docs.items())
+            run_paths.append(path)
+        json_script = os.path.join(folder, "pytrec_eval_json.py")
+        with open(json_script, "w") as out:
+            out.write(PYTREC_JSON_SCRIPT.replace("{MEASURES}", repr(set(TREC_DEFAULT))))
+
+        def timed(command):
+            start = time.perf_counter()
+            subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+            return time.perf_counter() - start
+
+        ours = [timed([sys.executable, "-m", "evaluation", "-q", "--json", qrels_path, *run_paths]) for _ in range(3)]
+        theirs = [timed([sys.executable, json_script, qrels_path, *run_paths]) for _ in range(3)]
+        line("(e) per-topic JSON (-q --json), tied scores", min(ours), "pytrec_eval", min(theirs))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="smaller shapes, for a smoke run")
@@ -283,9 +314,12 @@ def main():
     if args.quick:
         shape(10, 10, 200, 100, 10, with_files=True)
         shape(2000, 4, 100, 10, 2, with_files=False)
+        tied(10, 10, 200, 1)
     else:
         shape(50, 100, 1000, 500, 50, with_files=True)
         shape(20000, 4, 100, 10, 2, with_files=False)
+        tied(40, 60, 1000, 1)
+        tied(40, 60, 1000, 0)
 
 
 if __name__ == "__main__":

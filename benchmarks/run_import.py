@@ -22,6 +22,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+# A deployment's settings (DEBUG off with a DATABASE_URL, as production runs), with a throwaway key of its own: the
+# command in the docstring runs as written.
+os.environ.setdefault("SECRET_KEY", __import__("secrets").token_urlsafe(50))
 
 
 def main():
