@@ -142,6 +142,12 @@ class _Handler(BaseHTTPRequestHandler):
                                          "authorization": self.headers.get("Authorization")})  # fmt: skip
         if self._faulted():
             return
+        if parsed.path == "/":
+            self._send({"name": "test", "version": {"number": "8.15.0", "distribution": "elasticsearch"}})
+            return
+        if parsed.path.endswith("/admin/info/system"):
+            self._send({"lucene": {"solr-spec-version": "9.6.1"}})
+            return
         if not parsed.path.endswith("/select"):
             self._send({"error": "no handler"}, 404)
             return

@@ -142,17 +142,18 @@ def snapshot_fetch(
                 fetcher.abort.set()
             progress(done[0], len(topics), {"fetched": done[0]})
 
+        version = fetcher.engine_version()
         results = fetcher.fetch([(t.number, values_for(t, variables)) for t in topics], on_result=ended)
     if fetcher.abort.is_set():
         raise jobs.JobCancelled({"fetched": done[0]})
     if all(r.failure for r in results):
         reasons = sorted({r.failure for r in results})
         raise ValidationError({"endpoint": f"every query failed: {'; '.join(reasons[:3])}"})
-    return _snapshot_record(endpoint, topics, results, variables, created_by_id, fetcher.requests_made)
+    return _snapshot_record(endpoint, topics, results, variables, created_by_id, fetcher.requests_made, version)
 
 
 @transaction.atomic
-def _snapshot_record(endpoint, topics, results, variables, created_by_id, requests) -> SearchSnapshot:
+def _snapshot_record(endpoint, topics, results, variables, created_by_id, requests, version) -> SearchSnapshot:
     collection = endpoint.collection
     fetched = [r for r in results if not r.failure]
     wanted = {hit.docid: hit for r in fetched for hit in r.hits}
@@ -172,8 +173,9 @@ def _snapshot_record(endpoint, topics, results, variables, created_by_id, reques
     settings = {name: getattr(endpoint, name) for name in SETTINGS}  # the secret's name, never its value
     recipe = {r.topic: {"requests": r.requests, "scores": [hit.score for hit in r.hits], "seconds": round(r.seconds, 4)}
               for r in results}  # fmt: skip
+    recipe |= {"_requests": requests, "_engine_version": version}
     return SearchSnapshot.objects.create(
-        endpoint=endpoint, run=run, settings=settings, variables=variables, recipe=recipe | {"_requests": requests},
+        endpoint=endpoint, run=run, settings=settings, variables=variables, recipe=recipe,
         queries=len(results), failed=[{"topic": r.topic, "reason": r.failure} for r in results if r.failure],
         created_by_id=created_by_id,
     )  # fmt: skip

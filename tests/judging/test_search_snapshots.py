@@ -95,6 +95,7 @@ def test_a_fetch_is_a_job_whose_snapshot_is_a_run_in_the_engines_order_with_its_
     assert recipe["scores"] == [s for _, s in server.ranked("red apples")][:5]  # the engine's own, tied, scores
     assert all(r["sha256"] and r["status"] == 200 for r in recipe["requests"]) and len(recipe["requests"]) == 3
     assert snapshot.variables == {"boost": "2"} and snapshot.settings["url"] == server.url
+    assert snapshot.recipe["_engine_version"] == "8.15.0"  # as the engine says it at GET /
     assert Document.objects.get(collection=collection, docno="zeta").title == "zeta"  # from its display field
 
 
@@ -102,7 +103,7 @@ def test_a_query_that_fails_is_a_hole_and_the_snapshot_says_it_is_incomplete():
     collection = _collection()
     with search_server() as server:
         endpoint = _endpoint(collection, server, retries=0, concurrency=1)
-        server.faults = ["400"]
+        server.faults = [None, "400"]  # the engine's version is asked first
         topics = list(Topic.objects.filter(collection=collection).values_list("id", flat=True))
         snapshot = services.snapshot_fetch(endpoint=endpoint, topic_ids=topics)
     assert not snapshot.complete and snapshot.failed == [{"topic": "1", "reason": "HTTP 400"}]
@@ -113,7 +114,7 @@ def test_every_query_failing_makes_no_run():
     collection = _collection()
     with search_server() as server:
         endpoint = _endpoint(collection, server, retries=0)
-        server.faults = ["400", "400"]
+        server.faults = [None, "400", "400"]  # the engine's version is asked first
         with pytest.raises(ValidationError, match="every query failed"):
             services.snapshot_fetch(endpoint=endpoint, topic_ids=list(collection.topics.values_list("id", flat=True)))
     assert Run.objects.count() == 0

@@ -104,7 +104,24 @@ def _score(value) -> float | None:
         return None
 
 
+def _version_at(body: bytes, *path: str) -> str | None:
+    """The version an engine's info answer states at `path`, or None (a version is never worth a failure)."""
+    try:
+        node = json.loads(body)
+        for key in path:
+            node = node[key]
+    except (ValueError, KeyError, TypeError):
+        return None
+    return str(node)[:60] if isinstance(node, (str, int, float)) else None
+
+
 class Elastic:
+    def version_request(self, endpoint: Endpoint) -> Request:
+        return Request("GET", endpoint.url.rstrip("/") + "/")
+
+    def version(self, body: bytes) -> str | None:
+        return _version_at(body, "version", "number")
+
     def request(self, endpoint: Endpoint, values: Mapping[str, str], start: int, size: int) -> Request:
         body = templates.json_body(endpoint.template or DEFAULT_TEMPLATES["elasticsearch"], values)
         if not isinstance(body, dict):
@@ -131,6 +148,12 @@ class Elastic:
 
 
 class Solr:
+    def version_request(self, endpoint: Endpoint) -> Request:
+        return Request("GET", endpoint.url.rstrip("/") + "/admin/info/system", params=[("wt", "json")])
+
+    def version(self, body: bytes) -> str | None:
+        return _version_at(body, "lucene", "solr-spec-version")
+
     def request(self, endpoint: Endpoint, values: Mapping[str, str], start: int, size: int) -> Request:
         params = templates.parameters(endpoint.template or DEFAULT_TEMPLATES["solr"], values)
         reserved = {"start", "rows", "fl", "wt"}

@@ -140,6 +140,17 @@ class Fetcher:
             delay *= 2
         return None
 
+    def engine_version(self) -> str | None:
+        """The version the engine says it runs, where its protocol has a way to ask (one request, no retry); None
+        where it has none or does not answer."""
+        ask = getattr(self.adapter, "version_request", None)
+        if ask is None:
+            return None
+        request = ask(self.endpoint)
+        answer = outbound.call(self.client, request.method, request.url, params=request.params, headers=self.headers,
+                               timeout=self.policy.timeout, abort=self.abort)  # fmt: skip
+        return self.adapter.version(answer.content) if answer.failure is None else None
+
     def fetch(
         self, queries: Sequence[tuple[str, Mapping[str, str]]], on_result: Callable[[QueryResult], None] | None = None
     ) -> list[QueryResult]:
