@@ -158,6 +158,8 @@ STORAGES = {
 }
 MEDIA_ROOT = VAR_DIR / "media"
 # Limits a public deployment needs; each refusal says which limit and how to change it.
+# ir_datasets reads what is under IR_DATASETS_HOME; only with this on may it download what a dataset lacks.
+WORKBENCH_DATASETS_DOWNLOAD = os.environ.get("WORKBENCH_DATASETS_DOWNLOAD", "") in ("1", "true", "yes")
 # A machine judge whose gullibility probes flip more than this share of any kind's labels to relevant is flagged
 # on every page that uses its labels (Alaofi et al. 2025 found flips of this order in common LLM judges).
 MACHINE_GULLIBILITY_LIMIT = float(os.environ.get("WORKBENCH_GULLIBILITY_LIMIT", 0.1))
@@ -240,6 +242,7 @@ CELERY_TASK_ROUTES = {
     "evaluation.tasks.trial_run": {"queue": JOB_QUEUE},
     "evaluation.tasks.import_search_log": {"queue": JOB_QUEUE},
     "judging.tasks.search_fetch": {"queue": JOB_QUEUE},
+    "judging.tasks.import_dataset": {"queue": JOB_QUEUE},
     "judging.tasks.machine_judge_run": {"queue": "machine"},
     "judging.tasks.machine_judge_probe": {"queue": "machine"},  # calls the model server, as a run does
 }

@@ -11,6 +11,7 @@ class JudgingConfig(AppConfig):
         # The project's Celery app, loaded as Django starts, so that every shared task binds to it (Celery's Django
         # guide does this in the project package's __init__, which the pure outbound rules also live in).
         from config import celery  # noqa: F401
+        from judging.datasets import services as datasets
         from judging.imports import services as imports
         from judging.jobs import kinds
         from judging.machines import services as machines
@@ -24,4 +25,5 @@ class JudgingConfig(AppConfig):
             machines.MACHINE_RUN_JOB,
             machines.MACHINE_PROBE_JOB,
             search_fetch.FETCH_JOB,
+            datasets.DATASET_JOB,
         )

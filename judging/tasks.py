@@ -2,6 +2,7 @@
 
 from celery import shared_task
 
+from judging.datasets import services as datasets
 from judging.imports import services as imports
 from judging.jobs import runner as jobs
 from judging.machines import services as machine_judges
@@ -47,3 +48,9 @@ def search_fetch(job_id: int) -> dict:
 @shared_task(name="judging.tasks.search_fetches_due", acks_late=True)
 def search_fetches_due() -> list[int]:
     return searches.snapshot_fetches_due()
+
+
+@shared_task(name="judging.tasks.import_dataset", acks_late=True)
+def import_dataset(job_id: int) -> dict:
+    # Safe to run twice: every part is an upsert (topics, documents) or the same labels again (qrels).
+    return jobs.job_run(job_id, datasets.dataset_import_job_work)

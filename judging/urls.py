@@ -2,6 +2,7 @@
 
 from django.urls import path
 
+from judging.datasets import views as datasets
 from judging.machines import views as machines
 from judging.preferences import views as preferences
 from judging.quality import views as pauses
@@ -27,6 +28,7 @@ urlpatterns = [
     path("collections/<int:collection_id>/", campaign.campaign, name="campaign"),
     path("collections/<int:collection_id>/standing/", campaign.campaign_standing, name="campaign_standing"),
     path("collections/<int:collection_id>/import/", campaign.import_upload, name="import"),
+    path("collections/<int:collection_id>/import/dataset/", datasets.dataset_import, name="dataset_import"),
     path("collections/<int:collection_id>/sources/", sources.sources, name="sources"),
     path("collections/<int:collection_id>/sources/<int:account_id>/", sources.source_update, name="source_update"),
     path("collections/<int:collection_id>/pool/", campaign.pool, name="pool"),

@@ -3,6 +3,7 @@
 from django.urls import path
 
 from judging.api import campaign, judgments
+from judging.datasets import api as datasets
 from judging.jobs import api as jobs
 from judging.machines import api as machines
 from judging.search_fetch import api as searches
@@ -16,6 +17,7 @@ urlpatterns = [
     path("collections/<int:collection_id>/documents/", campaign.DocumentList.as_view(), name="api-documents"),
     path("collections/<int:collection_id>/runs/", campaign.RunList.as_view(), name="api-runs"),
     path("collections/<int:collection_id>/imports/", campaign.ImportCreate.as_view(), name="api-imports"),
+    path("collections/<int:collection_id>/datasets/", datasets.DatasetImport.as_view(), name="api-datasets"),
     path("collections/<int:collection_id>/pool/", campaign.PoolView.as_view(), name="api-pool"),
     path("collections/<int:collection_id>/assignments/", campaign.AssignmentList.as_view(), name="api-assignments"),
     path("assignments/<int:assignment_id>/", campaign.AssignmentDetail.as_view(), name="api-assignment"),

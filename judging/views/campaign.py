@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from judging import progress, selectors
+from judging.datasets.forms import DatasetForm
 from judging.forms import ImportForm, PoolForm
 from judging.imports import services as imports
 from judging.jobs import kinds as job_kinds
@@ -101,7 +102,8 @@ def import_upload(request: HttpRequest, collection_id: int) -> HttpResponse:
             form.add_error(None, error)
         else:
             return redirect("judging:job", job_id=job.id)
-    return render(request, "judging/import.html", {"collection": collection, "form": form})
+    context = {"collection": collection, "form": form, "dataset_form": DatasetForm()}
+    return render(request, "judging/import.html", context)
 
 
 @admin_required

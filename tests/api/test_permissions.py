@@ -79,6 +79,7 @@ ENDPOINTS = [
     ("post", "/api/search-endpoints/{e}/snapshots/", {}, {ADMIN}),
     ("get", "/api/search-snapshots/compare/?before=0&after=0", None, READERS),
     ("get", "/api/collections/{c}/search-regressions/", None, READERS),
+    ("post", "/api/collections/{c}/datasets/", {"dataset": "antique/test"}, {ADMIN}),
     ("get", "/api/machine-judges/{m}/labels/", None, READERS),
     ("post", "/api/jobs/{j}/cancel/", None, {ADMIN}),
     ("get", "/api/topics/{t}/queue/", None, {ASSESSOR}),

@@ -15,6 +15,7 @@ TASKS = {
     "judging.tasks.machine_judge_run",
     "judging.tasks.machine_judge_probe",
     "judging.tasks.search_fetch",
+    "judging.tasks.import_dataset",
     "evaluation.tasks.recompute_collection",
     "evaluation.tasks.trial_run",
     "evaluation.tasks.import_search_log",

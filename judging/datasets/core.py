@@ -1,0 +1,104 @@
+"""ir_datasets, offline by default (pure: no Django). ir_datasets has no offline switch and downloads whatever a
+dataset lacks the moment it is read; `offline` stands in its way for the time of an import: a file ir_datasets
+would fetch is instead named, with where to put it, and nothing is sent. Ids come in both spellings users type:
+`irds:msmarco-passage/trec-dl-2019/judged` (PyTerrier's) or the bare id (ir_measures' command line)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+PREFIX = "irds:"
+_ID = re.compile(r"[A-Za-z0-9][\w./-]{0,200}")
+
+
+class DatasetUnavailable(Exception):
+    """The dataset cannot be read here: an unknown id, or a file it needs that is not on this machine."""
+
+
+def dataset_id(text: str) -> str:
+    """The bare ir_datasets id of either spelling; ValueError for text that is no id."""
+    text = (text or "").strip()
+    if text.startswith(PREFIX):
+        text = text[len(PREFIX) :]
+    if not _ID.fullmatch(text):
+        raise ValueError(f"{text!r} is not an ir_datasets id, e.g. msmarco-passage/trec-dl-2019/judged")
+    return text
+
+
+def home() -> Path:
+    return Path(os.environ.get("IR_DATASETS_HOME") or Path.home() / ".ir_datasets")
+
+
+@contextlib.contextmanager
+def offline(allowed: bool) -> Iterator[None]:
+    """While the block runs, a file ir_datasets would download raises DatasetUnavailable naming it (its cache path
+    under IR_DATASETS_HOME, or the URL it would stream from) instead of going to the network; a missing local file
+    is named the same way. With `allowed`, nothing is stopped."""
+    from ir_datasets.util import download
+
+    if allowed:
+        yield
+        return
+    original_path, original_stream = download.Download.path, download.RequestsDownload.stream
+
+    def path(self, force=True):
+        cache = getattr(self, "_cache_path", None)
+        if force and self._path is None and cache and cache != os.devnull and not os.path.exists(cache):
+            raise DatasetUnavailable(
+                f"the file {cache} is missing: put it there (IR_DATASETS_HOME is {home()}), or let the operator "
+                "allow downloads (WORKBENCH_DATASETS_DOWNLOAD=1)"
+            )
+        return original_path(self, force)
+
+    def stream(self):
+        raise DatasetUnavailable(
+            f"ir_datasets would download {self.url}: offline, put the file it caches under IR_DATASETS_HOME "
+            f"({home()}), or let the operator allow downloads (WORKBENCH_DATASETS_DOWNLOAD=1)"
+        )
+
+    download.Download.path, download.RequestsDownload.stream = path, stream
+    try:
+        yield
+    except FileNotFoundError as missing:
+        raise DatasetUnavailable(f"the file {missing} is missing (IR_DATASETS_HOME is {home()})") from missing
+    finally:
+        download.Download.path, download.RequestsDownload.stream = original_path, original_stream
+
+
+def load(ident: str):
+    import ir_datasets
+
+    try:
+        return ir_datasets.load(ident)
+    except KeyError as error:
+        raise DatasetUnavailable(f"ir_datasets has no dataset {ident!r}") from error
+
+
+def _text(record, *names: str) -> str:
+    for name in names:
+        value = getattr(record, name, None)
+        if value:
+            return str(value)
+    return ""
+
+
+def topics(dataset) -> Iterator[dict]:
+    """{number, title, description, narrative} of each query (TREC topics keep their fields)."""
+    for query in dataset.queries_iter():
+        yield {"number": str(query.query_id), "title": _text(query, "title", "text", "query"),
+               "description": _text(query, "description"), "narrative": _text(query, "narrative")}  # fmt: skip
+
+
+def qrels(dataset) -> Iterator[tuple[str, str, int]]:
+    for qrel in dataset.qrels_iter():
+        yield str(qrel.query_id), str(qrel.doc_id), int(qrel.relevance)
+
+
+def documents(dataset) -> Iterator[dict]:
+    for document in dataset.docs_iter():
+        yield {"docno": str(document.doc_id), "title": _text(document, "title"),
+               "body": _text(document, "text", "body", "passage", "abstract")}  # fmt: skip

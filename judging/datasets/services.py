@@ -1,0 +1,100 @@
+"""Importing a standard collection by its ir_datasets id: its topics (title, description and narrative where it
+has them), its qrels as an imported source named after the dataset, and its documents (none, only those the pools
+need, or all), through the same importers and checks as uploaded files, all in one transaction. Offline unless
+the operator allows downloads (settings.WORKBENCH_DATASETS_DOWNLOAD)."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from judging.datasets import core
+from judging.imports.core.problems import ImportFailed
+from judging.imports.services import documents_import, qrels_import, topics_import
+from judging.jobs import kinds as job_kinds
+from judging.jobs import runner as jobs
+from judging.models import Collection
+
+DOCUMENT_CHOICES = ("none", "pooled", "all")
+DATASET_TASK = "judging.tasks.import_dataset"
+DATASET_JOB = job_kinds.JobKind(DATASET_TASK, "Standard collection import", "judging/jobs/_dataset_result.html")
+
+
+def _source_name(ident: str) -> str:
+    return ("irds-" + ident.replace("/", "-"))[:60]
+
+
+def _write_jsonl(path: Path, rows) -> int:
+    count = 0
+    with open(path, "w", encoding="utf-8") as out:
+        for row in rows:
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+            count += 1
+    return count
+
+
+def dataset_import(*, collection: Collection, dataset: str, documents: str = "none", allow_download=None,
+                   progress=None) -> dict:  # fmt: skip
+    """Imports the dataset's parts into `collection` (see the module); {"dataset", "topics", "qrels", "documents"}
+    with each part's report. ValidationError names `dataset` for an id that cannot be read here (an unknown one, or
+    a missing file, saying which and where to put it)."""
+    if documents not in DOCUMENT_CHOICES:
+        raise ValidationError({"documents": f"choose one of {', '.join(DOCUMENT_CHOICES)}"})
+    try:
+        ident = core.dataset_id(dataset)
+    except ValueError as error:
+        raise ValidationError({"dataset": str(error)}) from error
+    allowed = settings.WORKBENCH_DATASETS_DOWNLOAD if allow_download is None else allow_download
+    result = {"dataset": ident}
+    try:
+        with core.offline(allowed), tempfile.TemporaryDirectory() as folder, transaction.atomic():
+            loaded = core.load(ident)
+            if loaded.has_queries():
+                path = Path(folder) / "topics.jsonl"
+                _write_jsonl(path, core.topics(loaded))
+                result["topics"] = topics_import(collection=collection, path=path, name=f"{ident} topics").as_dict()
+            if loaded.has_qrels():
+                path = Path(folder) / "qrels"
+                with open(path, "w", encoding="utf-8") as out:  # a negative grade (judged, unusable) counts as 0
+                    out.writelines(f"{t} 0 {d} {max(g, 0)}\n" for t, d, g in core.qrels(loaded))
+                report = qrels_import(collection=collection, path=path, name=f"{ident} qrels",
+                                      assessor=_source_name(ident), create_missing=True)  # fmt: skip
+                result["qrels"] = report.as_dict()
+            if documents != "none" and loaded.has_docs():
+                path = Path(folder) / "documents.jsonl"
+                _write_jsonl(path, core.documents(loaded))
+                report = documents_import(collection=collection, path=path, name=f"{ident} documents",
+                                          pooled_only=documents == "pooled", progress=progress)  # fmt: skip
+                result["documents"] = report.as_dict()
+    except core.DatasetUnavailable as unavailable:
+        raise ValidationError({"dataset": str(unavailable)}) from unavailable
+    return result
+
+
+def dataset_import_start(*, collection: Collection, dataset: str, documents: str = "none", created_by=None):
+    """Starts the import as a Job (the page's and the API's way in); the id's spelling is checked at once."""
+    try:
+        ident = core.dataset_id(dataset)
+    except ValueError as error:
+        raise ValidationError({"dataset": str(error)}) from error
+    if documents not in DOCUMENT_CHOICES:
+        raise ValidationError({"documents": f"choose one of {', '.join(DOCUMENT_CHOICES)}"})
+    return jobs.job_start(kind=f"import {ident}", task=DATASET_TASK, arguments={"dataset": ident,
+                          "documents": documents}, collection=collection, created_by=created_by)  # fmt: skip
+
+
+def dataset_import_job_work(job, progress) -> dict:
+    try:
+        return dataset_import(collection=job.collection, dataset=job.arguments["dataset"],
+                              documents=job.arguments.get("documents", "none"), progress=progress)  # fmt: skip
+    except ValidationError as refused:
+        field, reasons = next(iter(refused.message_dict.items()))
+        raise jobs.JobRefused(f"{field}: {reasons[0]}") from refused
+    except ImportFailed as failure:
+        result = {"count": failure.count, "problems": [p.as_dict() for p in failure.problems]}
+        raise jobs.JobRefused(str(failure).splitlines()[0], result) from failure

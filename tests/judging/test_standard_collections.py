@@ -1,0 +1,113 @@
+"""Standard collections by id (#51, item 1): an ir_datasets id in either spelling imports the dataset's topics,
+qrels (an imported source) and documents (none, pooled or all), from files the tests write and register with
+ir_datasets' own local classes, with networking blocked; a file ir_datasets would download is named, with where to
+put it, and nothing is sent."""
+
+from __future__ import annotations
+
+import itertools
+import socket
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.core.management import call_command
+
+from judging.datasets.core import dataset_id
+from judging.datasets.services import dataset_import
+from judging.models import Document, Judgment, LabelSource, Topic
+from tests.factories import make_collection
+
+pytestmark = pytest.mark.django_db
+_names = itertools.count()
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch):
+    def refused(*args, **kwargs):
+        raise OSError("networking is removed in this test")
+
+    monkeypatch.setattr(socket.socket, "connect", refused)
+    monkeypatch.setattr(socket, "create_connection", refused)
+
+
+def _registered(tmp_path) -> str:
+    import ir_datasets
+
+    (tmp_path / "docs.tsv").write_text("D1\tpython sorting lists\nD2\treading files line by line\nD3\tweather\n")
+    (tmp_path / "queries.tsv").write_text("1\thow to sort a list\n2\tread a file\n")
+    (tmp_path / "qrels").write_text("1 0 D1 2\n1 0 D3 0\n2 0 D2 1\n2 0 D9 -1\n")
+    dataset = ir_datasets.create_dataset(docs_tsv=str(tmp_path / "docs.tsv"), queries_tsv=str(tmp_path /
+                                         "queries.tsv"), qrels_trec=str(tmp_path / "qrels"))  # fmt: skip
+    name = f"workbench-tests/tiny-{next(_names)}"
+    ir_datasets.registry.register(name, dataset)
+    return name
+
+
+def test_both_spellings_of_an_id_are_taken_and_nonsense_is_refused():
+    assert dataset_id("irds:msmarco-passage/trec-dl-2019/judged") == "msmarco-passage/trec-dl-2019/judged"
+    assert dataset_id(" antique/test ") == "antique/test"
+    with pytest.raises(ValueError):
+        dataset_id("not an id; rm -rf /")
+
+
+def test_a_dataset_imports_its_topics_qrels_and_only_the_pooled_documents(tmp_path):
+    collection = make_collection(topics=0, documents=0, runs=0, max_grade=2)
+    name = _registered(tmp_path)
+    result = dataset_import(collection=collection, dataset=f"irds:{name}", documents="pooled")
+    assert result["topics"]["created"] == 2
+    assert Topic.objects.get(collection=collection, number="1").title == "how to sort a list"
+    labels = dict(Judgment.objects.filter(topic__collection=collection).values_list("document__docno", "grade"))
+    assert labels == {"D1": 2, "D3": 0, "D2": 1, "D9": 0}  # a negative grade counts as 0
+    source = LabelSource.objects.get(collection=collection, account__username__contains="irds-workbench-tests")
+    assert source.kind == "imported"
+    assert result["documents"]["passed_over"] == 3  # nothing is pooled yet: the qrels' documents are placeholders
+    assert Document.objects.get(collection=collection, docno="D1").body == ""
+    dataset_import(collection=collection, dataset=name, documents="all")
+    assert Document.objects.get(collection=collection, docno="D1").body == "python sorting lists"
+
+
+def test_a_file_ir_datasets_would_download_is_named_and_nothing_is_sent(tmp_path):
+    import ir_datasets
+    from ir_datasets.formats import TsvDocs
+    from ir_datasets.util import Download, RequestsDownload
+
+    cached = tmp_path / "home" / "remote-docs.tsv"
+    name = f"workbench-tests/remote-{next(_names)}"
+    remote = Download([RequestsDownload("https://example.org/docs.tsv")], cache_path=str(cached))
+    ir_datasets.registry.register(name, ir_datasets.datasets.base.Dataset(TsvDocs(remote)))
+    collection = make_collection(topics=0, documents=0, runs=0)
+    with pytest.raises(ValidationError) as refused:
+        dataset_import(collection=collection, dataset=name, documents="all")
+    assert str(cached) in refused.value.message_dict["dataset"][0] and "WORKBENCH_DATASETS_DOWNLOAD" in str(
+        refused.value
+    )
+    with pytest.raises(ValidationError, match="has no dataset"):
+        dataset_import(collection=collection, dataset="no-such/dataset")
+
+
+def test_the_command_imports_by_id(tmp_path, capsys):
+    collection = make_collection(topics=0, documents=0, runs=0, max_grade=2)
+    call_command("import_dataset", str(collection.id), _registered(tmp_path), "--documents", "all")
+    assert "topics 2 new" in capsys.readouterr().out
+    assert Document.objects.filter(collection=collection).count() == 4
+
+
+def test_the_import_page_and_the_api_start_it_as_a_job(client, tmp_path, django_capture_on_commit_callbacks):
+    from django.urls import reverse
+
+    from judging.models import Job
+    from tests.api_clients import role_clients
+    from tests.factories import make_user
+
+    collection = make_collection(topics=0, documents=0, runs=0, max_grade=2)
+    name = _registered(tmp_path)
+    client.force_login(make_user("admin"))
+    assert "A standard collection by id" in client.get(reverse("judging:import", args=[collection.id])).content.decode()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(reverse("judging:dataset_import", args=[collection.id]),
+                               {"dataset": f"irds:{name}", "documents": "all"})  # fmt: skip
+    job = Job.objects.get(pk=int(response.url.rstrip("/").split("/")[-1]))
+    assert job.state == "done" and job.result["topics"]["created"] == 2, job.error
+    answer = role_clients()["admin"].post(f"/api/collections/{collection.id}/datasets/", {"dataset": "x y"},
+                                          format="json")  # fmt: skip
+    assert answer.status_code == 400 and "dataset" in answer.content.decode()
