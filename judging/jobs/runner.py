@@ -123,7 +123,10 @@ def _run_here(task: str, job_id: int) -> None:
 
 def job_start(*, kind: str, task: str, arguments: dict, collection=None, created_by=None, upload=None) -> Job:
     """Creates a queued Job and sends its task after the surrounding transaction commits (never before: the worker
-    must find the row). `task` is the Celery task's name; it is called with the Job's id only."""
+    must find the row). `task` is the Celery task's name; it is called with the Job's id only. `kind` is a label:
+    one longer than the column is shortened (a long judge's or dataset's name once made this a server error)."""
+    most = Job._meta.get_field("kind").max_length
+    kind = kind if len(kind) <= most else kind[: most - 1] + "…"
     job = Job.objects.create(
         kind=kind, task=task, arguments=arguments, collection=collection, created_by=created_by, upload=upload
     )

@@ -180,3 +180,12 @@ def test_a_long_silent_step_keeps_its_job_alive_through_the_heartbeat(monkeypatc
 
     jobs.job_run(job.id, silent_work)
     assert stamps[1] > stamps[0]
+
+
+@pytest.mark.django_db
+def test_a_kind_longer_than_its_column_is_shortened_never_a_server_error():
+    from judging.models import Job
+
+    job = jobs.job_start(kind="import " + "msmarco-v2.1-document-segmented/" * 4, task="x", arguments={})
+    stored = Job.objects.get(pk=job.pk).kind
+    assert len(stored) == Job._meta.get_field("kind").max_length and stored.endswith("…")
