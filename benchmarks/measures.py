@@ -132,11 +132,6 @@ def whole_processes(folder, qrels_path, run_paths):
     with open(script, "w") as out:
         out.write(PYTREC_SCRIPT.replace("{MEASURES}", repr(set(TREC_DEFAULT))))
 
-    def timed(command):
-        start = time.perf_counter()
-        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
-        return time.perf_counter() - start
-
     ours = min(timed([sys.executable, "-m", "evaluation", qrels_path, *run_paths]) for _ in range(3))
     theirs = min(timed([sys.executable, script, qrels_path, *run_paths]) for _ in range(3))
     line("(d) whole process, files to printed results", ours, "pytrec_eval", theirs)
@@ -174,6 +169,26 @@ def generate(topics, runs, depth, judged_per_topic, rel_per_topic, seed=0, decim
             run[f"q{t}"] = {f"t{t}d{d}": float(s) for d, s in zip(docs, scores, strict=True)}
         run_dicts[f"run{r}"] = run
     return qrels, run_dicts
+
+
+def write_files(folder, qrels, run_dicts) -> tuple[str, list[str]]:
+    """The qrels and one run file per run, as TREC files in `folder`."""
+    qrels_path = os.path.join(folder, "qrels")
+    with open(qrels_path, "w") as out:
+        out.writelines(f"{t} 0 {d} {label}\n" for t, docs in qrels.items() for d, label in docs.items())
+    run_paths = []
+    for tag, run in run_dicts.items():
+        path = os.path.join(folder, tag)
+        with open(path, "w") as out:
+            out.writelines(f"{t} Q0 {d} 0 {s:g} {tag}\n" for t, docs in run.items() for d, s in docs.items())
+        run_paths.append(path)
+    return qrels_path, run_paths
+
+
+def timed(command) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
 
 
 def line(label, ours, peer_name, peer):
@@ -252,15 +267,7 @@ def shape(topics, runs, depth, judged, rel, *, with_files):
     line("(b) one topic re-evaluated, all runs", one_time, "pytrec_eval", trec_one)
     # (c) file to result, same parser for both tools.
     with tempfile.TemporaryDirectory() as folder:
-        qrels_path = os.path.join(folder, "qrels")
-        with open(qrels_path, "w") as out:
-            out.writelines(f"{t} 0 {d} {label}\n" for t, docs in qrels.items() for d, label in docs.items())
-        run_paths = []
-        for tag, run in run_dicts.items():
-            path = os.path.join(folder, tag)
-            with open(path, "w") as out:
-                out.writelines(f"{t} Q0 {d} 0 {s} {tag}\n" for t, docs in run.items() for d, s in docs.items())
-            run_paths.append(path)
+        qrels_path, run_paths = write_files(folder, qrels, run_dicts)
 
         def ours_files():
             c = TrecReader()
@@ -284,23 +291,10 @@ def tied(topics, runs, depth, decimals):
     print(f"\ntied scores ({label}): {topics} topics x {runs} runs x depth {depth}")
     qrels, run_dicts = generate(topics, runs, depth, 500, 50, seed=1, decimals=decimals)
     with tempfile.TemporaryDirectory() as folder:
-        qrels_path = os.path.join(folder, "qrels")
-        with open(qrels_path, "w") as out:
-            out.writelines(f"{t} 0 {d} {label}\n" for t, docs in qrels.items() for d, label in docs.items())
-        run_paths = []
-        for tag, run in run_dicts.items():
-            path = os.path.join(folder, tag)
-            with open(path, "w") as out:
-                out.writelines(f"{t} Q0 {d} 0 {s:g} {tag}\n" for t, docs in run.items() for d, s in docs.items())
-            run_paths.append(path)
+        qrels_path, run_paths = write_files(folder, qrels, run_dicts)
         json_script = os.path.join(folder, "pytrec_eval_json.py")
         with open(json_script, "w") as out:
             out.write(PYTREC_JSON_SCRIPT.replace("{MEASURES}", repr(set(TREC_DEFAULT))))
-
-        def timed(command):
-            start = time.perf_counter()
-            subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
-            return time.perf_counter() - start
 
         ours = [timed([sys.executable, "-m", "evaluation", "-q", "--json", qrels_path, *run_paths]) for _ in range(3)]
         theirs = [timed([sys.executable, json_script, qrels_path, *run_paths]) for _ in range(3)]
