@@ -348,3 +348,10 @@ class UserCreateForm(forms.Form):
         choices=[(r, r.capitalize()) for r in (ROLE_ASSESSOR, ROLE_RESEARCHER, ROLE_ADMIN)], initial=ROLE_ASSESSOR
     )
     email = forms.EmailField(required=False)
+
+
+def service_errors_shown(form: forms.Form, error) -> None:
+    """A service's ValidationError on the form: each reason on the field it names, or on the whole form when the
+    form has no such field."""
+    for field, reasons in error.message_dict.items():
+        form.add_error(field if field in form.fields else None, reasons)

@@ -10,6 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from judging.forms import service_errors_shown
 from judging.jobs import runner as jobs
 from judging.machines import selectors as machine_selectors
 from judging.machines import services as service
@@ -19,11 +20,6 @@ from judging.permissions import admin_required
 from judging.sources import selectors as sources
 
 PREVIEW_CHOICES = 300
-
-
-def _form_errors(form, error: ValidationError) -> None:
-    for field, messages_ in error.message_dict.items():
-        form.add_error(field if field in form.fields else None, messages_)
 
 
 def _judges_context(collection: Collection) -> list[dict]:
@@ -59,7 +55,7 @@ def machine_judges(request: HttpRequest, collection_id: int) -> HttpResponse:
                 collection=collection, name=form.cleaned_data["name"], **form.settings()
             )
         except ValidationError as error:
-            _form_errors(form, error)
+            service_errors_shown(form, error)
         else:
             messages.success(request, f"Machine judge {judge.name} added; it is advisory until you count it.")
             return redirect("judging:machine_judges", collection_id=collection.id)
@@ -85,7 +81,7 @@ def machine_judge_edit(request: HttpRequest, judge_id: int) -> HttpResponse:
         try:
             updated = service.machine_judge_update(judge=judge, **form.settings())
         except ValidationError as error:
-            _form_errors(form, error)
+            service_errors_shown(form, error)
         else:
             note = "a new version: the next run asks afresh" if updated.version != judge.version else "same version"
             messages.success(request, f"Saved {updated.name} ({note}).")
@@ -121,7 +117,7 @@ def machine_judge_preview(request: HttpRequest, judge_id: int) -> HttpResponse:
                 template_text=form.cleaned_data["template"] or None,
             )
         except ValidationError as error:
-            _form_errors(form, error)
+            service_errors_shown(form, error)
     context = {"judge": judge, "collection": judge.collection, "form": form, "preview": preview}
     return render(request, "judging/machine_judge_preview.html", context)
 

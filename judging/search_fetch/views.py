@@ -10,16 +10,12 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from judging.forms import service_errors_shown
 from judging.models import Collection
 from judging.permissions import admin_required, user_roles
 from judging.search_fetch import selectors, services
 from judging.search_fetch.forms import FetchForm, SearchEndpointForm, TryForm
 from judging.search_fetch.models import SearchEndpoint, SearchSnapshot
-
-
-def _form_errors(form, error: ValidationError) -> None:
-    for field, reasons in error.message_dict.items():
-        form.add_error(field if field in form.fields else None, reasons)
 
 
 def _tried(form: SearchEndpointForm, try_form: TryForm, collection: Collection, instance=None) -> dict | None:
@@ -35,7 +31,7 @@ def _tried(form: SearchEndpointForm, try_form: TryForm, collection: Collection, 
     try:
         return selectors.query_tried(endpoint=endpoint, query=try_form.cleaned_data["query"])
     except ValidationError as error:
-        _form_errors(form, error)
+        service_errors_shown(form, error)
         return None
 
 
@@ -54,7 +50,7 @@ def search_endpoints(request: HttpRequest, collection_id: int) -> HttpResponse:
                 collection=collection, name=form.cleaned_data["name"], **form.settings()
             )
         except ValidationError as error:
-            _form_errors(form, error)
+            service_errors_shown(form, error)
         else:
             messages.success(request, f"Endpoint {endpoint.name} added: fetch a query set to make a snapshot.")
             return redirect("judging:search_endpoints", collection_id=collection.id)
@@ -82,7 +78,7 @@ def search_endpoint_edit(request: HttpRequest, endpoint_id: int) -> HttpResponse
         try:
             services.search_endpoint_update(endpoint=endpoint, **form.settings())
         except ValidationError as error:
-            _form_errors(form, error)
+            service_errors_shown(form, error)
         else:
             messages.success(request, f"Saved {endpoint.name}; its snapshots keep the settings they were made with.")
             return redirect("judging:search_endpoints", collection_id=endpoint.collection_id)

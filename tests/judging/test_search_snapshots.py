@@ -207,3 +207,15 @@ def test_a_significant_drop_between_snapshots_is_flagged_on_the_leaderboard_and_
     client.force_login(make_user("researcher"))
     assert 'data-regression="es"' in client.get(f"/results/{collection.id}/").content.decode()
     assert client.get(f"/api/collections/{collection.id}/search-regressions/").json()["regressions"][0]["flagged"]
+
+
+def test_the_page_shows_a_refused_setting_on_its_field(client):
+    collection = _collection()
+    client.force_login(make_user("admin"))
+    page = client.post(f"/judging/collections/{collection.id}/search/", {
+        "new-name": "x", "new-engine": "solr", "new-url": "ftp://nowhere", "new-method": "POST", "new-id_path": "id",
+        "new-auth": "none", "new-auth_header": "X-API-Key", "new-depth": "10", "new-page_size": "10",
+        "new-concurrency": "1", "new-timeout": "5", "new-retries": "0", "new-alert_measure": "nDCG@10",
+        "new-alert_drop": "0.05", "save": "1",
+    }).content.decode()  # fmt: skip
+    assert "give the engine&#x27;s http(s) URL" in page and SearchEndpoint.objects.count() == 0
