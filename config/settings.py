@@ -233,6 +233,7 @@ JOB_QUEUE = "jobs"
 CELERY_TASK_ROUTES = {
     "evaluation.tasks.recompute_topic": {"queue": "judgments"},
     "evaluation.tasks.recompute_collection_agreement": {"queue": "judgments"},
+    "evaluation.tasks.recompute_answer_topic": {"queue": "judgments"},
     "evaluation.tasks.sweep_stale_topics": {"queue": "judgments"},
     "judging.tasks.sweep_jobs": {"queue": "judgments"},
     "judging.tasks.search_fetches_due": {"queue": "judgments"},
@@ -245,6 +246,8 @@ CELERY_TASK_ROUTES = {
     "judging.tasks.import_dataset": {"queue": JOB_QUEUE},
     "judging.tasks.machine_judge_run": {"queue": "machine"},
     "judging.tasks.machine_judge_probe": {"queue": "machine"},  # calls the model server, as a run does
+    "judging.tasks.nuggets_propose": {"queue": "machine"},
+    "judging.tasks.nuggets_assign": {"queue": "machine"},
 }
 CELERY_BEAT_SCHEDULE = {
     "sweep-stale-topics": {"task": "evaluation.tasks.sweep_stale_topics", "schedule": timedelta(seconds=5)},

@@ -18,5 +18,7 @@ class EvaluationConfig(AppConfig):
         kinds.register(recompute.RECOMPUTE_JOB, trial_runs.TRIAL_RUN_JOB, search_logs.SEARCH_LOG_IMPORT_JOB)
 
         # dispatch_uid: connected once, however often ready() runs (tests may call it again).
-        for name in ("labels_changed", "rankings_changed", "collection_changed", "collection_deleting"):
+        for name in (
+            "labels_changed", "rankings_changed", "collection_changed", "collection_deleting", "answers_changed"
+        ):
             getattr(signals, name).connect(getattr(receivers, name), dispatch_uid=f"evaluation.{name}")

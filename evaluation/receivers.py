@@ -19,6 +19,12 @@ def rankings_changed(sender, *, topic_ids, collection_id=None, **kwargs) -> None
 def collection_changed(sender, *, collection_id, changed, **kwargs) -> None:
     if "topics" in changed or changed & set(EVALUATION_SETTINGS):
         staleness.collection_changed(collection_id=collection_id)
+    if "label_sources" in changed:
+        staleness.collection_answers_changed(collection_id=collection_id)
+
+
+def answers_changed(sender, *, topic_ids, collection_id=None, **kwargs) -> None:
+    staleness.answer_topics_changed(topic_ids=topic_ids)
 
 
 def collection_deleting(sender, *, collection_id, **kwargs) -> None:

@@ -4,6 +4,7 @@ from celery import shared_task
 
 from evaluation import services
 from evaluation.analysis import trial_runs
+from evaluation.nuggets import services as answer_services
 from evaluation.online import services as search_logs
 from judging.jobs import runner as jobs
 
@@ -47,3 +48,13 @@ def trial_run(job_id: int) -> dict:
 def import_search_log(job_id: int) -> dict:
     # Safe to run twice: the log's store skips the ids it already holds.
     return jobs.job_run(job_id, search_logs.search_log_import_job_work)
+
+
+@shared_task(name="evaluation.tasks.recompute_answer_topic", **RETRIED)
+def recompute_answer_topic(topic_id: int) -> bool:
+    return answer_services.answer_topic_recompute(topic_id=topic_id)
+
+
+@shared_task(name="evaluation.tasks.recompute_answer_topics", **RETRIED)
+def recompute_answer_topics(topic_ids: list[int]) -> int:
+    return answer_services.answer_topics_recompute(topic_ids=topic_ids)

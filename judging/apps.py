@@ -15,6 +15,7 @@ class JudgingConfig(AppConfig):
         from judging.imports import services as imports
         from judging.jobs import kinds
         from judging.machines import services as machines
+        from judging.nuggets.services import machine as machine_nuggets
         from judging.search_fetch import services as search_fetch
         from judging.services import pools
 
@@ -26,4 +27,6 @@ class JudgingConfig(AppConfig):
             machines.MACHINE_PROBE_JOB,
             search_fetch.FETCH_JOB,
             datasets.DATASET_JOB,
+            machine_nuggets.PROPOSE_JOB,
+            machine_nuggets.ASSIGN_JOB,
         )

@@ -24,3 +24,7 @@ collection_changed = Signal()
 # A collection is about to be deleted, inside the deleting transaction. Arguments: collection_id. Listeners delete
 # what they keep outside the database (after commit) and anything the cascade would not reach.
 collection_deleting = Signal()
+
+# What RAG answers are scored from changed for these topics: answers imported or deleted, nuggets edited, an
+# assignment or a support judgment recorded. Arguments: topic_ids (a sorted list), collection_id (int or None).
+answers_changed = Signal()

@@ -4,6 +4,7 @@ from celery import shared_task
 
 from judging.datasets import services as datasets
 from judging.imports import services as imports
+from judging.nuggets.services import machine as machine_nuggets
 from judging.jobs import runner as jobs
 from judging.machines import services as machine_judges
 from judging.search_fetch import services as searches
@@ -54,3 +55,15 @@ def search_fetches_due() -> list[int]:
 def import_dataset(job_id: int) -> dict:
     # Safe to run twice: every part is an upsert (topics, documents) or the same labels again (qrels).
     return jobs.job_run(job_id, datasets.dataset_import_job_work)
+
+
+@shared_task(name="judging.tasks.nuggets_propose", acks_late=True)
+def nuggets_propose(job_id: int) -> dict:
+    # Safe to run twice: a topic the judge has proposed nuggets for is not asked again.
+    return jobs.job_run(job_id, machine_nuggets.nuggets_propose_job_work)
+
+
+@shared_task(name="judging.tasks.nuggets_assign", acks_late=True)
+def nuggets_assign(job_id: int) -> dict:
+    # Safe to run twice: an answer whose nuggets the judge has all labelled is not asked again.
+    return jobs.job_run(job_id, machine_nuggets.nuggets_assign_job_work)

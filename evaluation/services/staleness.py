@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from config import sql
 from config.broker import messages_waiting
-from evaluation.models import CollectionState, TopicState
+from evaluation.models import AnswerTopicState, CollectionState, TopicState
 from judging.models import Topic
 
 logger = logging.getLogger(__name__)
@@ -126,6 +126,34 @@ def _flag_stale(model, keys: list[int], now, qrels_moved: int = 0) -> dict[int, 
     return found
 
 
+def answer_topics_changed(*, topic_ids: Iterable[int]) -> None:
+    """Marks topics' answer scores stale (their answers, nuggets, assignments or support judgments changed, or whose
+    labels count did); call inside the changing transaction. The same protocol as `topics_changed` on the topics'
+    answer-state rows: the recompute is enqueued after commit only when a flag flips, one topic on the judgments
+    queue, more in batches on the bulk queue."""
+    topic_ids = sorted(set(topic_ids))
+    flipped = [t for t, was_dirty in _flag_stale(AnswerTopicState, topic_ids, timezone.now()).items() if not was_dirty]
+    if len(flipped) == 1:
+        transaction.on_commit(lambda: _enqueue("recompute_answer_topic", flipped[0]))
+    elif flipped:
+        transaction.on_commit(lambda: _enqueue_batches("recompute_answer_topics", flipped, queue="bulk"))
+
+
+def _enqueue_batches(task_name: str, keys: list[int], *, queue: str, sweeping: bool = False) -> int:
+    sent = 0
+    for start in range(0, len(keys), TOPICS_PER_MESSAGE):
+        if not _enqueue(task_name, keys[start : start + TOPICS_PER_MESSAGE], sweeping=sweeping, queue=queue):
+            break
+        sent += len(keys[start : start + TOPICS_PER_MESSAGE])
+    return sent
+
+
+def collection_answers_changed(*, collection_id: int) -> None:
+    """Marks every answered topic of a collection stale (whose labels count changed)."""
+    answered = Topic.objects.filter(collection_id=collection_id, answers__isnull=False).distinct()
+    answer_topics_changed(topic_ids=answered.values_list("id", flat=True))
+
+
 def collection_changed(*, collection_id: int) -> None:
     """Marks every topic of a collection stale (its threshold, consensus method, scale or measure set changed)."""
     topics_changed(topic_ids=Topic.objects.filter(collection_id=collection_id).values_list("id", flat=True))
@@ -166,6 +194,9 @@ def stale_topics_sweep(*, older_than: timedelta = SWEEP_AFTER, resend_after: tim
     sent = _enqueue_topics(topics, queue="sweep", sweeping=True)
     if sent:
         TopicState.objects.filter(pk__in=topics[:sent]).update(resent_at=now)
+    answered = list(_left_stale(AnswerTopicState, now - older_than, overdue).order_by("pk").values_list("pk", flat=True))
+    resent_answers = _enqueue_batches("recompute_answer_topics", answered, queue="sweep", sweeping=True)
+    AnswerTopicState.objects.filter(pk__in=answered[:resent_answers]).update(resent_at=now)
     collections = list(_left_stale(CollectionState, now - older_than, overdue).values_list("pk", flat=True))
     resent = [c for c in collections if _enqueue("recompute_collection_agreement", c, sweeping=True)]
     CollectionState.objects.filter(pk__in=resent).update(resent_at=now)
