@@ -19,6 +19,10 @@ class EvaluationConfig(AppConfig):
 
         # dispatch_uid: connected once, however often ready() runs (tests may call it again).
         for name in (
-            "labels_changed", "rankings_changed", "collection_changed", "collection_deleting", "answers_changed"
+            "labels_changed",
+            "rankings_changed",
+            "collection_changed",
+            "collection_deleting",
+            "answers_changed",
         ):
             getattr(signals, name).connect(getattr(receivers, name), dispatch_uid=f"evaluation.{name}")

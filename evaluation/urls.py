@@ -6,6 +6,7 @@ from evaluation.agreement.views import heatmap as agreement
 from evaluation.agreement.views import reliability
 from evaluation.analysis.views import plots, runs, trial
 from evaluation.machines import views as machines
+from evaluation.nuggets import views as rag
 from evaluation.online import views as online
 from evaluation.views import leaderboard, measures
 
@@ -29,6 +30,10 @@ urlpatterns = [
     path("<int:collection_id>/reliability/", reliability.reliability, name="reliability"),
     path("<int:collection_id>/trial/", trial.trial_run, name="trial"),
     path("<int:collection_id>/online/", online.online, name="online"),
+    path("<int:collection_id>/rag/", rag.rag_leaderboard, name="rag_leaderboard"),
+    path("<int:collection_id>/rag/nuggets.jsonl", rag.nuggets_export, name="nuggets_export"),
+    path("<int:collection_id>/rag/<int:run_id>/assignments.jsonl", rag.assignments_export, name="assignments_export"),
+    path("<int:collection_id>/rag/<int:run_id>/answers.jsonl", rag.answers_export, name="answers_export"),
     path("<int:collection_id>/online/new/", online.search_log_new, name="search_log_new"),
     path("<int:collection_id>/online/<int:log_id>/upload/", online.search_log_upload, name="search_log_upload"),
     path("<int:collection_id>/online/<int:log_id>/settings/", online.search_log_settings, name="search_log_settings"),

@@ -742,7 +742,6 @@ class LabelSourceChange(models.Model):
 
 
 # Feature packages' models, imported here so that they are the judging app's (and its migrations').
-from judging.search_fetch.models import SearchEndpoint, SearchSnapshot  # noqa: E402, F401
 from judging.answers.models import Answer, SupportJudgment  # noqa: E402, F401
 from judging.nuggets.models import (  # noqa: E402, F401
     AssignmentAdjudication,
@@ -752,3 +751,4 @@ from judging.nuggets.models import (  # noqa: E402, F401
     NuggetChange,
     NuggetVote,
 )
+from judging.search_fetch.models import SearchEndpoint, SearchSnapshot  # noqa: E402, F401

@@ -4,9 +4,9 @@ from celery import shared_task
 
 from judging.datasets import services as datasets
 from judging.imports import services as imports
-from judging.nuggets.services import machine as machine_nuggets
 from judging.jobs import runner as jobs
 from judging.machines import services as machine_judges
+from judging.nuggets.services import machine as machine_nuggets
 from judging.search_fetch import services as searches
 from judging.services import pools
 

@@ -2,8 +2,10 @@
 
 from django.urls import path
 
+from judging.answers import views as answers
 from judging.datasets import views as datasets
 from judging.machines import views as machines
+from judging.nuggets import views as nuggets
 from judging.preferences import views as preferences
 from judging.quality import views as pauses
 from judging.search_fetch import views as searches
@@ -55,4 +57,14 @@ urlpatterns = [
     path("search/<int:endpoint_id>/fetch/", searches.search_fetch, name="search_fetch"),
     path("search/compare/", searches.snapshot_compare, name="snapshot_compare"),
     path("machine-judges/<int:judge_id>/probes/", machines.machine_judge_probe, name="machine_judge_probe"),
+    path("collections/<int:collection_id>/answers/", answers.answers, name="answers"),
+    path("collections/<int:collection_id>/answers/machine/", answers.answers_machine, name="answers_machine"),
+    path(
+        "collections/<int:collection_id>/nuggets/adjudication/", nuggets.nugget_adjudication, name="nugget_adjudication"
+    ),
+    path("topics/<int:topic_id>/answers/", answers.topic_answers, name="topic_answers"),
+    path("topics/<int:topic_id>/nuggets/", nuggets.nuggets, name="nuggets"),
+    path("answers/<int:answer_id>/", answers.answer_judge, name="answer_judge"),
+    path("answers/<int:answer_id>/assign/", answers.answer_assign, name="answer_assign"),
+    path("answers/<int:answer_id>/support/", answers.answer_support, name="answer_support"),
 ]

@@ -5,47 +5,85 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('evaluation', '0010_sweep_resends'),
-        ('judging', '0032_rag_answers_and_nuggets'),
+        ("evaluation", "0010_sweep_resends"),
+        ("judging", "0032_rag_answers_and_nuggets"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='AnswerTopicState',
+            name="AnswerTopicState",
             fields=[
-                ('dirty', models.BooleanField(db_index=True, default=False)),
-                ('generation', models.PositiveBigIntegerField(default=0)),
-                ('computed_generation', models.PositiveBigIntegerField(default=0)),
-                ('dirty_since', models.DateTimeField(blank=True, null=True)),
-                ('claimed_at', models.DateTimeField(blank=True, help_text='When a worker last took this on.', null=True)),
-                ('resent_at', models.DateTimeField(blank=True, help_text='When the sweep last sent it again (the first send is at dirty_since).', null=True)),
-                ('computed_at', models.DateTimeField(blank=True, null=True)),
-                ('topic', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, primary_key=True, related_name='answer_state', serialize=False, to='judging.topic')),
-                ('agreement', models.JSONField(default=dict, help_text="The people's agreement on the topic's assignments.")),
+                ("dirty", models.BooleanField(db_index=True, default=False)),
+                ("generation", models.PositiveBigIntegerField(default=0)),
+                ("computed_generation", models.PositiveBigIntegerField(default=0)),
+                ("dirty_since", models.DateTimeField(blank=True, null=True)),
+                (
+                    "claimed_at",
+                    models.DateTimeField(blank=True, help_text="When a worker last took this on.", null=True),
+                ),
+                (
+                    "resent_at",
+                    models.DateTimeField(
+                        blank=True,
+                        help_text="When the sweep last sent it again (the first send is at dirty_since).",
+                        null=True,
+                    ),
+                ),
+                ("computed_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "topic",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        primary_key=True,
+                        related_name="answer_state",
+                        serialize=False,
+                        to="judging.topic",
+                    ),
+                ),
+                (
+                    "agreement",
+                    models.JSONField(default=dict, help_text="The people's agreement on the topic's assignments."),
+                ),
             ],
             options={
-                'abstract': False,
+                "abstract": False,
             },
         ),
         migrations.CreateModel(
-            name='AnswerScores',
+            name="AnswerScores",
             fields=[
-                ('answer', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, primary_key=True, related_name='scores', serialize=False, to='judging.answer')),
-                ('strict_vital_score', models.FloatField(null=True)),
-                ('strict_all_score', models.FloatField(null=True)),
-                ('vital_score', models.FloatField(null=True)),
-                ('all_score', models.FloatField(null=True)),
-                ('nuggets', models.PositiveIntegerField(default=0)),
-                ('assigned', models.PositiveIntegerField(default=0, help_text='Nuggets with a counted label on this answer.')),
-                ('support_precision', models.FloatField(null=True)),
-                ('support_recall', models.FloatField(null=True)),
-                ('support_judged', models.PositiveIntegerField(default=0)),
-                ('support_cited', models.PositiveIntegerField(default=0)),
-                ('generation', models.PositiveBigIntegerField(default=0)),
-                ('computed_at', models.DateTimeField(auto_now=True)),
-                ('topic', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='judging.topic')),
+                (
+                    "answer",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        primary_key=True,
+                        related_name="scores",
+                        serialize=False,
+                        to="judging.answer",
+                    ),
+                ),
+                ("strict_vital_score", models.FloatField(null=True)),
+                ("strict_all_score", models.FloatField(null=True)),
+                ("vital_score", models.FloatField(null=True)),
+                ("all_score", models.FloatField(null=True)),
+                ("nuggets", models.PositiveIntegerField(default=0)),
+                (
+                    "assigned",
+                    models.PositiveIntegerField(default=0, help_text="Nuggets with a counted label on this answer."),
+                ),
+                ("support_precision", models.FloatField(null=True)),
+                ("support_recall", models.FloatField(null=True)),
+                ("support_judged", models.PositiveIntegerField(default=0)),
+                ("support_cited", models.PositiveIntegerField(default=0)),
+                ("generation", models.PositiveBigIntegerField(default=0)),
+                ("computed_at", models.DateTimeField(auto_now=True)),
+                (
+                    "topic",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="judging.topic"
+                    ),
+                ),
             ],
         ),
     ]

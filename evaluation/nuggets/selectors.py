@@ -25,6 +25,7 @@ from judging.models import (
     Answer,
     AssignmentAdjudication,
     Collection,
+    Document,
     MachineJudge,
     Nugget,
     Run,
@@ -255,3 +256,70 @@ def _rank_agreement(machine: dict[int, NuggetScores], people: dict[int, NuggetSc
     taus = [t for t in taus if t == t]
     result["per_topic_tau_all_score"] = sum(taus) / len(taus) if taus else None
     return result
+
+
+# Exports
+
+
+def _provenance(collection: Collection, what: str) -> dict:
+    return {"collection": collection.name, "what": what}
+
+
+def nuggets_records(*, collection: Collection) -> list[dict]:
+    """nuggetizer's `create` format: one record per topic with scored nuggets, {query, qid, nuggets: [{text,
+    importance}]}, plus where it came from."""
+    topics = Topic.objects.filter(collection=collection).order_by("id")
+    nuggets = defaultdict(list)
+    for nugget in Nugget.objects.filter(topic__collection=collection, accepted=True, removed=False).order_by(
+        "position", "id"
+    ):
+        nuggets[nugget.topic_id].append({"text": nugget.text, "importance": nugget.importance})
+    provenance = _provenance(collection, "accepted nuggets, as people post-edited them")
+    return [
+        {"query": t.title, "qid": t.number, "nuggets": nuggets[t.pk], "provenance": provenance}
+        for t in topics
+        if nuggets[t.pk]
+    ]
+
+
+def assignment_records(*, collection: Collection, run: Run) -> list[dict]:
+    """nuggetizer's `assign --input-kind answers` format for one run: a record per answer with a counted assignment
+    (the answers the run is scored on), each scored nugget with its consensus label ("unassigned" where nobody has
+    labelled it yet, which earns 0 as nuggetizer's other labels do)."""
+    answers = list(Answer.objects.filter(run=run).select_related("topic").order_by("topic_id"))
+    topic_ids = [a.topic_id for a in answers]
+    nuggets = _scored_nuggets(topic_ids)
+    texts = dict(Nugget.objects.filter(topic_id__in=topic_ids).values_list("id", "text"))
+    labels, _, _ = _consensus(collection, topic_ids, {n for found in nuggets.values() for n, _ in found})
+    provenance = _provenance(collection, "the consensus of the labels that count")
+    records = []
+    for answer in answers:
+        scored = nuggets.get(answer.topic_id, [])
+        if not any((answer.pk, n) in labels for n, _ in scored):
+            continue
+        records.append({
+            "query": answer.topic.title, "qid": answer.topic.number,
+            "answer_text": " ".join(s["text"] for s in answer.sentences), "response_length": answer.words,
+            "run_id": run.tag,
+            "nuggets": [{"text": texts[n], "importance": imp, "assignment": labels.get((answer.pk, n), UNASSIGNED)}
+                        for n, imp in scored],
+            "provenance": provenance,
+        })  # fmt: skip
+    return records
+
+
+def answer_records(*, run: Run) -> list[dict]:
+    """The run's answers in the TREC RAG 2024 format (references by docno, citations by position)."""
+    answers = list(Answer.objects.filter(run=run).select_related("topic").order_by("topic_id"))
+    docnos = dict(Document.objects.filter(pk__in={d for a in answers for d in a.references}).values_list("id", "docno"))
+    return [
+        {
+            "run_id": run.tag,
+            "topic_id": a.topic.number,
+            "topic": a.topic.title,
+            "references": [docnos[d] for d in a.references],
+            "response_length": a.words,
+            "answer": [{"text": s["text"], "citations": s["citations"]} for s in a.sentences],
+        }
+        for a in answers
+    ]

@@ -194,7 +194,8 @@ def stale_topics_sweep(*, older_than: timedelta = SWEEP_AFTER, resend_after: tim
     sent = _enqueue_topics(topics, queue="sweep", sweeping=True)
     if sent:
         TopicState.objects.filter(pk__in=topics[:sent]).update(resent_at=now)
-    answered = list(_left_stale(AnswerTopicState, now - older_than, overdue).order_by("pk").values_list("pk", flat=True))
+    answered = _left_stale(AnswerTopicState, now - older_than, overdue).order_by("pk")
+    answered = list(answered.values_list("pk", flat=True))
     resent_answers = _enqueue_batches("recompute_answer_topics", answered, queue="sweep", sweeping=True)
     AnswerTopicState.objects.filter(pk__in=answered[:resent_answers]).update(resent_at=now)
     collections = list(_left_stale(CollectionState, now - older_than, overdue).values_list("pk", flat=True))

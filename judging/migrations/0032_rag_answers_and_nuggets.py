@@ -6,151 +6,319 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('judging', '0031_search_schedules'),
+        ("judging", "0031_search_schedules"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Answer',
+            name="Answer",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('references', models.JSONField(default=list, help_text="Document ids (the segments), in the run's order.")),
-                ('sentences', models.JSONField(default=list, help_text='[{"text", "citations": [positions in references]}]')),
-                ('words', models.PositiveIntegerField(default=0, help_text='Words after NFKC normalisation, split on whitespace.')),
-                ('origin', models.JSONField(default=dict, help_text="{file, line, format} and the 2025 format's metadata.")),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='answers', to='judging.run')),
-                ('topic', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='answers', to='judging.topic')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "references",
+                    models.JSONField(default=list, help_text="Document ids (the segments), in the run's order."),
+                ),
+                (
+                    "sentences",
+                    models.JSONField(default=list, help_text='[{"text", "citations": [positions in references]}]'),
+                ),
+                (
+                    "words",
+                    models.PositiveIntegerField(
+                        default=0, help_text="Words after NFKC normalisation, split on whitespace."
+                    ),
+                ),
+                (
+                    "origin",
+                    models.JSONField(default=dict, help_text="{file, line, format} and the 2025 format's metadata."),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="answers", to="judging.run"
+                    ),
+                ),
+                (
+                    "topic",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="answers", to="judging.topic"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['topic', 'run'],
+                "ordering": ["topic", "run"],
             },
         ),
         migrations.CreateModel(
-            name='Nugget',
+            name="Nugget",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('text', models.TextField()),
-                ('importance', models.CharField(choices=[('vital', 'Vital'), ('okay', 'Okay')], default='okay', max_length=5)),
-                ('position', models.PositiveIntegerField(default=0)),
-                ('accepted', models.BooleanField(default=True)),
-                ('removed', models.BooleanField(default=False)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('proposed_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='judging.machinejudge')),
-                ('topic', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='nuggets', to='judging.topic')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("text", models.TextField()),
+                (
+                    "importance",
+                    models.CharField(choices=[("vital", "Vital"), ("okay", "Okay")], default="okay", max_length=5),
+                ),
+                ("position", models.PositiveIntegerField(default=0)),
+                ("accepted", models.BooleanField(default=True)),
+                ("removed", models.BooleanField(default=False)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "proposed_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="judging.machinejudge",
+                    ),
+                ),
+                (
+                    "topic",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="nuggets", to="judging.topic"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['topic', 'position', 'id'],
+                "ordering": ["topic", "position", "id"],
             },
         ),
         migrations.CreateModel(
-            name='AssignmentHistory',
+            name="AssignmentHistory",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('old_label', models.CharField(blank=True, max_length=16)),
-                ('new_label', models.CharField(blank=True, max_length=16)),
-                ('changed_at', models.DateTimeField(auto_now_add=True)),
-                ('answer', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='judging.answer')),
-                ('assessor', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('nugget', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='judging.nugget')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("old_label", models.CharField(blank=True, max_length=16)),
+                ("new_label", models.CharField(blank=True, max_length=16)),
+                ("changed_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "answer",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="judging.answer"
+                    ),
+                ),
+                (
+                    "assessor",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "nugget",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="judging.nugget"
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'assignment history',
-                'ordering': ['-changed_at', '-id'],
+                "verbose_name_plural": "assignment history",
+                "ordering": ["-changed_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='AssignmentAdjudication',
+            name="AssignmentAdjudication",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('label', models.CharField(choices=[('support', 'Support'), ('partial_support', 'Partial support'), ('not_support', 'No support'), ('failed', 'Failed (a machine call without an answer)')], max_length=16)),
-                ('decided_at', models.DateTimeField(auto_now=True)),
-                ('adjudicator', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('answer', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='judging.answer')),
-                ('nugget', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='judging.nugget')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "label",
+                    models.CharField(
+                        choices=[
+                            ("support", "Support"),
+                            ("partial_support", "Partial support"),
+                            ("not_support", "No support"),
+                            ("failed", "Failed (a machine call without an answer)"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("decided_at", models.DateTimeField(auto_now=True)),
+                (
+                    "adjudicator",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "answer",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="judging.answer"
+                    ),
+                ),
+                (
+                    "nugget",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="judging.nugget"
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='NuggetAssignment',
+            name="NuggetAssignment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('label', models.CharField(choices=[('support', 'Support'), ('partial_support', 'Partial support'), ('not_support', 'No support'), ('failed', 'Failed (a machine call without an answer)')], max_length=16)),
-                ('reply', models.TextField(blank=True, help_text="A machine's reply, its provenance.")),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('answer', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='assignments', to='judging.answer')),
-                ('assessor', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('nugget', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='assignments', to='judging.nugget')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "label",
+                    models.CharField(
+                        choices=[
+                            ("support", "Support"),
+                            ("partial_support", "Partial support"),
+                            ("not_support", "No support"),
+                            ("failed", "Failed (a machine call without an answer)"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("reply", models.TextField(blank=True, help_text="A machine's reply, its provenance.")),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "answer",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="assignments", to="judging.answer"
+                    ),
+                ),
+                (
+                    "assessor",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "nugget",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="assignments", to="judging.nugget"
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='NuggetChange',
+            name="NuggetChange",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('action', models.CharField(max_length=12)),
-                ('old_text', models.TextField(blank=True)),
-                ('new_text', models.TextField(blank=True)),
-                ('old_importance', models.CharField(blank=True, max_length=5)),
-                ('new_importance', models.CharField(blank=True, max_length=5)),
-                ('changed_at', models.DateTimeField(auto_now_add=True)),
-                ('changed_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('nugget', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='changes', to='judging.nugget')),
-                ('other', models.ForeignKey(blank=True, help_text='Merged or split with.', null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='judging.nugget')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("action", models.CharField(max_length=12)),
+                ("old_text", models.TextField(blank=True)),
+                ("new_text", models.TextField(blank=True)),
+                ("old_importance", models.CharField(blank=True, max_length=5)),
+                ("new_importance", models.CharField(blank=True, max_length=5)),
+                ("changed_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "changed_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "nugget",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="changes", to="judging.nugget"
+                    ),
+                ),
+                (
+                    "other",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="Merged or split with.",
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="judging.nugget",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-changed_at', '-id'],
+                "ordering": ["-changed_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='NuggetVote',
+            name="NuggetVote",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('importance', models.CharField(choices=[('vital', 'Vital'), ('okay', 'Okay')], max_length=5)),
-                ('assessor', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('nugget', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='votes', to='judging.nugget')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("importance", models.CharField(choices=[("vital", "Vital"), ("okay", "Okay")], max_length=5)),
+                (
+                    "assessor",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "nugget",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="votes", to="judging.nugget"
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='SupportJudgment',
+            name="SupportJudgment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('sentence', models.PositiveSmallIntegerField()),
-                ('label', models.CharField(choices=[('full', 'Full support'), ('partial', 'Partial support'), ('none', 'No support')], max_length=8)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('answer', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='support_judgments', to='judging.answer')),
-                ('assessor', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('document', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='judging.document')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("sentence", models.PositiveSmallIntegerField()),
+                (
+                    "label",
+                    models.CharField(
+                        choices=[("full", "Full support"), ("partial", "Partial support"), ("none", "No support")],
+                        max_length=8,
+                    ),
+                ),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "answer",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="support_judgments",
+                        to="judging.answer",
+                    ),
+                ),
+                (
+                    "assessor",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "document",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="judging.document"
+                    ),
+                ),
             ],
         ),
         migrations.AddConstraint(
-            model_name='answer',
-            constraint=models.UniqueConstraint(fields=('run', 'topic'), name='answer_unique_per_run_topic'),
+            model_name="answer",
+            constraint=models.UniqueConstraint(fields=("run", "topic"), name="answer_unique_per_run_topic"),
         ),
         migrations.AddIndex(
-            model_name='nugget',
-            index=models.Index(fields=['topic', 'removed'], name='judging_nug_topic_i_7c5f9d_idx'),
+            model_name="nugget",
+            index=models.Index(fields=["topic", "removed"], name="judging_nug_topic_i_7c5f9d_idx"),
         ),
         migrations.AddConstraint(
-            model_name='assignmentadjudication',
-            constraint=models.UniqueConstraint(fields=('answer', 'nugget'), name='assignment_adjudication_unique'),
+            model_name="assignmentadjudication",
+            constraint=models.UniqueConstraint(fields=("answer", "nugget"), name="assignment_adjudication_unique"),
         ),
         migrations.AddIndex(
-            model_name='nuggetassignment',
-            index=models.Index(fields=['answer', 'nugget'], name='judging_nug_answer__9b231d_idx'),
+            model_name="nuggetassignment",
+            index=models.Index(fields=["answer", "nugget"], name="judging_nug_answer__9b231d_idx"),
         ),
         migrations.AddConstraint(
-            model_name='nuggetassignment',
-            constraint=models.UniqueConstraint(fields=('assessor', 'answer', 'nugget'), name='nugget_assignment_unique'),
+            model_name="nuggetassignment",
+            constraint=models.UniqueConstraint(
+                fields=("assessor", "answer", "nugget"), name="nugget_assignment_unique"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='nuggetvote',
-            constraint=models.UniqueConstraint(fields=('nugget', 'assessor'), name='nugget_vote_unique'),
+            model_name="nuggetvote",
+            constraint=models.UniqueConstraint(fields=("nugget", "assessor"), name="nugget_vote_unique"),
         ),
         migrations.AddConstraint(
-            model_name='supportjudgment',
-            constraint=models.UniqueConstraint(fields=('assessor', 'answer', 'sentence', 'document'), name='support_unique_per_assessor'),
+            model_name="supportjudgment",
+            constraint=models.UniqueConstraint(
+                fields=("assessor", "answer", "sentence", "document"), name="support_unique_per_assessor"
+            ),
         ),
     ]

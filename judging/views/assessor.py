@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from judging import selectors, services
+from judging.answers import selectors as answer_selectors
 from judging.forms import JudgmentSaveForm
 from judging.highlighting import document_blocks, query_terms
 from judging.machines import selectors as verifying
@@ -34,6 +35,9 @@ def my_assignments(request: HttpRequest) -> HttpResponse:
     pace = selectors.assessor_pace(assessor_id=request.user.id)
     remaining = sum(a.total - a.judged for a in items)
     collections = list({a.topic.collection_id: a.topic.collection for a in items}.values())
+    answered = answer_selectors.answered_topics(topic_ids=[a.topic_id for a in items])
+    for assignment in items:
+        assignment.answers = answered.get(assignment.topic_id, 0)
     context = {
         "assignments": items,
         "collections": collections,
