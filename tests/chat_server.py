@@ -18,6 +18,9 @@ from config.core.outbound import ALLOW_VARIABLE
 
 TOPIC = re.compile(r"Query:\s*topic (\w+)")
 DOCUMENT = re.compile(r"\bdoc (\w+)\b")
+NUGGET_QUERY = re.compile(r"Search Query: (.*)")
+NUGGET_ANSWER = re.compile(r"\nAnswer: (.*)\nNugget List: ", re.S)
+NUGGET_LIST = re.compile(r"Nugget List: (\[.*\])\nLabels:", re.S)
 PASSAGE = re.compile(r"<<id: (\S+)>>\n(.*?)(?=\n\n<<id: |\Z)", re.S)
 
 
@@ -35,6 +38,7 @@ class ChatServer(ThreadingHTTPServer):
         self.trickle_gap = 0.3  # seconds between the bytes of a "trickle" fault's reply
         self.bytes_sent = 0  # of "huge" and "trickle" replies, as far as the client took them
         self.gullible = False  # rates any passage carrying an injected instruction the scale's top
+        self.nuggets: dict[str, list] = {}  # {query: the nuggets a creation prompt for it is answered with}
         self.requests = 0
         self.prompts: list[str] = []
         self.authorizations: list[str | None] = []
@@ -60,6 +64,23 @@ class ChatServer(ThreadingHTTPServer):
             grade = self.qrels.get((topic.group(1), document.group(1)), 0) if topic and document else 0
             rows.append({"id": passage_id, "score": self._noisy(grade)})
         return json.dumps(rows)
+
+    def nuggets_answer(self, prompt: str) -> str:
+        """A nugget creation prompt's answer: the nuggets set for its query in `nuggets`, else one per query."""
+        query = NUGGET_QUERY.search(prompt).group(1).strip()
+        listed = self.nuggets.get(query, [{"text": f"a fact about {query}", "importance": "vital"}])
+        return "Here are the nuggets:\n" + json.dumps(listed)
+
+    def labels_answer(self, prompt: str) -> str:
+        """An assignment prompt's answer: support when every word of the nugget is in the answer, partial when
+        some are, not_support when none is (as a Python list, as nuggetizer's models often write it)."""
+        answer = set(re.findall(r"\w+", NUGGET_ANSWER.search(prompt).group(1).lower()))
+        labels = []
+        for nugget in json.loads(NUGGET_LIST.search(prompt).group(1)):
+            words = set(re.findall(r"\w+", nugget.lower()))
+            found = len(words & answer)
+            labels.append("support" if found == len(words) else "partial_support" if found else "not_support")
+        return repr(labels)
 
     def _noisy(self, grade: int) -> int:
         with self.lock:
@@ -122,9 +143,14 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send(json.dumps({"choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 0}}).encode())
                 return
             prompt = body["messages"][0]["content"]
-            content = (
-                server.batch_answer(prompt) if "Passages:" in prompt else f"##final score: {server.grade_for(prompt)}"
-            )
+            if prompt.rstrip().endswith("Nuggets:"):
+                content = server.nuggets_answer(prompt)
+            elif prompt.rstrip().endswith("Labels:"):
+                content = server.labels_answer(prompt)
+            elif "Passages:" in prompt:
+                content = server.batch_answer(prompt)
+            else:
+                content = f"##final score: {server.grade_for(prompt)}"
             answer = {
                 "choices": [{"message": {"role": "assistant", "content": content}}],
                 "usage": {"prompt_tokens": len(body["messages"][0]["content"].split()), "completion_tokens": 4},
