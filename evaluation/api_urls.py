@@ -4,12 +4,14 @@ agreement, comparisons and trial runs."""
 from django.urls import path
 
 from evaluation import api
+from evaluation.nuggets import api as rag
 
 urlpatterns = [
     path("status/", api.CollectionStatusView.as_view(), name="api-collection-status"),
     path("recompute/", api.CollectionRecomputeView.as_view(), name="api-collection-recompute"),
     path("qrels/", api.QrelsExportView.as_view(), name="api-qrels"),
     path("results/", api.ResultsView.as_view(), name="api-results"),
+    path("rag-leaderboard/", rag.RagLeaderboard.as_view(), name="api-rag-leaderboard"),
     path("search-regressions/", api.SearchRegressionsView.as_view(), name="api-search-regressions"),
     path("results/export/", api.ResultsExportView.as_view(), name="api-results-export"),
     path("agreement/", api.AgreementView.as_view(), name="api-agreement"),

@@ -2,6 +2,7 @@
 
 from django.urls import path
 
+from judging.answers import api as answers
 from judging.api import campaign, judgments
 from judging.datasets import api as datasets
 from judging.jobs import api as jobs
@@ -51,5 +52,11 @@ urlpatterns = [
     path(
         "search-endpoints/<int:endpoint_id>/snapshots/", searches.SearchSnapshots.as_view(), name="api-search-snapshots"
     ),
+    path("collections/<int:collection_id>/answer-runs/", answers.AnswerRuns.as_view(), name="api-answer-runs"),
+    path("topics/<int:topic_id>/nuggets/", answers.TopicNuggets.as_view(), name="api-topic-nuggets"),
+    path("nuggets/<int:nugget_id>/", answers.NuggetDetail.as_view(), name="api-nugget"),
+    path("answers/<int:answer_id>/assignments/", answers.AnswerAssignments.as_view(), name="api-answer-assignments"),
+    path("answers/<int:answer_id>/support/", answers.AnswerSupport.as_view(), name="api-answer-support"),
+    path("machine-judges/<int:judge_id>/nuggets/", answers.MachineNuggetWork.as_view(), name="api-machine-nuggets"),
     path("search-snapshots/compare/", searches.SnapshotComparison.as_view(), name="api-snapshot-compare"),
 ]

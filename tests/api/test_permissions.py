@@ -12,13 +12,18 @@ from django.urls import get_resolver
 from rest_framework.authtoken.models import Token
 
 from judging import services
+from judging.answers.models import Answer
+from judging.answers.services import answer_runs_import
 from judging.jobs import runner as jobs
 from judging.machines import services as machine_judges
 from judging.models import Topic
+from judging.nuggets.models import Nugget
+from judging.nuggets.services.nuggets import nugget_create
 from judging.search_fetch import services as search_services
 from tests.api_clients import role_clients
 from tests.chat_server import outbound_allowed
 from tests.factories import make_collection, make_user
+from tests.rag_files import rag24
 
 pytestmark = pytest.mark.django_db
 
@@ -28,6 +33,19 @@ READERS = {ADMIN, RESEARCHER}
 
 def _file():
     return {"run": SimpleUploadedFile("r.run", b"1 Q0 d1 1 1.0 mine\n")}
+
+
+def _rag_file():
+    return {"file": SimpleUploadedFile("rag.jsonl", rag24("rag", "1", ["d1"], [("An answer.", [0])]).encode())}
+
+
+def _assignment():
+    return {"nugget": Nugget.objects.latest("id").id, "label": "support"}
+
+
+def _support():
+    answer = Answer.objects.latest("id")
+    return {"sentence": 0, "document": answer.references[0], "label": "full"}
 
 
 # (method, path with {c} collection, {a} assignment, {j} job, request body, roles allowed)
@@ -89,6 +107,16 @@ ENDPOINTS = [
     ("get", "/api/collections/{c}/standing/", None, READERS),
     ("get", "/api/collections/{c}/sources/", None, READERS),
     ("patch", "/api/collections/{c}/sources/{u}/", {"role": "advisory"}, {ADMIN}),
+    ("get", "/api/collections/{c}/answer-runs/", None, READERS),
+    ("post", "/api/collections/{c}/answer-runs/", _rag_file, {ADMIN}),
+    ("get", "/api/topics/{t}/nuggets/", None, {ADMIN, ASSESSOR}),  # the topic's own assessors (assigned below)
+    ("post", "/api/topics/{t}/nuggets/", {"text": "a fact", "importance": "vital"}, {ADMIN, ASSESSOR}),
+    ("patch", "/api/nuggets/{n}/", {"importance": "vital"}, {ADMIN}),  # and the topic's assessors
+    ("delete", "/api/nuggets/{n}/", None, {ADMIN}),
+    ("post", "/api/answers/{r}/assignments/", _assignment, {ADMIN}),  # and the topic's assessors
+    ("post", "/api/answers/{r}/support/", _support, {ADMIN}),
+    ("post", "/api/machine-judges/{m}/nuggets/", {"work": "propose"}, {ADMIN}),
+    ("get", "/api/collections/{c}/rag-leaderboard/", None, READERS),
 ]
 
 
@@ -103,8 +131,10 @@ def world():
         endpoint = search_services.search_endpoint_create(
             collection=collection, name="es", engine="elasticsearch", url="http://127.0.0.1:9"
         )
+    answer_runs_import(collection=collection, file="rag.jsonl", lines=[rag24("rag", "1", ["d1"], [("A.", [0])])])
+    nugget = nugget_create(topic=assignment.topic, text="a fact")
     ids = {"c": collection.id, "a": assignment.id, "j": job.id, "m": judge.id, "t": assignment.topic_id,
-           "e": endpoint.id}  # fmt: skip
+           "e": endpoint.id, "n": nugget.id, "r": Answer.objects.get(run__tag="rag").id}  # fmt: skip
     return ids | {"u": assessor.id}
 
 
@@ -135,6 +165,7 @@ def test_every_api_route_is_in_the_table():
     tabled = {p.replace("{m}", "<int:judge_id>").replace("{t}", "<int:topic_id>") for p in tabled}
     tabled = {p.replace("{e}", "<int:endpoint_id>") for p in tabled}
     tabled = {p.replace("{u}", "<int:account_id>") for p in tabled}
+    tabled = {p.replace("{n}", "<int:nugget_id>").replace("{r}", "<int:answer_id>") for p in tabled}
     public = {"api/schema/", "api/docs/"}
 
     def flattened(patterns, prefix=""):
