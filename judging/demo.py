@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import json
 import math
 import random
 import re
@@ -237,5 +238,34 @@ def demo_create(*, judged_share: float = 0.6) -> Collection:
     provider = MachineProvider.EMBEDDING if embedding.available() else MachineProvider.LEXICAL
     judge = machine_judges.machine_judge_create(collection=collection, name=DEMO_JUDGE, provider=provider)
     machine_judges.machine_judge_run(judge=judge)
+    _demo_answers(collection)
     # Assessors verify its labels, blind: its likeliest errors come first in their queues.
     return services.collection_settings_update(collection=collection, verification_judge=judge)
+
+
+def _first_words(document: Document, count: int) -> str:
+    return " ".join(f"{document.title} {document.body}".split()[:count])
+
+
+def _demo_answers(collection: Collection) -> None:
+    """Two RAG runs answering every topic from a baseline's top three documents (a sentence quoting each, citing
+    it), and nuggets for every topic but the first, written from its top document: the RAG pages show from the
+    first command, with something left to write."""
+    from judging.answers.services import answer_runs_import
+    from judging.nuggets.services.nuggets import nugget_create
+
+    documents = {d.id: d for d in Document.objects.filter(collection=collection)}
+    lines = []
+    for number, run in enumerate(collection.runs.order_by("precedence")[:2], start=1):
+        for ranking in run.rankings.select_related("topic").order_by("topic_id"):
+            top = [documents[d] for d in ranking.documents()[:3]]
+            answer = [{"text": f"{_first_words(d, 12)}.", "citations": [i]} for i, d in enumerate(top)]
+            lines.append(json.dumps({"run_id": f"rag-{number}", "topic_id": ranking.topic.number,
+                                     "topic": ranking.topic.title, "references": [d.docno for d in top],
+                                     "response_length": 0, "answer": answer}))  # fmt: skip
+    answer_runs_import(collection=collection, file="demo-rag.jsonl", lines=lines)
+    first = collection.runs.order_by("precedence").first()
+    for ranking in first.rankings.select_related("topic").exclude(topic__number="1"):
+        for index, document_id in enumerate(ranking.documents()[:2]):
+            importance = "vital" if index == 0 else "okay"
+            nugget_create(topic=ranking.topic, text=_first_words(documents[document_id], 6), importance=importance)

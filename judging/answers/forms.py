@@ -15,7 +15,9 @@ class AnswerRunImportForm(forms.Form):
 
 
 class MachineNuggetsForm(forms.Form):
-    judge = forms.ModelChoiceField(queryset=MachineJudge.objects.none(), help_text="A chat-completions judge.")
+    judge = forms.ModelChoiceField(
+        queryset=MachineJudge.objects.none(), empty_label=None, help_text="A chat-completions judge."
+    )
 
     def __init__(self, *args, collection, **kwargs):
         super().__init__(*args, **kwargs)
