@@ -192,6 +192,14 @@ def test_a_web_worker_loads_every_view_as_it_starts_not_on_its_first_request():
     assert found.stdout.strip() == "True"
 
 
+MODEL_SERVER_TASKS = {
+    "judging.tasks.machine_judge_run",
+    "judging.tasks.machine_judge_probe",
+    "judging.tasks.nuggets_propose",
+    "judging.tasks.nuggets_assign",
+}
+
+
 def test_every_job_task_runs_on_the_jobs_queue_whose_worker_is_not_the_main_one():
     """A long import on the main worker's processes held a judgment's recompute 84 times longer than usual."""
     from django.conf import settings
@@ -202,8 +210,10 @@ def test_every_job_task_runs_on_the_jobs_queue_whose_worker_is_not_the_main_one(
     job_tasks = {name for name, task in app.tasks.items() if name.startswith(("judging.", "evaluation."))
                  and "job_id" in task.run.__code__.co_varnames[: task.run.__code__.co_argcount]}  # fmt: skip
     assert len(job_tasks) >= 5
-    for name in job_tasks - {"judging.tasks.machine_judge_run", "judging.tasks.machine_judge_probe"}:
+    for name in job_tasks - MODEL_SERVER_TASKS:
         assert settings.CELERY_TASK_ROUTES[name] == {"queue": "jobs"}, name
+    for name in MODEL_SERVER_TASKS:  # they wait on a model's server: the machine queue's worker takes them
+        assert settings.CELERY_TASK_ROUTES[name] == {"queue": "machine"}, name
     command = compose()["services"]["jobs-worker"]["command"]
     assert command[command.index("-Q") + 1] == "jobs"
     main = compose()["services"]["worker"]["command"]

@@ -128,12 +128,13 @@ class NuggetDetail(APIView):
             nugget.refresh_from_db()
         return Response(NuggetSerializer(nugget).data)
 
+    @extend_schema(responses={204: None})
     def delete(self, request: Request, nugget_id: int) -> Response:
         edits.nugget_remove(nugget=self._nugget(request, nugget_id), by=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-class AssignmentSerializer(serializers.Serializer):
+class NuggetAssignmentSerializer(serializers.Serializer):
     nugget = serializers.IntegerField()
     label = serializers.ChoiceField(choices=[c for c in AssignmentLabel.choices if c[0] != AssignmentLabel.FAILED])
 
@@ -141,11 +142,11 @@ class AssignmentSerializer(serializers.Serializer):
 class AnswerAssignments(APIView):
     """The calling assessor's label of whether the answer holds a nugget (recorded again: changed)."""
 
-    @extend_schema(request=AssignmentSerializer, responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(request=NuggetAssignmentSerializer, responses={200: OpenApiTypes.OBJECT})
     def post(self, request: Request, answer_id: int) -> Response:
         answer = get_object_or_404(Answer.objects.select_related("topic"), pk=answer_id)
         _topic_allowed(request, answer.topic)
-        data = AssignmentSerializer(data=request.data)
+        data = NuggetAssignmentSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         nugget = get_object_or_404(Nugget, pk=data.validated_data["nugget"], topic_id=answer.topic_id)
         row = assignments.assignment_record(
