@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from django import forms
 
-from judging.models import MachineJudge, MachineProvider
+from judging.machines.providers import PROVIDERS
+from judging.models import MachineJudge
 
 
 class AnswerRunImportForm(forms.Form):
@@ -21,6 +22,5 @@ class MachineNuggetsForm(forms.Form):
 
     def __init__(self, *args, collection, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["judge"].queryset = MachineJudge.objects.filter(
-            collection=collection, provider=MachineProvider.CHAT
-        )
+        writers = [name for name, provider in PROVIDERS.items() if not provider.offline]
+        self.fields["judge"].queryset = MachineJudge.objects.filter(collection=collection, provider__in=writers)

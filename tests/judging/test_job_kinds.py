@@ -16,6 +16,8 @@ TASKS = {
     "judging.tasks.machine_judge_probe",
     "judging.tasks.search_fetch",
     "judging.tasks.import_dataset",
+    "judging.tasks.nuggets_propose",
+    "judging.tasks.nuggets_assign",
     "evaluation.tasks.recompute_collection",
     "evaluation.tasks.trial_run",
     "evaluation.tasks.import_search_log",

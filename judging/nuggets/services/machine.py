@@ -20,8 +20,8 @@ from judging.answers.models import Answer
 from judging.jobs import kinds as job_kinds
 from judging.jobs import runner as jobs
 from judging.machines.core.client import ChatClient
-from judging.machines.providers import judge_budget, server_config
-from judging.models import Document, MachineJudge, MachineProvider, Topic
+from judging.machines.providers import judge_budget, provider_of, server_config
+from judging.models import Document, MachineJudge, Topic
 from judging.nuggets.core import assigned_labels, assignment_prompt, creation_prompt, proposed_nuggets
 from judging.nuggets.models import AssignmentLabel, Nugget, NuggetAssignment
 from judging.nuggets.services.assignments import assignments_record_machine
@@ -39,7 +39,8 @@ KEPT_ERRORS = 5
 
 
 def _chat_judge(judge: MachineJudge) -> None:
-    if judge.provider != MachineProvider.CHAT:
+    """Refuses a judge whose provider writes no text (the offline ones: BM25, MiniLM, a panel)."""
+    if provider_of(judge).offline:
         raise ValidationError({"judge": "nuggets are proposed and assigned by a chat-completions judge"})
 
 
