@@ -61,3 +61,28 @@ def test_a_judgment_through_the_view_updates_stored_metrics_through_the_worker(c
     for run in collection.runs.all():
         stored = values[(run.id, topic.id, "AP")]
         assert stored == pytest.approx(expected.aggregate(str(run.id), "AP"), abs=1e-12)
+
+
+def test_an_assignment_through_the_answer_page_updates_the_answer_scores_through_the_worker(client, worker):
+    from evaluation.models import AnswerScores, AnswerTopicState
+    from tests.rag_campaign import rag_campaign
+
+    rag = rag_campaign()
+    answer = rag.answer("rag-a", "1")
+    client.force_login(rag.alice)
+    for index, label in enumerate(["support", "partial_support", "not_support"]):
+        saved = client.post(
+            reverse("judging:answer_assign", args=[answer.id]),
+            {"nugget": rag.nuggets["1", index].id, "label": label},
+            headers={"Accept": "application/json"},
+        )
+        assert saved.json() == {"saved": True}
+
+    def answer_fresh():
+        state = AnswerTopicState.objects.filter(topic_id=answer.topic_id).first()
+        return state is not None and state.fresh and AnswerScores.objects.filter(answer=answer).exists()
+
+    assert wait_until(answer_fresh), "the worker did not bring the answer scores up to date"
+    scores = AnswerScores.objects.get(answer=answer)
+    # capital (vital, support), size (okay, partial), history (vital, no support)
+    assert (scores.strict_vital_score, scores.vital_score, scores.all_score) == (0.5, 0.5, 1.5 / 3)
