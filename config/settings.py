@@ -248,6 +248,7 @@ CELERY_TASK_ROUTES = {
     "judging.tasks.machine_judge_probe": {"queue": "machine"},  # calls the model server, as a run does
     "judging.tasks.nuggets_propose": {"queue": "machine"},
     "judging.tasks.nuggets_assign": {"queue": "machine"},
+    "judging.tasks.support_judge": {"queue": "machine"},
 }
 CELERY_BEAT_SCHEDULE = {
     "sweep-stale-topics": {"task": "evaluation.tasks.sweep_stale_topics", "schedule": timedelta(seconds=5)},

@@ -29,4 +29,5 @@ class JudgingConfig(AppConfig):
             datasets.DATASET_JOB,
             machine_nuggets.PROPOSE_JOB,
             machine_nuggets.ASSIGN_JOB,
+            machine_nuggets.SUPPORT_JOB,
         )

@@ -67,3 +67,9 @@ def nuggets_propose(job_id: int) -> dict:
 def nuggets_assign(job_id: int) -> dict:
     # Safe to run twice: an answer whose nuggets the judge has all labelled is not asked again.
     return jobs.job_run(job_id, machine_nuggets.nuggets_assign_job_work)
+
+
+@shared_task(name="judging.tasks.support_judge", acks_late=True)
+def support_judge(job_id: int) -> dict:
+    # Safe to run twice: a citation the judge has judged is not asked again.
+    return jobs.job_run(job_id, machine_nuggets.support_judge_job_work)

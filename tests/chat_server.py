@@ -21,6 +21,8 @@ DOCUMENT = re.compile(r"\bdoc (\w+)\b")
 NUGGET_QUERY = re.compile(r"Search Query: (.*)")
 NUGGET_ANSWER = re.compile(r"\nAnswer: (.*)\nNugget List: ", re.S)
 NUGGET_LIST = re.compile(r"Nugget List: (\[.*\])\nLabels:", re.S)
+SUPPORT_SENTENCE = re.compile(r"\nSentence: (.*)\nPassage: ")
+SUPPORT_PASSAGE = re.compile(r"\nPassage: (.*)\nSupport:", re.S)
 PASSAGE = re.compile(r"<<id: (\S+)>>\n(.*?)(?=\n\n<<id: |\Z)", re.S)
 
 
@@ -81,6 +83,13 @@ class ChatServer(ThreadingHTTPServer):
             found = len(words & answer)
             labels.append("support" if found == len(words) else "partial_support" if found else "not_support")
         return repr(labels)
+
+    def support_answer(self, prompt: str) -> str:
+        """A support prompt's answer: Full when every word of the sentence is in the passage, Partial when some are."""
+        sentence = set(re.findall(r"\w+", SUPPORT_SENTENCE.search(prompt).group(1).lower()))
+        passage = set(re.findall(r"\w+", SUPPORT_PASSAGE.search(prompt).group(1).lower()))
+        found = len(sentence & passage)
+        return "Full." if found == len(sentence) else "Partially." if found else "None."
 
     def _noisy(self, grade: int) -> int:
         with self.lock:
@@ -147,6 +156,8 @@ class _Handler(BaseHTTPRequestHandler):
                 content = server.nuggets_answer(prompt)
             elif prompt.rstrip().endswith("Labels:"):
                 content = server.labels_answer(prompt)
+            elif prompt.rstrip().endswith("Support:"):
+                content = server.support_answer(prompt)
             elif "Passages:" in prompt:
                 content = server.batch_answer(prompt)
             else:

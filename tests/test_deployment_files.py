@@ -197,6 +197,7 @@ MODEL_SERVER_TASKS = {
     "judging.tasks.machine_judge_probe",
     "judging.tasks.nuggets_propose",
     "judging.tasks.nuggets_assign",
+    "judging.tasks.support_judge",
 }
 
 

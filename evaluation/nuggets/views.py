@@ -27,17 +27,21 @@ def rag_leaderboard(request: HttpRequest, collection_id: int) -> HttpResponse:
     return render(request, template, context)
 
 
-def _jsonl(records: list[dict], name: str) -> HttpResponse:
+def _jsonl(records: list[dict], name: str, collection) -> HttpResponse:
+    """The records as JSON lines, with where they come from and how fresh they are in an X-Provenance header (the
+    TREC answer format has no room for it in the lines)."""
     body = "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
     response = HttpResponse(body, content_type="application/x-ndjson; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{name}"'
+    provenance = {"collection": collection.name, "answer_scores": selectors.answers_freshness(collection=collection)}
+    response["X-Provenance"] = json.dumps(provenance, ensure_ascii=True)
     return response
 
 
 @login_required
 def nuggets_export(request: HttpRequest, collection_id: int) -> HttpResponse:
     collection = researcher_collection(request, collection_id)
-    return _jsonl(selectors.nuggets_records(collection=collection), f"{collection.name}-nuggets.jsonl")
+    return _jsonl(selectors.nuggets_records(collection=collection), f"{collection.name}-nuggets.jsonl", collection)
 
 
 @login_required
@@ -45,11 +49,11 @@ def assignments_export(request: HttpRequest, collection_id: int, run_id: int) ->
     collection = researcher_collection(request, collection_id)
     run = get_object_or_404(Run, pk=run_id, collection=collection)
     records = selectors.assignment_records(collection=collection, run=run)
-    return _jsonl(records, f"{run.tag}-assignments.jsonl")
+    return _jsonl(records, f"{run.tag}-assignments.jsonl", collection)
 
 
 @login_required
 def answers_export(request: HttpRequest, collection_id: int, run_id: int) -> HttpResponse:
     collection = researcher_collection(request, collection_id)
     run = get_object_or_404(Run, pk=run_id, collection=collection)
-    return _jsonl(selectors.answer_records(run=run), f"{run.tag}-answers.jsonl")
+    return _jsonl(selectors.answer_records(run=run), f"{run.tag}-answers.jsonl", collection)

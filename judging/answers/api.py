@@ -180,11 +180,14 @@ class AnswerSupport(APIView):
 
 
 class MachineNuggetWorkSerializer(serializers.Serializer):
-    work = serializers.ChoiceField(choices=[("propose", "propose nuggets"), ("assign", "assign nuggets")])
+    work = serializers.ChoiceField(
+        choices=[("propose", "propose nuggets"), ("assign", "assign nuggets"), ("support", "judge citations' support")]
+    )
 
 
 class MachineNuggetWork(APIView):
-    """Starts a chat judge proposing the topics' nuggets or assigning them to the answers, as a Job (202)."""
+    """Starts a chat judge proposing the topics' nuggets, assigning them to the answers, or judging the citations'
+    support, as a Job (202)."""
 
     permission_classes = [IsAdmin]
 

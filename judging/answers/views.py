@@ -90,7 +90,9 @@ def answers_machine(request: HttpRequest, collection_id: int) -> HttpResponse:
     if not form.is_valid():
         messages.error(request, "Choose a chat-completions machine judge of this collection.")
         return redirect("judging:answers", collection_id=collection.id)
-    start = machine.nuggets_propose_start if request.POST.get("work") == "propose" else machine.nuggets_assign_start
+    starts = {"propose": machine.nuggets_propose_start, "assign": machine.nuggets_assign_start,
+              "support": machine.support_judge_start}  # fmt: skip
+    start = starts.get(request.POST.get("work", ""), machine.nuggets_assign_start)
     try:
         job = start(judge=form.cleaned_data["judge"], created_by=request.user)
     except ValidationError as error:

@@ -32,6 +32,29 @@ Nugget List: {nuggets}
 Labels:"""
 
 
+SUPPORT_PROMPT = """Does the passage support the sentence? Answer "full" if the passage states everything the
+sentence says, "partial" if it states some of it, "none" if it states none of it. Answer with one word. Do not
+explain.
+
+Sentence: {sentence}
+Passage: {passage}
+Support:"""
+SUPPORT_LABELS = ("full", "partial", "none")
+
+
+def support_prompt(*, sentence: str, passage: str) -> str:
+    return SUPPORT_PROMPT.format(sentence=sentence, passage=passage)
+
+
+def support_label(text: str) -> str | None:
+    """The one support label a reply gives (its first word that is one), or None."""
+    for word in re.findall(r"[a-z]+", (text or "").lower()):
+        word = {"fully": "full", "partially": "partial", "no": "none", "not": "none"}.get(word, word)
+        if word in SUPPORT_LABELS:
+            return word
+    return None
+
+
 def creation_prompt(*, query: str, passages: list[tuple[str, str]], most: int = MAX_NUGGETS) -> str:
     context = "\n".join(f"[{index}] {text}" for index, (_, text) in enumerate(passages, start=1))
     return CREATE_PROMPT.format(query=query, context=context or "(no passage judged relevant yet)", most=most)

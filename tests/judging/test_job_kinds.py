@@ -18,6 +18,7 @@ TASKS = {
     "judging.tasks.import_dataset",
     "judging.tasks.nuggets_propose",
     "judging.tasks.nuggets_assign",
+    "judging.tasks.support_judge",
     "evaluation.tasks.recompute_collection",
     "evaluation.tasks.trial_run",
     "evaluation.tasks.import_search_log",

@@ -10,10 +10,11 @@ from django.core.exceptions import ValidationError
 from evaluation.models import AnswerScores
 from evaluation.nuggets import selectors as scores
 from judging import services
+from judging.answers.models import SupportJudgment
 from judging.jobs import runner as jobs
 from judging.machines.services import machine_judge_create
 from judging.models import Job
-from judging.nuggets.core import assigned_labels, proposed_nuggets
+from judging.nuggets.core import assigned_labels, proposed_nuggets, support_label
 from judging.nuggets.models import Nugget, NuggetAssignment
 from judging.nuggets.services import assignments, machine
 from judging.nuggets.services.nuggets import nugget_edit, nuggets_accept
@@ -35,6 +36,12 @@ def test_an_assignment_reply_must_label_every_nugget_in_order():
         "support", "partial_support", "not_support"]  # fmt: skip
     assert assigned_labels('["support"]', 2) is None
     assert assigned_labels('["support", "maybe"]', 2) is None
+
+
+def test_a_support_reply_is_read_as_its_first_support_word():
+    assert support_label("Partially: the passage says Paris.") == "partial"
+    assert support_label("FULL") == "full" and support_label("No.") == "none"
+    assert support_label("I am unsure") is None
 
 
 def _run(job: Job, work) -> dict:
@@ -125,3 +132,22 @@ def test_only_a_chat_judge_proposes_nuggets(rag):
     judge = machine_judge_create(collection=rag.collection, name="bm25", provider="lexical")
     with pytest.raises(ValidationError):
         machine.nuggets_propose_start(judge=judge)
+
+
+def test_a_machine_judges_each_citations_support_and_a_failed_call_leaves_it_unjudged(rag):
+    # rag-a/1 "Paris is the capital." cites d1 ("doc 1 text 1"); every other sentence cites docs like it
+    rag.collection.documents.filter(docno="d1").update(body="Paris is the capital of France")
+    with chat_server({}) as server:
+        judge = machine_judge_create(collection=rag.collection, name="support", base_url=server.base_url, model="m",
+                                     retries=0, concurrency=1)  # fmt: skip
+        server.faults = ["500"]
+        result = _run(machine.support_judge_start(judge=judge), machine.support_judge_job_work)
+        assert (result["pairs"], result["judged"], result["failures"]) == (7, 6, 1)
+        rerun = _run(machine.support_judge_start(judge=judge), machine.support_judge_job_work)
+        assert (rerun["pairs"], rerun["judged"]) == (1, 1)  # only the failed one is asked again
+    answer = rag.answer("rag-a", "1")
+    d1 = rag.collection.documents.get(docno="d1").id
+    assert (
+        SupportJudgment.objects.get(assessor=judge.account, answer=answer, sentence=0, document_id=d1).label == "full"
+    )
+    assert SupportJudgment.objects.filter(assessor=judge.account).count() == 7

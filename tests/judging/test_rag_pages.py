@@ -100,6 +100,8 @@ def test_a_researcher_reads_the_rag_leaderboard_and_exports_and_an_assessor_cann
     exported = client.get(reverse("evaluation:answers_export", args=[rag.collection.id, run.id]))
     lines = [json.loads(line) for line in exported.content.decode().splitlines()]
     assert [line["topic_id"] for line in lines] == ["1", "2"] and lines[0]["references"] == ["d1", "d2"]
+    # the campaign was built without running its recomputes: the header says so
+    assert json.loads(exported["X-Provenance"])["answer_scores"] == {"fresh": False, "stale_topics": 2}
     client.force_login(rag.alice)
     assert client.get(reverse("evaluation:rag_leaderboard", args=[rag.collection.id])).status_code == 403
     assert client.get(reverse("evaluation:nuggets_export", args=[rag.collection.id])).status_code == 403

@@ -1,8 +1,9 @@
-"""A machine judge's work on nuggets, as Jobs: proposing each topic's nuggets from its relevant segments, and
-assigning nuggets to answers. Both go through the machine judges' client (its server, key, deadlines, retries,
-rate and budget); a failed call is recorded as such (a proposal: in the job's failures; an assignment: "failed"
-for each nugget, which earns 0 where the machine counts), never guessed. A rerun asks only what is not answered yet.
-Proposals wait for a person to accept them; the machine's assignments are an advisory source until an admin makes
+"""A machine judge's work on answers, as Jobs: proposing each topic's nuggets from its relevant segments, assigning
+nuggets to answers, and judging whether each cited segment supports its sentence. All go through the machine judges'
+client (its server, key, deadlines, retries, rate and budget); a failed call is recorded as such (a proposal or a
+support judgment: in the job's failures, the citation left unjudged; an assignment: "failed" for each nugget, which
+earns 0 where the machine counts), never guessed. A rerun asks only what is not answered yet. Proposals wait for a
+person to accept them; the machine's assignments and support judgments are an advisory source until an admin makes
 them counted."""
 
 from __future__ import annotations
@@ -16,13 +17,21 @@ from concurrent.futures import ThreadPoolExecutor
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from judging.answers.models import Answer
+from judging.answers.models import Answer, SupportJudgment
+from judging.answers.services import support_record
 from judging.jobs import kinds as job_kinds
 from judging.jobs import runner as jobs
 from judging.machines.core.client import ChatClient
 from judging.machines.providers import judge_budget, provider_of, server_config
 from judging.models import Document, MachineJudge, Topic
-from judging.nuggets.core import assigned_labels, assignment_prompt, creation_prompt, proposed_nuggets
+from judging.nuggets.core import (
+    assigned_labels,
+    assignment_prompt,
+    creation_prompt,
+    proposed_nuggets,
+    support_label,
+    support_prompt,
+)
 from judging.nuggets.models import AssignmentLabel, Nugget, NuggetAssignment
 from judging.nuggets.services.assignments import assignments_record_machine
 from judging.nuggets.services.nuggets import nugget_create
@@ -33,6 +42,10 @@ ASSIGN_TASK = "judging.tasks.nuggets_assign"
 PROPOSE_JOB = job_kinds.JobKind(PROPOSE_TASK, "Machine nuggets", "judging/jobs/_nuggets_result.html", cancellable=True)
 ASSIGN_JOB = job_kinds.JobKind(
     ASSIGN_TASK, "Machine nugget assignment", "judging/jobs/_nuggets_result.html", cancellable=True
+)
+SUPPORT_TASK = "judging.tasks.support_judge"
+SUPPORT_JOB = job_kinds.JobKind(
+    SUPPORT_TASK, "Machine support judging", "judging/jobs/_nuggets_result.html", cancellable=True
 )
 MAX_PASSAGES = 20
 KEPT_ERRORS = 5
@@ -68,6 +81,14 @@ def nuggets_assign_start(*, judge: MachineJudge, run_ids: list[int] | None = Non
     """Starts the judge assigning the accepted nuggets to the collection's answers (these runs', or all), as a Job."""
     _chat_judge(judge)
     return _start(ASSIGN_TASK, "assigning nuggets", judge, {"run_ids": list(run_ids or [])}, created_by)
+
+
+@transaction.atomic
+def support_judge_start(*, judge: MachineJudge, run_ids: list[int] | None = None, created_by=None):
+    """Starts the judge judging whether each cited segment supports its sentence (these runs' answers, or all), as a
+    Job."""
+    _chat_judge(judge)
+    return _start(SUPPORT_TASK, "judging support", judge, {"run_ids": list(run_ids or [])}, created_by)
 
 
 def relevant_passages(*, topic: Topic, words: int) -> list[tuple[str, str]]:
@@ -177,6 +198,47 @@ def nuggets_assign_job_work(job, progress) -> dict:
             labels=list(zip(wanted, labels, strict=True)),
             reply=reply.text or reply.error or "",
         )
+        progress(done, len(prompts), dict(result))
+        if stop():
+            raise jobs.JobCancelled(result)
+    return result
+
+
+def support_judge_job_work(job, progress) -> dict:
+    judge = MachineJudge.objects.select_related("collection", "account").get(pk=job.arguments["judge_id"])
+    answers = Answer.objects.filter(run__collection=judge.collection).order_by("topic", "run")
+    if job.arguments.get("run_ids"):
+        answers = answers.filter(run_id__in=job.arguments["run_ids"])
+    answers = list(answers)
+    done_before = set(
+        SupportJudgment.objects.filter(assessor=judge.account, answer__in=answers).values_list(
+            "answer_id", "sentence", "document_id"
+        )
+    )
+    documents = Document.objects.in_bulk({d for a in answers for d in a.references})
+    prompts = []
+    for answer in answers:
+        for index, sentence in enumerate(answer.sentences):
+            for position in sentence["citations"]:
+                document_id = answer.references[position]
+                if (answer.pk, index, document_id) in done_before or document_id not in documents:
+                    continue
+                document = documents[document_id]
+                passage = " ".join(f"{document.title} {document.body}".split()[: judge.budget_words])
+                prompts.append(
+                    ((answer, index, document_id), support_prompt(sentence=sentence["text"], passage=passage))
+                )
+    stop, result = _Stop(job), {"pairs": len(prompts), "judged": 0, "failures": 0, "errors": []}
+    for done, ((answer, index, document_id), reply) in enumerate(_calls(judge, stop, prompts), start=1):
+        label = support_label(reply.text) if reply.error is None else None
+        if label is None:
+            result["failures"] += 1
+            if len(result["errors"]) < KEPT_ERRORS:
+                why = reply.error or "the reply names no support label"
+                result["errors"].append(f"answer {answer.pk}, sentence {index + 1}: {why}")
+        else:
+            support_record(assessor=judge.account, answer=answer, sentence=index, document_id=document_id, label=label)
+            result["judged"] += 1
         progress(done, len(prompts), dict(result))
         if stop():
             raise jobs.JobCancelled(result)
