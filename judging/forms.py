@@ -233,6 +233,13 @@ class CollectionForm(forms.Form):
         "ERR@20): see the list of measures."
     )
     agreement_measure = forms.CharField(max_length=100, initial="AP")
+    ir_datasets_id = forms.CharField(
+        max_length=200, required=False, label="ir_datasets id",
+        help_text="A standard collection (e.g. irds:msmarco-passage/trec-dl-2019/judged or antique/test): a new "
+        "collection imports its topics and qrels at once; a document without text is read from the dataset's "
+        "document store when an assessor opens it. Read from the server's IR_DATASETS_HOME, never downloaded "
+        "unless the operator allows it.",
+    )  # fmt: skip
     trec_eval_version = forms.TypedChoiceField(
         choices=[(10, "trec_eval 10.0"), (9, "trec_eval 9.0.x (as pytrec_eval)")],
         coerce=int,
@@ -333,7 +340,7 @@ class CollectionForm(forms.Form):
         names += ["consensus_method", "agreement_measure", "blind", "shuffle_within_priority", "guidelines"]
         names += ["judging_order", "pause_below", "pause_window", "gold_rate", "repeat_rate"]
         names += ["judging_mode", "preference_candidates", "preference_top"]
-        names += ["researchers_see_assessors", "trec_eval_version"]
+        names += ["researchers_see_assessors", "trec_eval_version", "ir_datasets_id"]
         names += ["advisory_assessors", "gold_assessors"] if "advisory_assessors" in self.fields else []
         if "verification_judge" in self.fields:
             names += ["verification_judge", "verification_mode"]

@@ -76,6 +76,13 @@ class Collection(models.Model):
         help_text="Whose conventions the measures follow where the versions differ (recall levels: lround in 10.0).",
     )
     measures = models.JSONField(default=default_measures, blank=True)
+    ir_datasets_id = models.CharField(
+        max_length=200,
+        blank=True,
+        db_default="",
+        help_text="The ir_datasets id its topics, qrels and documents come from (e.g. msmarco-passage/trec-dl-2019/"
+        "judged): a document without text is read from the dataset's document store when an assessor opens it.",
+    )
     primary_assessor = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,

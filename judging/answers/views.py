@@ -15,7 +15,8 @@ from django.views.decorators.http import require_POST
 from judging.answers import selectors, services
 from judging.answers.forms import AnswerRunImportForm, MachineNuggetsForm
 from judging.answers.models import Answer, SupportLabel
-from judging.models import ROLE_ADMIN, Assignment, Collection, Topic
+from judging.datasets.services import document_text_fetch
+from judging.models import ROLE_ADMIN, Assignment, Collection, Document, Topic
 from judging.nuggets.models import AssignmentLabel, Nugget
 from judging.nuggets.services import assignments, machine
 from judging.permissions import admin_required, role_required, user_roles
@@ -119,6 +120,11 @@ def _answer(request: HttpRequest, answer_id: int) -> Answer:
 def answer_judge(request: HttpRequest, answer_id: int) -> HttpResponse:
     """One answer: its sentences with their cited segments beside the topic's nuggets, each labelled by a key."""
     answer = _answer(request, answer_id)
+    if answer.topic.collection.ir_datasets_id:  # cited segments pooled before their text was imported
+        for document in Document.objects.filter(pk__in=answer.references, body="", title="").select_related(
+            "collection"
+        ):
+            document_text_fetch(document=document)
     context = {
         "answer": answer,
         "topic": answer.topic,

@@ -71,6 +71,7 @@ class CollectionSerializer(serializers.ModelSerializer):
             "shuffle_within_priority",
             "guidelines",
             "researchers_see_assessors",
+            "ir_datasets_id",
             "created_at",
         ]
         read_only_fields = ["id", "created_at"]

@@ -102,3 +102,12 @@ def documents(dataset) -> Iterator[dict]:
     for document in dataset.docs_iter():
         yield {"docno": str(document.doc_id), "title": _text(document, "title"),
                "body": _text(document, "text", "body", "passage", "abstract")}  # fmt: skip
+
+
+def stored_document(dataset, docno: str) -> dict | None:
+    """{docno, title, body} of one document from the dataset's document store (an index ir_datasets builds or
+    ships beside the corpus), or None when the store does not have it."""
+    found = dataset.docs_store().get_many([docno]).get(docno)
+    if found is None:
+        return None
+    return {"docno": docno, "title": _text(found, "title"), "body": _text(found, "text", "body", "passage", "abstract")}

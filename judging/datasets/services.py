@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import tempfile
 from pathlib import Path
+from types import SimpleNamespace
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -18,7 +19,9 @@ from judging.imports.core.problems import ImportFailed
 from judging.imports.services import documents_import, qrels_import, topics_import
 from judging.jobs import kinds as job_kinds
 from judging.jobs import runner as jobs
-from judging.models import Collection
+from judging.models import Collection, Document
+from judging.services.collections import collection_settings_update
+from judging.services.documents import documents_upsert
 
 DOCUMENT_CHOICES = ("none", "pooled", "all")
 DATASET_TASK = "judging.tasks.import_dataset"
@@ -73,7 +76,31 @@ def dataset_import(*, collection: Collection, dataset: str, documents: str = "no
                 result["documents"] = report.as_dict()
     except core.DatasetUnavailable as unavailable:
         raise ValidationError({"dataset": str(unavailable)}) from unavailable
+    if not collection.ir_datasets_id:  # its documents' text can now come from the dataset's store
+        collection_settings_update(collection=collection, ir_datasets_id=ident)
     return result
+
+
+def document_text_fetch(*, document: Document) -> str | None:
+    """Fills the text of a document that has none (a placeholder, or pooled before its text was imported) from its
+    collection's ir_datasets document store, offline unless the operator allows downloads; returns why it could not
+    (None: it has its text, or its collection names no dataset). Called when an assessor opens the document, so a
+    pool can be built, and judged, before any text is imported."""
+    collection = document.collection
+    if document.body or document.title or not collection.ir_datasets_id:
+        return None
+    try:
+        with core.offline(settings.WORKBENCH_DATASETS_DOWNLOAD):
+            found = core.stored_document(core.load(collection.ir_datasets_id), document.docno)
+    except core.DatasetUnavailable as unavailable:
+        return str(unavailable)
+    if found is None:
+        return f"{document.docno} is not in the document store of {collection.ir_datasets_id}"
+    extra = {k: v for k, v in (document.extra or {}).items() if k != "placeholder"}
+    record = SimpleNamespace(**found, url=document.url, extra=extra)
+    documents_upsert(collection=collection, records=[record])
+    document.refresh_from_db()
+    return None
 
 
 def dataset_import_start(*, collection: Collection, dataset: str, documents: str = "none", created_by=None):

@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from judging import signals
+from judging.datasets.core import dataset_id
 from judging.models import MAX_SCALE, Collection, Grade, Judgment, MachineJudge
 from judging.sources.services import label_roles_set
 from measures import canonical_names
@@ -48,6 +49,8 @@ def collection_create(
         raise ValidationError({"relevance_threshold": f"must be between 1 and {max_grade}"})
     if "measures" in settings:
         settings["measures"] = measures_canonical(settings["measures"])
+    if settings.get("ir_datasets_id"):
+        settings["ir_datasets_id"] = _dataset_id(settings["ir_datasets_id"])
     roles = {"advisory": settings.pop("advisory_assessors", None), "gold": settings.pop("gold_assessors", None)}
     labels = list(grades) if grades is not None else scale_labels(max_grade)
     if len(labels) != max_grade + 1:
@@ -62,6 +65,14 @@ def collection_create(
     if any(accounts is not None for accounts in roles.values()):
         label_roles_set(collection=collection, **roles, changed_by=created_by)
     return collection
+
+
+def _dataset_id(text: str) -> str:
+    """The bare ir_datasets id of either spelling (irds:… or bare); ValidationError naming the field otherwise."""
+    try:
+        return dataset_id(text)
+    except ValueError as error:
+        raise ValidationError({"ir_datasets_id": str(error)}) from error
 
 
 def measures_canonical(measures) -> list[str]:
@@ -111,6 +122,8 @@ def collection_settings_update(*, collection: Collection, changed_by=None, **cha
     locked = Collection.objects.select_for_update().get(pk=collection.pk)
     if "measures" in changes:
         changes["measures"] = measures_canonical(changes["measures"])
+    if changes.get("ir_datasets_id"):
+        changes["ir_datasets_id"] = _dataset_id(changes["ir_datasets_id"])
     roles = {"advisory": changes.pop("advisory_assessors", None), "gold": changes.pop("gold_assessors", None)}
     if any(accounts is not None for accounts in roles.values()):  # who counts: label sources, with their trail
         label_roles_set(collection=locked, **roles, changed_by=changed_by)

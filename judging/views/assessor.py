@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from judging import selectors, services
 from judging.answers import selectors as answer_selectors
+from judging.datasets.services import document_text_fetch
 from judging.forms import JudgmentSaveForm
 from judging.highlighting import document_blocks, query_terms
 from judging.machines import selectors as verifying
@@ -63,6 +64,8 @@ def _pool_item(topic: Topic, document_id: int) -> PoolItem:
 
 def _document_context(topic: Topic, item: PoolItem) -> dict:
     collection = topic.collection
+    item.document.collection = collection  # the one already read: the fetch below looks at its dataset
+    unavailable = document_text_fetch(document=item.document)  # a document pooled before its text was imported
     post_editing = collection.verification_judge_id is not None and collection.verification_mode == "post_edit"
     return {
         "topic": topic,
@@ -70,6 +73,7 @@ def _document_context(topic: Topic, item: PoolItem) -> dict:
         "blocks": document_blocks(item.document.body, query_terms(topic.title)),
         "pool_item": None if collection.blind else item,
         "machine": verifying.machine_label(topic=topic, document_id=item.document_id) if post_editing else None,
+        "unavailable": unavailable,
     }
 
 

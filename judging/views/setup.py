@@ -11,6 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from judging import selectors, services
+from judging.datasets.services import dataset_import_start
 from judging.forms import CollectionForm
 from judging.models import Collection
 from judging.permissions import admin_required
@@ -34,6 +35,13 @@ def collection_new(request: HttpRequest) -> HttpResponse:
         except ValidationError as error:
             form.add_error(None, error)
         else:
+            if collection.ir_datasets_id:  # a standard collection: its topics and qrels come at once
+                job = dataset_import_start(collection=collection, dataset=collection.ir_datasets_id,
+                                           created_by=request.user)  # fmt: skip
+                messages.success(
+                    request, f"Collection {collection.name} created: importing {collection.ir_datasets_id}."
+                )
+                return redirect("judging:job", job_id=job.id)
             messages.success(request, f"Collection {collection.name} created: now import its topics and documents.")
             return redirect("judging:import", collection_id=collection.id)
     context = {"form": form, "collection": None, "defaults": _scale_defaults(), "scale_locked": False}

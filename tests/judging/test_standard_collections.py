@@ -111,3 +111,61 @@ def test_the_import_page_and_the_api_start_it_as_a_job(client, tmp_path, django_
     answer = role_clients()["admin"].post(f"/api/collections/{collection.id}/datasets/", {"dataset": "x y"},
                                           format="json")  # fmt: skip
     assert answer.status_code == 400 and "dataset" in answer.content.decode()
+
+
+def _pooled_without_text(tmp_path):
+    """A collection made from the dataset's id alone, its pool built from a run, no document text imported."""
+    from judging import services
+
+    name = _registered(tmp_path)
+    collection = services.collection_create(name=f"irds-{next(_names)}", max_grade=2, ir_datasets_id=f"irds:{name}")
+    dataset_import(collection=collection, dataset=collection.ir_datasets_id)
+    services.run_create(collection=collection, tag="r", scores={"1": {"D1": 2.0, "D3": 1.0}, "2": {"D2": 1.0}})
+    services.pool_build_depth(collection=collection, depth=2)
+    return collection, name
+
+
+def test_a_collection_takes_an_ir_datasets_id_in_either_spelling_and_refuses_nonsense(tmp_path):
+    from judging import services
+
+    collection, name = _pooled_without_text(tmp_path)
+    assert collection.ir_datasets_id == name  # the bare id, whichever spelling was typed
+    with pytest.raises(ValidationError) as refused:
+        services.collection_settings_update(collection=collection, ir_datasets_id="not an id; rm -rf /")
+    assert "ir_datasets_id" in refused.value.message_dict
+
+
+def test_a_pooled_document_without_text_is_read_from_the_docstore_when_an_assessor_opens_it(tmp_path, client):
+    from django.urls import reverse
+
+    from judging import services
+    from tests.factories import make_user
+
+    collection, _ = _pooled_without_text(tmp_path)
+    assert Document.objects.get(collection=collection, docno="D1").body == ""
+    assessor = make_user("assessor")
+    topic = collection.topics.get(number="1")
+    services.assignment_create(assessor=assessor, topic=topic)
+    client.force_login(assessor)
+    d1 = Document.objects.get(collection=collection, docno="D1")
+    page = client.get(reverse("judging:judge_document", args=[topic.id, d1.id]))
+    assert "python sorting lists" in page.content.decode()
+    d1.refresh_from_db()
+    assert (d1.body, d1.extra) == ("python sorting lists", {})  # kept: the store is read once per document
+
+
+def test_a_document_the_store_cannot_give_says_why_on_the_page(tmp_path, client):
+    from django.urls import reverse
+
+    from judging import services
+    from tests.factories import make_user
+
+    collection, _ = _pooled_without_text(tmp_path)
+    (tmp_path / "docs.tsv").unlink()  # the corpus is gone and its store was never built
+    assessor = make_user("assessor")
+    topic = collection.topics.get(number="1")
+    services.assignment_create(assessor=assessor, topic=topic)
+    client.force_login(assessor)
+    d3 = Document.objects.get(collection=collection, docno="D3")
+    page = client.get(reverse("judging:judge_document", args=[topic.id, d3.id])).content.decode()
+    assert "This document has no text: " in page and "docs.tsv" in page
