@@ -135,8 +135,14 @@ class RankedBatch:
 
     def rel(self, level: int) -> np.ndarray:
         if level not in self._rel:
-            self._rel[level] = (self.labels >= level) & (self.labels >= 0)
+            # a label at or above a positive level is judged; only a level of 0 or below must leave unjudged out
+            self._rel[level] = self.labels >= level if level > 0 else (self.labels >= level) & (self.labels >= 0)
         return self._rel[level]
+
+    @cached_property
+    def judged_cells(self) -> np.ndarray:
+        """The judged cells' flat positions (row * depth + column), ascending."""
+        return np.flatnonzero(self.judged)
 
     def hits(self, level: int) -> Hits:
         """The relevant cells, in rank order."""
@@ -146,8 +152,9 @@ class RankedBatch:
 
     @cached_property
     def gain_hits(self) -> Hits:
-        """The cells with a positive gain, in rank order."""
-        return Hits(self.labels > 0)
+        """The cells with a positive gain, in rank order: labels are whole numbers, so these are the cells relevant
+        at level 1 (the same Hits, when a measure has built it)."""
+        return self.hits(1)
 
     def relevant_through(self, level: int, columns: np.ndarray | int) -> np.ndarray:
         """Per row, the relevant documents in columns 0..columns[row] (0 where the column is -1)."""

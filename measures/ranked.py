@@ -69,8 +69,12 @@ def bpref(batch: RankedBatch, m) -> np.ndarray:
     level = batch.level_of(m)
     hits = batch.hits(level)
     num_rel, num_nonrel = batch.num_rel(level), batch.num_nonrel(level)
-    judged_nonrel = Hits(batch.judged & ~batch.rel(level))
-    nonrel_so_far = judged_nonrel.before(hits.flat)
+    # Judged non-relevant documents ranked above each relevant one: the judged ones above it less the relevant ones
+    # (every relevant document is judged), counted by binary search in the judged cells rather than by a pass over
+    # every cell.
+    judged, row_start = batch.judged_cells, hits.row * max(batch.depth, 1)
+    judged_above = np.searchsorted(judged, hits.flat) - np.searchsorted(judged, row_start)
+    nonrel_so_far = judged_above - hits.nth
     rel_of_hit = num_rel[hits.row]
     penalty = safe_divide(np.minimum(nonrel_so_far, rel_of_hit), np.minimum(num_nonrel[hits.row], rel_of_hit))
     contribution = np.where(nonrel_so_far > 0, 1.0 - penalty, 1.0)
