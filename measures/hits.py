@@ -10,6 +10,12 @@ from __future__ import annotations
 import numpy as np
 
 
+# Up to this many hits a row, counting hits through a column is one pass over them; above it, a binary search per row
+# (measured: 20,000 topics x 4 runs x depth 100, about 2 a row, 98 -> 79 ms; 50 x 100 x 1000, 17 a row, faster by
+# the search).
+FEW_HITS_PER_ROW = 4
+
+
 class Hits:
     """The true cells of a (rows x depth) boolean matrix: `row`, `column` and `nth` (0-based place among its row's
     hits) per cell, in row then rank order."""
@@ -24,7 +30,11 @@ class Hits:
         self.nth = np.arange(len(self.flat)) - self.first[self.row]
 
     def through(self, columns: np.ndarray | int) -> np.ndarray:
-        """Per row, the hits in columns 0..columns[row] (none where the column is -1)."""
+        """Per row, the hits in columns 0..columns[row] (none where the column is -1). Where hits are few beside
+        the rows (many short rankings), one pass over the hits; else a binary search per row."""
+        if len(self.flat) <= FEW_HITS_PER_ROW * self.rows:
+            limit = columns if np.ndim(columns) == 0 else np.asarray(columns)[self.row]
+            return np.bincount(self.row[self.column <= limit], minlength=self.rows)
         ends = np.arange(self.rows, dtype=np.int64) * self.depth + np.minimum(columns, self.depth - 1)
         return np.searchsorted(self.flat, ends, side="right") - self.first
 

@@ -46,6 +46,10 @@ def _labels_of_scoped_docs(qrels: PreparedQrels, topic_of_doc: np.ndarray) -> np
     return labels
 
 
+def _back_to_back(starts: np.ndarray, lengths: np.ndarray, width: int) -> bool:
+    return bool(len(starts)) and bool((lengths == width).all()) and bool((np.diff(starts) == width).all())
+
+
 class Labeller:
     def __init__(self, qrels: PreparedQrels, runset: RunSet, cells: int):
         self.qrels, self.runset = qrels, runset
@@ -86,6 +90,11 @@ class Labeller:
         """(rows x longest length) labels of the rows docs[start:start + length] (of the given topics), PAD after
         each row's end."""
         width = max(int(lengths.max()) if len(lengths) else 0, 1)
+        if self.all_labels is not None and _back_to_back(starts, lengths, width):
+            # Full rows laid out one after the other (a chunk of same-length rankings): the labels already are the
+            # matrix, read as it (callers never write into it).
+            first = int(starts[0])
+            return self.all_labels[first : first + len(starts) * width].reshape(len(starts), width)
         if self.all_labels is not None:
             labels = sliding_window_view(self.all_labels, width)[starts]
         else:
