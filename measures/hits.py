@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 
-
 # Up to this many hits a row, counting hits through a column is one pass over them; above it, a binary search per row
 # (measured: 20,000 topics x 4 runs x depth 100, about 2 a row, 98 -> 79 ms; 50 x 100 x 1000, 17 a row, faster by
 # the search).
