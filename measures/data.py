@@ -14,8 +14,8 @@ from itertools import chain
 import numpy as np
 import pyarrow as pa
 
-from measures.arrow_arrays import as_numpy, int_array, string_array
-from measures.vocabulary import DocumentVocabulary, Vocabulary
+from measures.arrow_arrays import int_array, string_array
+from measures.vocabulary import DocumentVocabulary, Vocabulary, byte_order_ranks
 
 # Label codes inside the engine's label matrices, below every real label (real labels < 0 become UNJUDGED).
 NONPOOL = -1  # retrieved, absent from the qrels
@@ -109,23 +109,18 @@ def cell_index(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return offsets + np.arange(total, dtype=np.int64)
 
 
-def _docno_ranks(docnos: pa.Array) -> np.ndarray:
-    """Each docno's rank in byte order (equal docnos equal ranks), by pyarrow's sort, which compares strings as
-    their UTF-8 bytes: trec_eval's strcmp order (and code point order). Four times faster on tied files than
-    comparing them as Python strings, which stays as the way for an array pyarrow cannot rank."""
-    import pyarrow.compute as pc  # only files with ties need it
-
-    try:
-        return as_numpy(pc.rank(docnos, sort_keys="ascending", tiebreaker="dense"))
-    except (pa.ArrowNotImplementedError, pa.ArrowInvalid):
-        strings = np.array(docnos.to_pylist(), dtype=str)
-        return np.unique(strings, return_inverse=True)[1].ravel()
-
-
-def _break_score_ties(order: np.ndarray, topic_ids: np.ndarray, values: np.ndarray, docnos: pa.Array) -> np.ndarray:
+def _break_score_ties(
+    order: np.ndarray,
+    topic_ids: np.ndarray,
+    values: np.ndarray,
+    docnos: pa.Array,
+    doc_ids: np.ndarray,
+    docno_ranks: np.ndarray | None = None,
+) -> np.ndarray:
     """Puts each run of equal scores within a topic in docno-descending byte order, as trec_eval does.
 
-    Only the tied entries are touched: their docnos are the only strings compared."""
+    Only the tied entries are touched. Their docnos' byte-order ranks come from `docno_ranks` (indexed by document
+    id: ranked once for every run read together) where given, else from ranking the tied docnos themselves."""
     sorted_topics, sorted_values = topic_ids[order], values[order]
     same = (sorted_topics[1:] == sorted_topics[:-1]) & (sorted_values[1:] == sorted_values[:-1])
     if not same.any():
@@ -134,11 +129,16 @@ def _break_score_ties(order: np.ndarray, topic_ids: np.ndarray, values: np.ndarr
     tied[1:] |= same
     tied[:-1] |= same
     slots = np.flatnonzero(tied)
-    group = np.cumsum(np.concatenate(([True], ~same))[slots])  # one number per run of equal scores
+    group = np.cumsum(np.concatenate(([True], ~same))[slots])  # one number per run of equal scores, ascending
     positions = order[slots]
-    docno_rank = _docno_ranks(docnos.take(int_array(positions)))
+    if docno_ranks is not None:
+        docno_rank = docno_ranks[doc_ids[positions]]
+    else:
+        docno_rank = byte_order_ranks(docnos.take(int_array(positions)))
+    # One integer key, group then docno descending: a single sort of it, not a lexsort of two.
+    span = int(docno_rank.max()) + 1
     order = order.copy()
-    order[slots] = positions[np.lexsort((-docno_rank, group))]
+    order[slots] = positions[np.argsort(group * span + (span - 1 - docno_rank), kind="stable")]
     return order
 
 
@@ -175,7 +175,13 @@ class PreparedRun:
 
     @classmethod
     def from_lines(
-        cls, tag: str, topic_ids: np.ndarray, doc_ids: np.ndarray, scores: np.ndarray, docnos: pa.Array
+        cls,
+        tag: str,
+        topic_ids: np.ndarray,
+        doc_ids: np.ndarray,
+        scores: np.ndarray,
+        docnos: pa.Array,
+        docno_ranks: np.ndarray | None = None,
     ) -> PreparedRun:
         """Builds a run from its lines in file order (ids from one DocumentVocabulary, so a repeated id is a
         repeated (topic, docno)), putting every topic in trec_eval order: topic, then score descending, then docno
@@ -190,7 +196,7 @@ class PreparedRun:
         run_topics, topic_rank = np.unique(block_topics, return_inverse=True)
         lines = np.repeat(topic_rank, block_ends - block_starts)
         order = _trec_order_by_topic(lines, values, len(run_topics), topic_rank, block_starts)
-        order = _break_score_ties(order, topic_ids, values, docnos)
+        order = _break_score_ties(order, topic_ids, values, docnos, doc_ids, docno_ranks)
         offsets = np.zeros(len(run_topics) + 1, dtype=np.int64)
         sizes = np.bincount(topic_rank, weights=block_ends - block_starts, minlength=len(run_topics))
         np.cumsum(sizes.astype(np.int64), out=offsets[1:])

@@ -76,6 +76,7 @@ class TrecReader:
             topic_ids = [self.topics.ids_of_column(tables[i].topics) for i in fast]
             all_ids = self.docs.ids(np.concatenate(topic_ids), pa.concat_arrays([tables[i].docnos for i in fast]))
             doc_ids = np.split(all_ids, np.cumsum([len(t) for t in topic_ids])[:-1])
+            ranks = self.docs.docno_ranks() if len(fast) > 1 else None  # ranked once for all the files
             for i, topics, docs in zip(fast, topic_ids, doc_ids, strict=True):
                 table = tables[i]
                 scores, docnos = table.scores, table.docnos
@@ -83,7 +84,7 @@ class TrecReader:
                 if keep is not None:  # one copy of each repeated document, as the careful reader keeps it
                     topics, docs, scores, docnos = topics[keep], docs[keep], scores[keep], docnos.take(int_array(keep))
                 with suppress(RepeatedDocument):  # left to the careful reader below, which names the line
-                    prepared[i] = PreparedRun.from_lines(table.tag, topics, docs, scores, docnos)
+                    prepared[i] = PreparedRun.from_lines(table.tag, topics, docs, scores, docnos, ranks)
         for i, source in enumerate(sources):
             if i not in prepared:
                 prepared[i] = self.run(*read_run(source, name=names[i], duplicates=duplicates))

@@ -62,6 +62,7 @@ class DocumentVocabulary:
         self._ids: dict[int, np.ndarray] = {}
         self._names: list[pa.Array] = []  # every docno in id order, in the pieces they were added
         self._count = 0
+        self._ranks: np.ndarray | None = None
 
     def ids(self, topics: np.ndarray | int, docnos: pa.Array | list[str]) -> np.ndarray:
         """Ids of the pairs (topics[i], docnos[i]) (one topic may be given for all), adding the new ones."""
@@ -93,6 +94,14 @@ class DocumentVocabulary:
         known = self._docnos.get(topic, _NO_DOCNOS).to_pylist()
         return int(self._ids[topic][known.index(docno)]) if docno in known else None
 
+    def docno_ranks(self) -> np.ndarray:
+        """Indexed by id: its docno's rank in byte order among every docno here (equal docnos, equal ranks). Ranked
+        once for all the runs read together, where ranking each run's tied docnos repeated the work per run."""
+        if self._ranks is None or len(self._ranks) != self._count:
+            names = pa.chunked_array(self._names, pa.string()).combine_chunks() if self._names else _NO_DOCNOS
+            self._ranks = byte_order_ranks(names)
+        return self._ranks
+
     @property
     def names(self) -> list[str]:
         """Every docno in id order (`names[id]`); built on demand, for tests and reports."""
@@ -103,6 +112,23 @@ class DocumentVocabulary:
 
 
 _NO_DOCNOS = pa.nulls(0, pa.string())
+
+
+def byte_order_ranks(docnos: pa.Array) -> np.ndarray:
+    """Each docno's rank in byte order (equal docnos equal ranks), by pyarrow's sort, which compares strings as
+    their UTF-8 bytes: trec_eval's strcmp order (and code point order). Four times faster on tied files than
+    comparing them as Python strings, which stays as the way for an array pyarrow cannot rank."""
+    import pyarrow.compute as pc  # only files with ties need it
+
+    if not len(docnos):
+        return np.empty(0, dtype=np.int64)
+    try:
+        return as_numpy(pc.rank(docnos, sort_keys="ascending", tiebreaker="dense")).astype(np.int64)
+    except (pa.ArrowNotImplementedError, pa.ArrowInvalid):
+        strings = np.array(docnos.to_pylist(), dtype=str)
+        return np.unique(strings, return_inverse=True)[1].ravel()
+
+
 _NO_IDS = np.empty(0, dtype=np.int64)
 
 

@@ -267,10 +267,13 @@ def _print_summary(tag, run_result, items, column, prefix) -> None:
 
 def _print_json(collection, result, items, column, strings) -> None:
     payload = {"results": {}, "aggregates": {}}
+    measured = [item for item in items if item.measure]
+    keys, columns = [item.key for item in measured], [column[item.measure] for item in measured]
     for run_index, (tag, run_result) in enumerate(result.runs.items()):
         per_topic = {}
         for topic, row in _topic_rows(collection, run_result):
-            values = {item.key: _json_value(row[column[item.measure]]) for item in items if item.measure}
+            # The row's values as Python floats in one call (NaN, undefined, becomes null below), not one by one.
+            values = dict(zip(keys, map(_json_value, row[columns].tolist()), strict=True))
             for item in items:
                 if item.relstring is not None:
                     values[item.key] = strings[item.relstring].get((run_index, int(topic)), "")
