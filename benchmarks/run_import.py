@@ -1,13 +1,15 @@
-"""Importing a 1M-line TREC run into PostgreSQL (target: under 20 s), beside ranx reading the same file.
+"""Importing a 1M-line TREC run into PostgreSQL (target: 250,000 lines a second), beside ranx reading the same file.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/workbench_bench REDIS_URL=redis://127.0.0.1:6379/4 \
         .venv/bin/python benchmarks/run_import.py
 
 1,000 topics x depth 1,000 over 10,000 documents, scores with ties. Ours: `runs_import` (parse, validate every
 line, order in trec_eval order, store, mark topics stale), the same service the web upload and `import_runs` use.
-Peer: ranx's `Run.from_file` (parse only, nothing validated or stored), measured in the same process. With a
-broker, as in production, the 1,000 topic recomputes the import enqueues run on the workers afterwards and are not
-counted (they are purged here); in the embedded mode (no broker) they run inline and the import waits for them.
+A plain file takes the import's fast path (pyarrow reads it, every distinct value is checked once); a file with a
+problem goes through the careful reader, which names the line. Peer: ranx's `Run.from_file` (parse only, nothing
+validated or stored), measured in the same process. With a broker, as in production, the 1,000 topic recomputes
+the import enqueues run on the workers afterwards and are not counted (they are purged here); in the embedded mode
+(no broker) they run inline and the import waits for them.
 """
 
 from __future__ import annotations
@@ -59,7 +61,9 @@ def main():
         from config.celery import app
 
         app.control.purge()
-        print(f"1,000,000-line run imported into PostgreSQL: {ours:.2f} s ({report}); target < 20 s")
+        rate = 1_000_000 / ours
+        print(f"1,000,000-line run imported into PostgreSQL: {ours:.2f} s, {rate:,.0f} lines/s ({report}); "
+              "target >= 250,000 lines/s")  # fmt: skip
         try:
             from ranx import Run
 

@@ -142,6 +142,31 @@ def _break_score_ties(
     return order
 
 
+def trec_line_order(
+    topic_ids: np.ndarray,
+    scores: np.ndarray,
+    docnos: pa.Array,
+    doc_ids: np.ndarray | None = None,
+    docno_ranks: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A run's lines (in file order) in trec_eval order: (its topics ascending, offsets: topic i's lines are
+    order[offsets[i]:offsets[i + 1]], order: the lines' positions by topic, score descending, then docno descending
+    in byte order). Docnos are compared only where scores tie; `docno_ranks` (indexed by `doc_ids`) saves ranking
+    them here. A (topic, docno) must not repeat."""
+    block_starts = np.concatenate(([0], np.flatnonzero(topic_ids[1:] != topic_ids[:-1]) + 1))
+    block_starts = block_starts[: len(topic_ids)] if len(topic_ids) else np.empty(0, np.int64)
+    block_ends = np.append(block_starts[1:], len(topic_ids))
+    values = np.asarray(scores, dtype=np.float64)
+    run_topics, topic_rank = np.unique(topic_ids[block_starts], return_inverse=True)
+    lines = np.repeat(topic_rank, block_ends - block_starts)
+    order = _trec_order_by_topic(lines, values, len(run_topics), topic_rank, block_starts)
+    order = _break_score_ties(order, topic_ids, values, docnos, doc_ids, docno_ranks if doc_ids is not None else None)
+    offsets = np.zeros(len(run_topics) + 1, dtype=np.int64)
+    sizes = np.bincount(topic_rank, weights=block_ends - block_starts, minlength=len(run_topics))
+    np.cumsum(sizes.astype(np.int64), out=offsets[1:])
+    return run_topics, offsets, order
+
+
 @dataclass(eq=False)
 class PreparedRun:
     """One system's rankings: per topic, document ids in trec_eval order. Immutable once built."""
@@ -188,18 +213,7 @@ class PreparedRun:
         descending in byte order (compared only where scores tie, since comparing strings is what makes sorting runs
         slow). Raises RepeatedDocument for a document listed twice for one topic."""
         _refuse_repeats(doc_ids)
-        block_starts = np.concatenate(([0], np.flatnonzero(topic_ids[1:] != topic_ids[:-1]) + 1))
-        block_starts = block_starts[: len(topic_ids)] if len(topic_ids) else np.empty(0, np.int64)
-        block_ends = np.append(block_starts[1:], len(topic_ids))
-        block_topics = topic_ids[block_starts]
-        values = np.asarray(scores, dtype=np.float64)
-        run_topics, topic_rank = np.unique(block_topics, return_inverse=True)
-        lines = np.repeat(topic_rank, block_ends - block_starts)
-        order = _trec_order_by_topic(lines, values, len(run_topics), topic_rank, block_starts)
-        order = _break_score_ties(order, topic_ids, values, docnos, doc_ids, docno_ranks)
-        offsets = np.zeros(len(run_topics) + 1, dtype=np.int64)
-        sizes = np.bincount(topic_rank, weights=block_ends - block_starts, minlength=len(run_topics))
-        np.cumsum(sizes.astype(np.int64), out=offsets[1:])
+        run_topics, offsets, order = trec_line_order(topic_ids, scores, docnos, doc_ids, docno_ranks)
         return cls(tag, run_topics, offsets, doc_ids[order])
 
     def ranking(self, topic: int) -> np.ndarray:

@@ -171,6 +171,32 @@ def run_table(path: str | Path) -> RunTable | None:
     return RunTable(last_line.split()[5].decode(), columns["topic"], columns["docno"], scores)
 
 
+@dataclass(frozen=True)
+class ImportRunTable:
+    """A plain run file's columns as an import checks them: the rank and tag as written, one tag or several."""
+
+    topics: pa.Array
+    docnos: pa.Array
+    ranks: pa.Array
+    scores: np.ndarray
+    tags: pa.Array
+
+
+def import_run_table(path: str | Path) -> ImportRunTable | None:
+    """The fast path of a run import: every column an import checks, or None for a file that is not plain (the
+    careful reader then reads it, and names its faulty line if it has one)."""
+    wanted = {0: ("topic", pa.string()), 2: ("docno", pa.string()), 3: ("rank", pa.string()),
+              4: ("score", pa.float64()), 5: ("tag", pa.string())}  # fmt: skip
+    read = _plain_columns(path, 6, wanted, trailing=True)
+    if read is None:
+        return None
+    columns, _ = read
+    scores = as_numpy(columns["score"])
+    if not np.isfinite(scores).all():
+        return None
+    return ImportRunTable(columns["topic"], columns["docno"], columns["rank"], scores, columns["tag"])
+
+
 def qrels_table(path: str | Path) -> QrelsTable | None:
     """The fast path for qrels of four columns; None sends the file to the careful reader."""
     read = _plain_columns(path, 4, {0: ("topic", pa.string()), 2: ("docno", pa.string()), 3: ("grade", pa.int64())})

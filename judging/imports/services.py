@@ -21,7 +21,8 @@ from judging import selectors
 from judging.core.identifiers import identifier, identifier_problem
 from judging.imports.core import archives
 from judging.imports.core.documents import parse_documents
-from judging.imports.core.problems import LISTED_PROBLEMS, ImportFailed, Problem, Problems, Progress
+from judging.imports.core.fast_runs import fast_run
+from judging.imports.core.problems import LISTED_PROBLEMS, ImportFailed, Problem, Problems, Progress, limit
 from judging.imports.core.topics import parse_topics
 from judging.imports.core.trec_lines import parse_qrels, parse_run
 from judging.jobs import kinds as job_kinds
@@ -36,6 +37,7 @@ from judging.services.runs import run_store
 from judging.services.topics import topics_upsert
 from judging.services.users import imported_assessors
 from judging.sources.services import label_source_made
+from measures.lines import MAX_LINE_BYTES
 
 DOCUMENT_BATCH = 2000
 IMPORTED_ASSESSOR = "imported"
@@ -269,10 +271,23 @@ def runs_import(
     documents = dict(Document.objects.filter(collection=collection).values_list("docno", "id"))
     unknown = _Unknown(collection, topics, documents, create=create_missing)
     runs: dict[str, dict[int, dict[str, tuple[float, int]]]] = {}
+    ready: dict[str, dict[int, tuple[bytes, bytes, int]]] = {}  # runs the fast path read, in stored form
     tag_file: dict[str, str] = {}
     sizes = [Path(p).stat().st_size for p in paths]
+    # The fast reader's own cap must not let longer lines through than the careful reader's limit.
+    fast_allowed, most = limit("line_bytes") >= MAX_LINE_BYTES, min(limit("line_bytes"), MAX_LINE_BYTES)
     for index, (path, file) in enumerate(zip(paths, names, strict=True)):
         tracker = _offset_progress(progress, sum(sizes[:index]), sum(sizes))
+        fast = (
+            fast_run(path, topics=topics, documents=documents, taken_tags=tag_file, max_line_bytes=most)
+            if fast_allowed
+            else None
+        )
+        if fast is not None:  # a plain file with nothing to refuse or create: one run, checked value by value
+            tag_file[fast.tag], ready[fast.tag] = file, fast.rankings
+            if tracker is not None:
+                tracker(sizes[index], sizes[index])
+            continue
         for line in parse_run(path, problems, name=file, progress=tracker):
             if tag_file.setdefault(line.tag, file) != file:
                 problems.add(file, line.line, "tag", f"run {line.tag!r} is also in {tag_file[line.tag]}")
@@ -299,15 +314,17 @@ def runs_import(
             runs = {tag: {made.get(t, t): ranked for t, ranked in per_topic.items()} for tag, per_topic in runs.items()}
             if warning := _made_warning(unknown):
                 report.warn(warning)
-        for tag, per_topic in runs.items():
+        stored = [{"per_topic": per_topic} for per_topic in runs.values()]
+        stored += [{"rankings": rankings} for rankings in ready.values()]
+        for tag, given in zip([*runs, *ready], stored, strict=True):
             outcome, _ = run_store(
                 collection=collection,
                 tag=tag,
-                per_topic=per_topic,
                 documents=documents,
                 owner=owner,
                 precedence=precedence,
                 model_family=model_family,
+                **given,
             )
             setattr(report, outcome, getattr(report, outcome) + 1)
     return report

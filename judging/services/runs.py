@@ -73,17 +73,20 @@ def run_store(
     *,
     collection: Collection,
     tag: str,
-    per_topic,
-    documents: Mapping[str, int],
+    per_topic=None,
+    documents: Mapping[str, int] | None = None,
+    rankings: Mapping[int, tuple[bytes, bytes, int]] | None = None,
     owner=None,
     precedence: int = 1,
     description: str = "",
     model_family: str = "",
 ) -> tuple[str, set[int]]:
-    """Writes one run's rankings, {topic id: {docno: (score, line)}} with every docno's id in `documents`, creating
-    the run or replacing its rankings; returns ('created' | 'updated' | 'unchanged', the topics whose rankings
-    changed), which are marked stale. The one write path for rankings: `run_create` and the run import call it."""
-    rankings = _rankings(per_topic, documents)
+    """Writes one run's rankings, {topic id: {docno: (score, line)}} with every docno's id in `documents` (or, from
+    a reader that ordered them already, `rankings`: {topic id: (document ids, scores, depth)} as stored, in
+    trec_eval order), creating the run or replacing its rankings; returns ('created' | 'updated' | 'unchanged', the
+    topics whose rankings changed), which are marked stale. The one write path for rankings: `run_create` and the
+    run import call it."""
+    rankings = dict(rankings) if rankings is not None else _rankings(per_topic, documents)
     run = Run.objects.filter(collection=collection, tag=tag).first()
     family = model_family.strip()[:100]
     if run is not None and family and run.model_family != family:  # declared (again) on a re-import

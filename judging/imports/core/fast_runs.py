@@ -1,0 +1,105 @@
+"""The fast path of a run import, pure: a plain run file (read by pyarrow, `measures.trec_files.import_run_table`)
+holding one run whose every topic and document the collection has, checked value by distinct value rather than line
+by line, and put in trec_eval order in arrays. Anything it does not vouch for (a problem on any line, a topic or
+document to create, a tag another file has, a document ranked twice) answers None: the careful reader then reads
+the file and names each faulty line, so the fast path never decides what is refused, only that nothing is."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from judging.imports.core.fields import identifier_problem, text_problem
+from judging.imports.core.trec_lines import _PATH_LIKE, MAX_DOCNO_CHARS, MAX_RANK, MAX_TAG_CHARS, MAX_TOPIC_CHARS
+from measures.arrow_arrays import as_numpy
+from measures.data import repeats, trec_line_order
+from measures.lines import MAX_LINE_BYTES
+from measures.trec_files import import_run_table
+
+
+@dataclass(frozen=True)
+class FastRun:
+    tag: str
+    rankings: dict[int, tuple[bytes, bytes, int]]  # {topic id: (document ids, scores, depth)}, as `Ranking` stores
+    lines: int
+
+
+def _ids(column: pa.Array, known: Mapping[str, int], max_chars: int) -> np.ndarray | None:
+    """Each line's id for its value, each distinct value checked once; None if one is unknown or not storable as
+    it is (non-ASCII, too long, against the identifier policy: the careful reader says which line)."""
+    encoded = column.dictionary_encode()
+    values = encoded.dictionary.to_pylist()
+    ids = np.empty(len(values), dtype=np.int64)
+    for index, value in enumerate(values):
+        if not value.isascii() or text_problem(value, max_chars) or identifier_problem(value):
+            return None
+        found = known.get(value)
+        if found is None:
+            return None
+        ids[index] = found
+    return ids[as_numpy(encoded.indices)]
+
+
+def _ranks_ok(ranks: pa.Array) -> bool:
+    return all(r.isascii() and r.isdigit() and int(r) <= MAX_RANK for r in ranks.unique().to_pylist())
+
+
+# The fast path reads a file whole: larger ones are streamed by the careful reader, in constant memory.
+MOST_BYTES = 1 << 30
+SCAN_BYTES = 1 << 20
+
+
+def _lines_fit(path, most: int) -> bool:
+    """Whether every line of the file is at most `most` bytes, looked at a chunk at a time (so a file that is one
+    huge line is never held in memory: the careful reader refuses it as it streams)."""
+    carried = 0  # bytes of the line that runs on from the previous chunk
+    with open(path, "rb") as source:
+        while chunk := source.read(SCAN_BYTES):
+            ends = np.flatnonzero(np.frombuffer(chunk, dtype=np.uint8) == 10)
+            if not len(ends):
+                carried += len(chunk)
+                if carried > most:
+                    return False
+                continue
+            gaps = np.diff(ends) - 1
+            if carried + int(ends[0]) > most or (len(gaps) and int(gaps.max()) > most):
+                return False
+            carried = len(chunk) - int(ends[-1]) - 1
+    return carried <= most
+
+
+def fast_run(
+    path, *, topics: Mapping[str, int], documents: Mapping[str, int], taken_tags, max_line_bytes: int = MAX_LINE_BYTES
+) -> FastRun | None:
+    """The file's run ready to store, or None for the careful reader (see the module)."""
+    if Path(path).stat().st_size > MOST_BYTES or not _lines_fit(path, max_line_bytes):
+        return None
+    table = import_run_table(path)
+    if table is None or not len(table.scores):
+        return None
+    tags = table.tags.unique().to_pylist()
+    if len(tags) != 1:
+        return None
+    tag = tags[0]
+    if tag in taken_tags or not tag.isascii() or text_problem(tag, MAX_TAG_CHARS) or identifier_problem(tag):
+        return None
+    if _PATH_LIKE.search(tag) or not _ranks_ok(table.ranks):
+        return None
+    topic_ids = _ids(table.topics, topics, MAX_TOPIC_CHARS)
+    doc_ids = _ids(table.docnos, documents, MAX_DOCNO_CHARS) if topic_ids is not None else None
+    if doc_ids is None:
+        return None
+    if repeats(np.unique(topic_ids, return_inverse=True)[1].astype(np.int64) << 32 | doc_ids):
+        return None
+    run_topics, offsets, order = trec_line_order(topic_ids, table.scores, table.docnos)
+    ranked_docs = doc_ids[order].astype("<i8")
+    ranked_scores = table.scores[order].astype("<f8")
+    rankings = {
+        int(topic): (ranked_docs[start:end].tobytes(), ranked_scores[start:end].tobytes(), int(end - start))
+        for topic, start, end in zip(run_topics.tolist(), offsets[:-1].tolist(), offsets[1:].tolist(), strict=True)
+    }
+    return FastRun(tag, rankings, len(order))
