@@ -232,7 +232,9 @@ CELERY_TASK_DEFAULT_QUEUE = "bulk"
 JOB_QUEUE = "jobs"
 CELERY_TASK_ROUTES = {
     "evaluation.tasks.recompute_topic": {"queue": "judgments"},
-    "evaluation.tasks.recompute_collection_agreement": {"queue": "judgments"},
+    # The collection-wide agreement reads every topic (near a second at 50 topics x 100 runs): long work, on the
+    # jobs queue's worker, so that it never holds a judgment's recompute behind it (it did, at p95).
+    "evaluation.tasks.recompute_collection_agreement": {"queue": JOB_QUEUE},
     "evaluation.tasks.recompute_answer_topic": {"queue": "judgments"},
     "evaluation.tasks.sweep_stale_topics": {"queue": "judgments"},
     "judging.tasks.sweep_jobs": {"queue": "judgments"},

@@ -1,10 +1,10 @@
 """Marking topics and collections stale, and the sweep that re-enqueues whatever stayed stale.
 
 Three queues, consumed in this order (`config/celery.py`): `judgments` (one topic's recompute after an assessor's
-change, the collection-wide agreement, the sweeps themselves), `bulk` (topics changed many at a time by an import
-or a run, sent in batches of TOPICS_PER_MESSAGE; every job), `sweep` (what the sweep sends again). A judgment's
-recompute so never waits behind bulk work, and the broker holds at most one message per dirty topic plus, after a
-delivery is overdue, one more."""
+change, the sweeps themselves), `bulk` (topics changed many at a time by an import or a run, sent in batches of
+TOPICS_PER_MESSAGE), `sweep` (what the sweep sends again). The collection-wide agreement, which reads every topic,
+goes to the jobs queue's worker with the other long work. A judgment's recompute so never waits behind bulk or long
+work, and the broker holds at most one message per dirty topic plus, after a delivery is overdue, one more."""
 
 from __future__ import annotations
 
