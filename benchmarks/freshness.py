@@ -280,6 +280,8 @@ def load(collection, args, seconds) -> None:
     )
     try:
         time.sleep(4)
+        if server.poll() is not None:  # the port was taken: the load would go to whatever answers there
+            sys.exit("gunicorn did not start (is 127.0.0.1:8765 taken?)")
         jar = http.cookiejar.CookieJar(policy=LoopbackCookies())
         opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
         base = "http://127.0.0.1:8765"

@@ -115,6 +115,8 @@ def load(collection, args, seconds: float) -> dict:
     figures = {"judgment": {"saves": [], "fresh": []}, "assignment": {"saves": [], "fresh": []}}
     try:
         time.sleep(4)
+        if server.poll() is not None:  # the port was taken: the load would go to whatever answers there
+            sys.exit("gunicorn did not start (is 127.0.0.1:8766 taken?)")
         base = "http://127.0.0.1:8766"
         opener, token = _session(base)
         items = list(PoolItem.objects.filter(topic__collection=collection).values_list("topic_id", "document_id"))

@@ -190,6 +190,9 @@ def main() -> None:
                                "--log-level", "warning"], cwd=ROOT, env=env, start_new_session=True)  # fmt: skip
     figures: dict = {}
     try:
+        time.sleep(3)
+        if server.poll() is not None:  # the port was taken: the load would go to whatever answers there
+            sys.exit(f"gunicorn did not start (is 127.0.0.1:{PORT} taken?)")
         print("steps:")
         with step(f"import {runs} runs ({lines:,} lines; missing docs made)", figures):
             report = runs_import(collection=collection, paths=paths, create_missing=True)
