@@ -21,7 +21,7 @@ from judging import selectors
 from judging.core.identifiers import identifier, identifier_problem
 from judging.imports.core import archives
 from judging.imports.core.documents import parse_documents
-from judging.imports.core.fast_runs import fast_run
+from judging.imports.core.fast_runs import FastRun, fast_run
 from judging.imports.core.problems import LISTED_PROBLEMS, ImportFailed, Problem, Problems, Progress, limit
 from judging.imports.core.topics import parse_topics
 from judging.imports.core.trec_lines import parse_qrels, parse_run
@@ -115,6 +115,13 @@ class _Unknown:
         if found is None and self.create:
             found = new[key] = -(len(new) + 1)
         return found
+
+    def topic_id(self, number: str) -> int | None:
+        """The topic's id, provisional for a new one; None when it is missing and may not be created."""
+        return self._id(self.topics, self.new_topics, number)
+
+    def document_id(self, docno: str) -> int | None:
+        return self._id(self.documents, self.new_documents, docno)
 
     def check(self, problems: Problems, file: str, line) -> tuple[int | None, int | None]:
         """The line's topic and document ids (provisional for new ones); without `create`, a problem for what is
@@ -271,7 +278,7 @@ def runs_import(
     documents = dict(Document.objects.filter(collection=collection).values_list("docno", "id"))
     unknown = _Unknown(collection, topics, documents, create=create_missing)
     runs: dict[str, dict[int, dict[str, tuple[float, int]]]] = {}
-    ready: dict[str, dict[int, tuple[bytes, bytes, int]]] = {}  # runs the fast path read, in stored form
+    ready: dict[str, FastRun] = {}  # runs the fast path read
     tag_file: dict[str, str] = {}
     sizes = [Path(p).stat().st_size for p in paths]
     # The fast reader's own cap must not let longer lines through than the careful reader's limit.
@@ -279,12 +286,18 @@ def runs_import(
     for index, (path, file) in enumerate(zip(paths, names, strict=True)):
         tracker = _offset_progress(progress, sum(sizes[:index]), sum(sizes))
         fast = (
-            fast_run(path, topics=topics, documents=documents, taken_tags=tag_file, max_line_bytes=most)
+            fast_run(
+                path,
+                topic_id=unknown.topic_id,
+                document_id=unknown.document_id,
+                taken_tags=tag_file,
+                max_line_bytes=most,
+            )
             if fast_allowed
             else None
         )
-        if fast is not None:  # a plain file with nothing to refuse or create: one run, checked value by value
-            tag_file[fast.tag], ready[fast.tag] = file, fast.rankings
+        if fast is not None:  # a plain file with nothing to refuse: one run, checked value by value
+            tag_file[fast.tag], ready[fast.tag] = file, fast
             if tracker is not None:
                 tracker(sizes[index], sizes[index])
             continue
@@ -309,13 +322,15 @@ def runs_import(
     unknown.summarise(problems, report, ", ".join(dict.fromkeys(names)), skip_invalid=skip_invalid)
     _settle(problems, report, skip_invalid)
     with transaction.atomic():
+        made, made_documents = {}, {}
         if create_missing:
             made = unknown.made()
+            made_documents = unknown.document_ids()
             runs = {tag: {made.get(t, t): ranked for t, ranked in per_topic.items()} for tag, per_topic in runs.items()}
             if warning := _made_warning(unknown):
                 report.warn(warning)
         stored = [{"per_topic": per_topic} for per_topic in runs.values()]
-        stored += [{"rankings": rankings} for rankings in ready.values()]
+        stored += [{"rankings": fast.rankings(made, made_documents)} for fast in ready.values()]
         for tag, given in zip([*runs, *ready], stored, strict=True):
             outcome, _ = run_store(
                 collection=collection,

@@ -81,8 +81,34 @@ def test_a_file_the_fast_path_declines_is_refused_by_the_careful_reader_naming_i
 def test_a_file_of_several_runs_is_read_by_the_careful_reader(tmp_path):
     path = tmp_path / "runs"
     path.write_text("\n".join(_tied_lines("a") + _tied_lines("b")) + "\n")
-    assert fast_runs.fast_run(path, topics={"1": 1, "2": 2, "3": 3}, documents={}, taken_tags={}) is None
+    assert (
+        fast_runs.fast_run(path, topic_id={"1": 1, "2": 2, "3": 3}.get, document_id=lambda d: 1, taken_tags={}) is None
+    )
     collection = _collection()
     report = runs_import(collection=collection, paths=[path])
     assert report.created == 2
     assert Ranking.objects.filter(run__collection=collection).count() == 6
+
+
+def test_what_is_missing_is_made_as_placeholders_by_the_fast_path_as_by_the_careful_reader(tmp_path, monkeypatch):
+    path = tmp_path / "run"
+    lines = [*_tied_lines(), "4 Q0 new-doc 0 2.5 fast", "4 Q0 d1 1 2.5 fast"]  # a topic and a document to make
+    path.write_text("\n".join(lines) + "\n")
+    fast, careful = _collection(), _collection()
+    runs_import(collection=fast, paths=[path], create_missing=True)
+    monkeypatch.setattr("judging.imports.services.fast_run", lambda *a, **k: None)
+    runs_import(collection=careful, paths=[path], create_missing=True)
+    for collection in (fast, careful):
+        assert collection.topics.get(number="4").extra == {"placeholder": True}
+        assert collection.documents.get(docno="new-doc").extra == {"placeholder": True}
+
+    def readable(collection):
+        import numpy as np
+
+        docnos = dict(collection.documents.values_list("id", "docno"))
+        return {
+            t: [docnos[d] for d in np.frombuffer(ids, "<i8")] for t, (ids, _, _) in _stored(collection, "fast").items()
+        }
+
+    assert readable(fast) == readable(careful)
+    assert readable(fast)["4"] == ["new-doc", "d1"]  # equal scores: docno descending
