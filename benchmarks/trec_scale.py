@@ -8,7 +8,8 @@ Steps, each timed with the peak memory of this process (the web and worker proce
 import the 77 run files into a collection that has its topics but no documents yet ("create what is missing":
 placeholders), build a depth-20 pool, import only the pooled documents from the corpus file (streamed), assign 6
 assessors, then have them judge over HTTP at 2 judgments a second each for a minute (--seconds) while two workers
-keep the leaderboard fresh: the judgment-to-leaderboard time is reported as freshness.py reports it. Finally the
+(and a jobs worker, for the collection-wide agreement) keep the leaderboard fresh: the judgment-to-leaderboard time
+is reported as freshness.py reports it. Finally the
 leaderboard, agreement and campaign pages are loaded at that size: the first load, and the median of five more
 once drawn (target: under 500 ms). Scores tie as real runs' do; docnos repeat across runs; the corpus file has
 comment-free JSON lines. --quick: 10 runs x 30 topics x 100,000 documents, 15 seconds.
@@ -184,7 +185,7 @@ def main() -> None:
         subprocess.Popen([sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "--loglevel",
                           "warning", "-Q", queues, "-n", f"scale{n}@%h"], cwd=ROOT, env=env, start_new_session=True,
                          stdout=subprocess.DEVNULL)
-        for n, queues in enumerate(["judgments,bulk,sweep", "judgments,bulk,sweep"])
+        for n, queues in enumerate(["judgments,bulk,sweep", "judgments,bulk,sweep", "jobs"])
     ]  # fmt: skip
     server = subprocess.Popen([sys.executable, "-m", "gunicorn", "config.wsgi", "-w", "2", "-b", f"127.0.0.1:{PORT}",
                                "--log-level", "warning"], cwd=ROOT, env=env, start_new_session=True)  # fmt: skip
@@ -226,9 +227,9 @@ def main() -> None:
             first = reader.get(path)
             again = sorted(reader.get(path) for _ in range(5))
             print(f"  {name:<12} first {first * 1000:7.0f} ms   drawn {again[2] * 1000:7.0f} ms")
-        print("peak memory of the other processes: " + ", ".join(
-            f"{label} {_rss_kb(str(p.pid), 'VmHWM') / 1024:.0f} MB" for label, p in
-            (("web", server), ("worker 1", workers[0]), ("worker 2", workers[1]))))  # fmt: skip
+        others = [("web (gunicorn's master)", server), *((f"worker {n}", w) for n, w in enumerate(workers, start=1))]
+        peaks = ", ".join(f"{label} {_rss_kb(str(p.pid), 'VmHWM') / 1024:.0f} MB" for label, p in others)
+        print(f"peak memory of the other processes: {peaks}")
         del admin
     finally:
         for process in (*workers, server):
@@ -238,7 +239,7 @@ def main() -> None:
 
 def judge(collection, base: str, assessors, seconds: float) -> dict:
     """Each assessor judges their own topics' pool items over HTTP at PER_ASSESSOR_RATE; the save and freshness
-    latencies (ms) as freshness.py measures them."""
+    latencies (seconds) as freshness.py measures them."""
     from evaluation.models import TopicState
     from judging.models import Assignment, PoolItem
 
@@ -261,7 +262,7 @@ def judge(collection, base: str, assessors, seconds: float) -> dict:
                 with lock:
                     for entry in waiting:
                         if states.get(entry[0], 0) >= entry[1]:
-                            fresh.append((now - entry[2]) * 1000)
+                            fresh.append(now - entry[2])
                             pending.remove(entry)
             if done.is_set() and time.perf_counter() > deadline[0]:
                 return
@@ -273,7 +274,7 @@ def judge(collection, base: str, assessors, seconds: float) -> dict:
                                                                              "seconds_total": 5})  # fmt: skip
         generation = TopicState.objects.get(topic_id=topic_id).generation
         with lock:
-            saves.append(latency * 1000)
+            saves.append(latency)
             pending.append((topic_id, generation, sent))
 
     deadline = [float("inf")]
