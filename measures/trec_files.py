@@ -160,7 +160,9 @@ class QrelsTable:
 def run_table(path: str | Path) -> RunTable | None:
     """The fast path: a plain run file's columns, or None when the file is anything but plain (then the careful
     reader reads it, and names its faulty line if it has one). Same values as `run_lines`, or None."""
-    columns = {0: ("topic", pa.string()), 2: ("docno", pa.string()), 4: ("score", pa.float64())}
+    # Topics come dictionary-encoded from the reader's own threads: a run's few topic names repeat on every line.
+    topic = pa.dictionary(pa.int32(), pa.string())
+    columns = {0: ("topic", topic), 2: ("docno", pa.string()), 4: ("score", pa.float64())}
     read = _plain_columns(path, 6, columns, trailing=True)
     if read is None:
         return None
@@ -252,6 +254,13 @@ def _cut_spans(data: bytes, starts: np.ndarray, stops: np.ndarray) -> bytes:
     return np.frombuffer(data, dtype=np.uint8)[np.cumsum(change[:-1], dtype=np.int8) == 0].tobytes()
 
 
+def _one_array(column: pa.ChunkedArray) -> pa.Array:
+    """A column's chunks as one array (a dictionary column's chunks first brought to one dictionary)."""
+    if pa.types.is_dictionary(column.type):
+        column = column.unify_dictionaries()
+    return column.combine_chunks()
+
+
 def _plain_columns(path: str | Path, width: int, wanted: dict[int, tuple[str, pa.DataType]], *, trailing: bool = False):
     """({name: column} for the wanted columns, last line) if the file is plain: ASCII (comment lines cut out),
     `width` columns on every line (or more where `trailing`, cut off), each separated from the next by one space (or
@@ -305,7 +314,7 @@ def _plain_columns(path: str | Path, width: int, wanted: dict[int, tuple[str, pa
     # control character, no tab among spaces and no skipped blank line.
     if np.count_nonzero(separators) != table.num_rows * width - (raw[-1] != 10):
         return None
-    columns = {name: table[f"c{i}"].combine_chunks() for i, (name, _) in wanted.items()}
+    columns = {name: _one_array(table[f"c{i}"]) for i, (name, _) in wanted.items()}
     if any(column.null_count for column in columns.values()):
         return None
     body = data[:-1] if raw[-1] == 10 else data

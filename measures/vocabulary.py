@@ -38,8 +38,8 @@ class Vocabulary:
 
     def ids_of_column(self, names: pa.Array) -> np.ndarray:
         """Ids of a column of names: each distinct name is looked up once."""
-        encoded = names.dictionary_encode()
-        return self.ids(encoded.dictionary.to_pylist())[as_numpy(encoded.indices)]
+        encoded = names if pa.types.is_dictionary(names.type) else names.dictionary_encode()
+        return self.ids(encoded.dictionary.to_pylist())[as_numpy(encoded.indices).astype(np.int64)]
 
     def get(self, name: str) -> int | None:
         return self._index.get(name)
