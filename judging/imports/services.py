@@ -227,15 +227,17 @@ def documents_import(
     anywhere rolls the whole file back. Existing docnos are updated when their content differs (a placeholder gets
     its text). With `pooled_only`, only the documents the collection's pools hold (and, with `top_k`, those some
     run ranks in a topic's top k) are kept, the rest passed over and counted: a corpus of millions read as a
-    stream, in the memory of one batch and the set of docnos wanted."""
+    stream, in the memory of one batch and the set of docnos wanted. A passed-over JSON line whose docno comes
+    first, plain, is not parsed (its docno is all that is read), so what no pool wants is not checked either."""
     problems, report = Problems(), ImportReport("documents")
     wanted = selectors.docnos_wanted(collection=collection, top_k=top_k) if pooled_only else None
     with transaction.atomic():
         batch = []
-        for record in parse_documents(path, problems, format=format, name=name, progress=progress):
+        keep = wanted.__contains__ if wanted is not None else None
+        for record in parse_documents(path, problems, format=format, name=name, progress=progress, keep=keep):
             if problems and not skip_invalid:
                 continue  # keep reading, to list the problems, but stop writing: the transaction will roll back
-            if wanted is not None and record.docno not in wanted:
+            if record.passed_over:
                 report.passed_over += 1
                 continue
             if not record.body.strip() and not record.title.strip():

@@ -96,3 +96,30 @@ def test_the_page_and_the_api_take_the_option(client, tmp_path, settings, django
     assert answer.status_code == 202
     arguments = Job.objects.get(pk=answer.json()["id"]).arguments
     assert (arguments["pooled_only"], arguments["top_k"]) == (True, 5)
+
+
+def test_lines_no_pool_wants_are_passed_over_by_their_docno_unread_and_uncounted(tmp_path, settings):
+    from judging.imports.core.problems import ImportFailed
+
+    collection = make_collection(topics=1, documents=3, runs=1, depth=2)  # d0..d2; the pool holds two of them
+    pooled = PoolItem.objects.filter(topic__collection=collection)
+    wanted = set(pooled.values_list("document__docno", flat=True))
+    settings.WORKBENCH_LIMITS = {**settings.WORKBENCH_LIMITS, "documents_per_file": len(wanted)}
+    lines = [
+        '{"docno": "x1", "text": broken JSON no pool wants}',  # passed over unread
+        '{"docno": "x1", "text": "the same docno again"}',  # a repeat of a passed-over docno: no problem
+        *(f'{{"docno": "x{i}", "text": "t"}}' for i in range(2, 12)),  # more than the per-file limit
+        '{"id": "x20", "docno": "' + sorted(wanted)[0] + '", "text": "wanted: docno wins over id"}',
+        *(json.dumps({"docno": d, "text": f"text of {d}"}) for d in sorted(wanted)[1:]),
+    ]
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("\n".join(lines) + "\n")
+    report = documents_import(collection=collection, path=corpus, pooled_only=True)
+    assert report.passed_over == 12
+    first = Document.objects.get(collection=collection, docno=sorted(wanted)[0])
+    assert first.body == "wanted: docno wins over id"
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"docno": "' + sorted(wanted)[0] + '", "text": oops}\n')
+    with pytest.raises(ImportFailed) as failed:  # a wanted line is read, and its problem named
+        documents_import(collection=collection, path=broken, pooled_only=True)
+    assert failed.value.problems[0].line == 1

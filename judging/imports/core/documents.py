@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from judging.imports.core.fields import identifier, identifier_problem, text_problem
-from judging.imports.core.problems import Problems, Progress, first_key, json_objects, limit, numbered_lines
+from judging.imports.core.problems import (
+    Problems,
+    Progress,
+    first_key,
+    json_object,
+    json_objects,
+    limit,
+    numbered_lines,
+)
 from judging.imports.core.sniffing import read_records
 
 MAX_DOCNO_CHARS = 200
@@ -25,13 +34,22 @@ class DocumentRecord:
     body: str = ""
     url: str = ""
     extra: dict = field(default_factory=dict)
+    passed_over: bool = False  # not wanted (`keep`): only its docno was read
 
 
 def parse_documents(
-    path: str | Path, problems: Problems, *, format: str | None = None, name: str | None = None, progress=None
+    path: str | Path,
+    problems: Problems,
+    *,
+    format: str | None = None,
+    name: str | None = None,
+    progress=None,
+    keep: Callable[[str], bool] | None = None,
 ) -> Iterator[DocumentRecord]:
-    """Yields documents one at a time (a file is never read whole); a docno repeated in the file is a problem."""
-    readers = {"trec": _sgml, "jsonl": _jsonl, "tsv": _tsv}
+    """Yields documents one at a time (a file is never read whole); a docno repeated in the file is a problem.
+    With `keep` (the docnos an import wants), the others are yielded marked `passed_over`: a JSON line whose docno
+    is plain and first is not even parsed, so the lines of a corpus no pool wants cost a look at their start."""
+    readers = {"trec": _sgml, "jsonl": partial(_jsonl, keep=keep), "tsv": _tsv}
     yield from read_records(
         path,
         readers,
@@ -44,6 +62,7 @@ def parse_documents(
         most=limit("documents_per_file"),
         noun="documents",
         check=_record_problem,
+        keep=keep,
     )
 
 
@@ -62,22 +81,60 @@ def _record_problem(record: DocumentRecord) -> tuple[str, str] | None:
     return None
 
 
-def _jsonl(path, problems: Problems, file: str, progress: Progress | None) -> Iterator[DocumentRecord]:
+# A JSON line that opens with its docno, plain (no escape), as corpora write them: {"docno": "D1", ...}.
+_LEADING_DOCNO = re.compile(r'\s*\{\s*"(' + "|".join(_JSON_DOCNO) + r')"\s*:\s*"([^"\\]{1,200})"')
+
+
+def _unwanted(text: str, keep: Callable[[str], bool]) -> str | None:
+    """The docno of a line that is surely not wanted, read from its start without parsing it; None to parse it (the
+    docno is not first or not plain, or a key that comes before it in `_JSON_DOCNO` may be further on)."""
+    found = _LEADING_DOCNO.match(text)
+    if found is None or not found.group(2).isascii():
+        return None
+    key, docno = found.groups()
+    if any(f'"{other}"' in text for other in _JSON_DOCNO[: _JSON_DOCNO.index(key)]):
+        return None
+    return None if keep(docno.strip()) else docno.strip()
+
+
+def _jsonl(
+    path, problems: Problems, file: str, progress: Progress | None, keep: Callable[[str], bool] | None = None
+) -> Iterator[DocumentRecord]:
+    if keep is not None:
+        yield from _jsonl_wanted(path, problems, file, progress, keep)
+        return
     for number, value in json_objects(path, problems, name=file, progress=progress):
-        key = first_key(value, _JSON_DOCNO)
-        if key is None or not str(value[key]).strip():
-            problems.add(file, number, "docno", f"missing; give one of {', '.join(_JSON_DOCNO)}")
+        yield from _json_record(number, value, problems, file)
+
+
+def _json_record(number: int, value: dict, problems: Problems, file: str) -> Iterator[DocumentRecord]:
+    key = first_key(value, _JSON_DOCNO)
+    if key is None or not str(value[key]).strip():
+        problems.add(file, number, "docno", f"missing; give one of {', '.join(_JSON_DOCNO)}")
+        return
+    body_key = first_key(value, _JSON_BODY)
+    known = {key, body_key, "title", "url"}
+    yield DocumentRecord(
+        number,
+        str(value[key]).strip(),
+        str(value.get("title") or ""),
+        str(value.get(body_key) or "") if body_key else "",
+        str(value.get("url") or ""),
+        {k: v for k, v in value.items() if k not in known},
+    )
+
+
+def _jsonl_wanted(path, problems: Problems, file: str, progress, keep) -> Iterator[DocumentRecord]:
+    """`_jsonl` for an import that wants a few docnos: a line whose plain leading docno is not wanted is passed over
+    unparsed; every other line is read as `_jsonl` reads it."""
+    for number, text in numbered_lines(path, problems, name=file, max_bytes=limit("record_bytes"), progress=progress):
+        unwanted = _unwanted(text, keep)
+        if unwanted is not None:
+            yield DocumentRecord(number, unwanted, passed_over=True)
             continue
-        body_key = first_key(value, _JSON_BODY)
-        known = {key, body_key, "title", "url"}
-        yield DocumentRecord(
-            number,
-            str(value[key]).strip(),
-            str(value.get("title") or ""),
-            str(value.get(body_key) or "") if body_key else "",
-            str(value.get("url") or ""),
-            {k: v for k, v in value.items() if k not in known},
-        )
+        value = json_object(text, number, problems, name=file)
+        if value is not None:
+            yield from _json_record(number, value, problems, file)
 
 
 def _tsv(path, problems: Problems, file: str, progress: Progress | None) -> Iterator[DocumentRecord]:

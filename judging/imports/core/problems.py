@@ -46,28 +46,35 @@ def json_objects(
     """Yields (line number, object) for a JSONL file; blank lines are skipped, anything but a JSON object per line
     is a problem."""
     for number, text in numbered_lines(path, problems, name=name, max_bytes=limit("record_bytes"), progress=progress):
-        if not text.strip():
-            continue
-        try:
-            value = strict_json.loads(text)
-        except json.JSONDecodeError as error:
-            problems.add(name, number, None, f"not valid JSON ({error.msg} at column {error.colno})")
-            continue
-        except strict_json.StrictJSONError as error:
-            problems.add(name, number, None, str(error))
-            continue
-        except RecursionError:
-            problems.add(name, number, None, f"JSON nested more than {MAX_JSON_DEPTH} levels deep")
-            continue
-        if not isinstance(value, dict):
-            problems.add(name, number, None, "expected a JSON object per line")
-            continue
-        reason = json_problem(value)
-        if reason:
-            key = next((k for k, v in value.items() if json_problem({k: v})), None)
-            problems.add(name, number, key, reason)
-            continue
-        yield number, value
+        value = json_object(text, number, problems, name=name)
+        if value is not None:
+            yield number, value
+
+
+def json_object(text: str, number: int, problems: Problems, *, name: str) -> dict | None:
+    """One JSONL line's object, or None: blank (skipped), or a problem added for it."""
+    if not text.strip():
+        return None
+    try:
+        value = strict_json.loads(text)
+    except json.JSONDecodeError as error:
+        problems.add(name, number, None, f"not valid JSON ({error.msg} at column {error.colno})")
+        return None
+    except strict_json.StrictJSONError as error:
+        problems.add(name, number, None, str(error))
+        return None
+    except RecursionError:
+        problems.add(name, number, None, f"JSON nested more than {MAX_JSON_DEPTH} levels deep")
+        return None
+    if not isinstance(value, dict):
+        problems.add(name, number, None, "expected a JSON object per line")
+        return None
+    reason = json_problem(value)
+    if reason:
+        key = next((k for k, v in value.items() if json_problem({k: v})), None)
+        problems.add(name, number, key, reason)
+        return None
+    return value
 
 
 def first_key(value: dict, names: tuple[str, ...]) -> str | None:
