@@ -162,15 +162,21 @@ def run_table(path: str | Path) -> RunTable | None:
     reader reads it, and names its faulty line if it has one). Same values as `run_lines`, or None."""
     # Topics come dictionary-encoded from the reader's own threads: a run's few topic names repeat on every line.
     topic = pa.dictionary(pa.int32(), pa.string())
-    columns = {0: ("topic", topic), 2: ("docno", pa.string()), 4: ("score", pa.float64())}
-    read = _plain_columns(path, 6, columns, trailing=True)
+    read = _run_columns(path, {0: ("topic", topic), 2: ("docno", pa.string()), 4: ("score", pa.float64())})
+    if read is None:
+        return None
+    columns, scores, last_line = read
+    return RunTable(last_line.split()[5].decode(), columns["topic"], columns["docno"], scores)
+
+
+def _run_columns(path: str | Path, wanted: dict) -> tuple[dict, np.ndarray, bytes] | None:
+    """A plain run file's wanted columns, its scores as numbers, its last line; None unless every score is finite."""
+    read = _plain_columns(path, 6, wanted, trailing=True)
     if read is None:
         return None
     columns, last_line = read
     scores = as_numpy(columns["score"])
-    if not np.isfinite(scores).all():
-        return None
-    return RunTable(last_line.split()[5].decode(), columns["topic"], columns["docno"], scores)
+    return (columns, scores, last_line) if np.isfinite(scores).all() else None
 
 
 @dataclass(frozen=True)
@@ -189,13 +195,10 @@ def import_run_table(path: str | Path) -> ImportRunTable | None:
     careful reader then reads it, and names its faulty line if it has one)."""
     wanted = {0: ("topic", pa.string()), 2: ("docno", pa.string()), 3: ("rank", pa.string()),
               4: ("score", pa.float64()), 5: ("tag", pa.string())}  # fmt: skip
-    read = _plain_columns(path, 6, wanted, trailing=True)
+    read = _run_columns(path, wanted)
     if read is None:
         return None
-    columns, _ = read
-    scores = as_numpy(columns["score"])
-    if not np.isfinite(scores).all():
-        return None
+    columns, scores, _ = read
     return ImportRunTable(columns["topic"], columns["docno"], columns["rank"], scores, columns["tag"])
 
 
