@@ -93,7 +93,10 @@ def answers_machine(request: HttpRequest, collection_id: int) -> HttpResponse:
         return redirect("judging:answers", collection_id=collection.id)
     starts = {"propose": machine.nuggets_propose_start, "assign": machine.nuggets_assign_start,
               "support": machine.support_judge_start}  # fmt: skip
-    start = starts.get(request.POST.get("work", ""), machine.nuggets_assign_start)
+    start = starts.get(request.POST.get("work", ""))
+    if start is None:
+        messages.error(request, "Choose what the machine should do: propose, assign or judge support.")
+        return redirect("judging:answers", collection_id=collection.id)
     try:
         job = start(judge=form.cleaned_data["judge"], created_by=request.user)
     except ValidationError as error:
