@@ -112,3 +112,18 @@ def test_my_assignments_offers_a_topics_answers(client):
     client.force_login(rag.bob)
     page = client.get(reverse("judging:assignments")).content.decode()
     assert 'data-answers="1"' in page and "Answers (2)" in page
+
+
+def test_the_machine_nuggets_form_refuses_a_work_it_does_not_know(client):
+    from judging.machines.services import machine_judge_create
+    from judging.models import Job
+    from tests.chat_server import outbound_allowed
+
+    rag = rag_campaign()
+    with outbound_allowed("127.0.0.1:9"):
+        judge = machine_judge_create(collection=rag.collection, name="llm", base_url="http://127.0.0.1:9/v1", model="m")
+    client.force_login(make_user("admin"))
+    url = reverse("judging:answers_machine", args=[rag.collection.id])
+    answer = client.post(url, {"judge": judge.id, "work": "nonsense"}, follow=True)
+    assert "Choose what the machine should do" in answer.content.decode()
+    assert not Job.objects.exists()
