@@ -58,6 +58,33 @@ class LoopbackCookies(http.cookiejar.DefaultCookiePolicy):
         return True
 
 
+class Session:
+    """A logged-in browser for the load benchmarks: its cookies, and the CSRF token its saves send."""
+
+    def __init__(self, base: str, username: str, password: str):
+        jar = http.cookiejar.CookieJar(policy=LoopbackCookies())
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+        self.base = base
+        self.opener.open(f"{base}/accounts/login/").read()
+        token = next(c.value for c in jar if c.name == "csrftoken")
+        body = urllib.parse.urlencode({"username": username, "password": password, "csrfmiddlewaretoken": token})
+        self.opener.open(f"{base}/accounts/login/", body.encode()).read()
+        self.token = next(c.value for c in jar if c.name == "csrftoken")
+
+    def get(self, path: str) -> float:
+        began = time.perf_counter()
+        with self.opener.open(self.base + path) as answer:
+            answer.read()
+        return time.perf_counter() - began
+
+    def post(self, path: str, fields: dict) -> float:
+        request = urllib.request.Request(self.base + path, urllib.parse.urlencode(fields).encode(),
+                                         headers={"X-CSRFToken": self.token, "Accept": "application/json"})  # fmt: skip
+        began = time.perf_counter()
+        self.opener.open(request).read()
+        return time.perf_counter() - began
+
+
 def build(topics: int, runs: int, depth: int):
     import django
 
@@ -282,16 +309,9 @@ def load(collection, args, seconds) -> None:
         time.sleep(4)
         if server.poll() is not None:  # the port was taken: the load would go to whatever answers there
             sys.exit("gunicorn did not start (is 127.0.0.1:8765 taken?)")
-        jar = http.cookiejar.CookieJar(policy=LoopbackCookies())
-        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
         base = "http://127.0.0.1:8765"
-        opener.open(f"{base}/accounts/login/").read()
-        token = next(c.value for c in jar if c.name == "csrftoken")
-        login = urllib.parse.urlencode(
-            {"username": "bench-assessor", "password": "bench-pass-123", "csrfmiddlewaretoken": token}
-        )
-        opener.open(f"{base}/accounts/login/", login.encode()).read()
-        token = next(c.value for c in jar if c.name == "csrftoken")
+        session = Session(base, "bench-assessor", "bench-pass-123")
+        opener, token = session.opener, session.token
         items = list(PoolItem.objects.filter(topic__collection=collection).values_list("topic_id", "document_id"))
         random.Random(1).shuffle(items)
         pending: list[tuple[int, int, float]] = []

@@ -16,7 +16,6 @@ judgment's. --quick: 10 topics x 10 runs, 10 seconds.
 from __future__ import annotations
 
 import argparse
-import http.cookiejar
 import json
 import os
 import random
@@ -28,7 +27,7 @@ import urllib.parse
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
-from freshness import ROOT, LoopbackCookies, percentile
+from freshness import ROOT, Session, percentile
 
 NUGGETS = 8
 LABELS = ("support", "partial_support", "not_support")
@@ -82,18 +81,6 @@ def build(topics: int, runs: int):
     return collection
 
 
-def _session(base: str):
-    jar = http.cookiejar.CookieJar(policy=LoopbackCookies())
-    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
-    opener.open(f"{base}/accounts/login/").read()
-    token = next(c.value for c in jar if c.name == "csrftoken")
-    login = urllib.parse.urlencode(
-        {"username": "bench-rag-assessor", "password": "bench-pass-123", "csrfmiddlewaretoken": token}
-    )
-    opener.open(f"{base}/accounts/login/", login.encode()).read()
-    return opener, next(c.value for c in jar if c.name == "csrftoken")
-
-
 def load(collection, args, seconds: float) -> dict:
     from evaluation.models import AnswerTopicState, TopicState
     from judging.answers.models import Answer
@@ -118,7 +105,8 @@ def load(collection, args, seconds: float) -> dict:
         if server.poll() is not None:  # the port was taken: the load would go to whatever answers there
             sys.exit("gunicorn did not start (is 127.0.0.1:8766 taken?)")
         base = "http://127.0.0.1:8766"
-        opener, token = _session(base)
+        session = Session(base, "bench-rag-assessor", "bench-pass-123")
+        opener, token = session.opener, session.token
         items = list(PoolItem.objects.filter(topic__collection=collection).values_list("topic_id", "document_id"))
         answers = list(Answer.objects.filter(topic__collection=collection).values_list("id", "topic_id"))
         nuggets: dict[int, list[int]] = {}

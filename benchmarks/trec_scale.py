@@ -26,14 +26,12 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.parse
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
-from freshness import ROOT, LoopbackCookies, percentile
+from freshness import ROOT, Session, percentile
 
 ASSESSORS, PER_ASSESSOR_RATE, PORT = 6, 2.0, 8767
 WORDS = [
@@ -104,33 +102,6 @@ def generate(folder: Path, runs: int, topics: int, documents: int, depth: int) -
             text = " ".join(random.choices(WORDS, k=24))
             out.write(json.dumps({"docno": f"msmarco_v2.1_doc_{d}", "title": f"Document {d}", "text": text}) + "\n")
     return paths, corpus
-
-
-class Session:
-    def __init__(self, base: str, username: str, password: str):
-        import http.cookiejar
-
-        jar = http.cookiejar.CookieJar(policy=LoopbackCookies())
-        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
-        self.base = base
-        self.opener.open(f"{base}/accounts/login/").read()
-        token = next(c.value for c in jar if c.name == "csrftoken")
-        body = urllib.parse.urlencode({"username": username, "password": password, "csrfmiddlewaretoken": token})
-        self.opener.open(f"{base}/accounts/login/", body.encode()).read()
-        self.token = next(c.value for c in jar if c.name == "csrftoken")
-
-    def get(self, path: str) -> float:
-        began = time.perf_counter()
-        with self.opener.open(self.base + path) as answer:
-            answer.read()
-        return time.perf_counter() - began
-
-    def post(self, path: str, fields: dict) -> float:
-        request = urllib.request.Request(self.base + path, urllib.parse.urlencode(fields).encode(),
-                                         headers={"X-CSRFToken": self.token, "Accept": "application/json"})  # fmt: skip
-        began = time.perf_counter()
-        self.opener.open(request).read()
-        return time.perf_counter() - began
 
 
 def _fresh(collection) -> bool:

@@ -139,19 +139,23 @@ class NuggetAssignmentSerializer(serializers.Serializer):
     label = serializers.ChoiceField(choices=[c for c in AssignmentLabel.choices if c[0] != AssignmentLabel.FAILED])
 
 
+def _answer_and_data(request: Request, answer_id: int, serializer_class) -> tuple[Answer, dict]:
+    """The answer (for an admin or its topic's assessor) and the request's validated data."""
+    answer = get_object_or_404(Answer.objects.select_related("topic"), pk=answer_id)
+    _topic_allowed(request, answer.topic)
+    data = serializer_class(data=request.data)
+    data.is_valid(raise_exception=True)
+    return answer, data.validated_data
+
+
 class AnswerAssignments(APIView):
     """The calling assessor's label of whether the answer holds a nugget (recorded again: changed)."""
 
     @extend_schema(request=NuggetAssignmentSerializer, responses={200: OpenApiTypes.OBJECT})
     def post(self, request: Request, answer_id: int) -> Response:
-        answer = get_object_or_404(Answer.objects.select_related("topic"), pk=answer_id)
-        _topic_allowed(request, answer.topic)
-        data = NuggetAssignmentSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        nugget = get_object_or_404(Nugget, pk=data.validated_data["nugget"], topic_id=answer.topic_id)
-        row = assignments.assignment_record(
-            assessor=request.user, answer=answer, nugget=nugget, label=data.validated_data["label"]
-        )
+        answer, data = _answer_and_data(request, answer_id, NuggetAssignmentSerializer)
+        nugget = get_object_or_404(Nugget, pk=data["nugget"], topic_id=answer.topic_id)
+        row = assignments.assignment_record(assessor=request.user, answer=answer, nugget=nugget, label=data["label"])
         return Response({"answer": answer.id, "nugget": nugget.id, "label": row.label})
 
 
@@ -166,13 +170,10 @@ class AnswerSupport(APIView):
 
     @extend_schema(request=SupportSerializer, responses={200: OpenApiTypes.OBJECT})
     def post(self, request: Request, answer_id: int) -> Response:
-        answer = get_object_or_404(Answer.objects.select_related("topic"), pk=answer_id)
-        _topic_allowed(request, answer.topic)
-        data = SupportSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        answer, data = _answer_and_data(request, answer_id, SupportSerializer)
         row = services.support_record(
-            assessor=request.user, answer=answer, sentence=data.validated_data["sentence"],
-            document_id=data.validated_data["document"], label=data.validated_data["label"],
+            assessor=request.user, answer=answer, sentence=data["sentence"], document_id=data["document"],
+            label=data["label"],
         )  # fmt: skip
         return Response(
             {"answer": answer.id, "sentence": row.sentence, "document": row.document_id, "label": row.label}
