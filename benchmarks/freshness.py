@@ -190,6 +190,52 @@ class Broker:
             self.process = None
 
 
+class CpuUse:
+    """CPU time spent by each part of the deployment over a window, from /proc (Linux): the figure that says where
+    a judgment's cost goes independently of how the shared cores were contended while it was measured."""
+
+    TICK = os.sysconf("SC_CLK_TCK")
+
+    def __init__(self, parts: dict[str, list[int]]):
+        self.parts = parts  # {name: a process id}, the process's descendants included
+        self.start = self._read()
+
+    @staticmethod
+    def _process(pid: int) -> float:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError):
+            return 0.0
+        return (int(fields[11]) + int(fields[12])) / CpuUse.TICK  # utime, stime
+
+    @staticmethod
+    def _descendants(pid: int) -> list[int]:
+        found, todo = [], [pid]
+        while todo:
+            current = todo.pop()
+            found.append(current)
+            for task in Path(f"/proc/{current}/task").glob("*/children") if Path(f"/proc/{current}").exists() else ():
+                todo.extend(int(child) for child in task.read_text().split())
+        return found
+
+    def _read(self) -> dict[str, float]:
+        busy = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+        machine = (sum(map(int, busy)) - int(busy[3]) - int(busy[4])) / self.TICK  # all but idle and iowait
+        use = {name: sum(map(self._process, self._descendants(pid))) for name, pid in self.parts.items()}
+        # This client's own process only: its descendants are the servers, counted above.
+        return {**use, "this client": time.process_time(), "machine": machine, "wall": time.perf_counter()}
+
+    def report(self, judgments: int) -> str:
+        end = self._read()
+        spent = {name: end[name] - self.start[name] for name in end}
+        names = [*self.parts, "this client"]
+        rest = spent["machine"] - sum(spent[name] for name in names)
+        share = spent["machine"] / spent["wall"] / os.cpu_count()
+        each = ", ".join(f"{name} {spent[name] / judgments * 1000:.1f}" for name in names)
+        rest = f"the rest of the machine (PostgreSQL, Redis) {rest / judgments * 1000:.1f}"
+        return f"  CPU per judgment (ms): {each}, {rest}; the cores {share:.0%} busy"
+
+
 def quantiles(label, values):
     return f"  {label:<32}" + "  ".join(f"p{q} {percentile(values, q):6.1f} ms" for q in (50, 95, 99))
 
@@ -205,6 +251,7 @@ def main():
     parser.add_argument("--seconds", type=float, default=None, help="of load after the warm-up (30; --quick: 10)")
     parser.add_argument("--reuse", action="store_true", help="keep the collection an earlier run built")
     parser.add_argument("--workers", type=int, default=1, help="Celery worker processes (topics run in parallel)")
+    parser.add_argument("--web-workers", type=int, default=3, help="gunicorn worker processes (compose runs 3)")
     parser.add_argument("--outage", type=float, default=0.0, help="stop the broker this many seconds mid-run")
     parser.add_argument("--imports", type=int, default=0, help="archive imports started as the warm-up ends")
     parser.add_argument("--queues", choices=("split", "one"), default="split", help="the workers' queues")
@@ -277,6 +324,7 @@ def load(collection, args, seconds) -> None:
         subprocess.Popen(
             [*(["nice", "-n", str(args.worker_nice)] if args.worker_nice else []),
              sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "--loglevel", "warning",
+             "--without-gossip", "--without-mingle", "--without-heartbeat",
              *queues, "-n", f"bench{n}@%h", *(["--beat", "-s", f"/tmp/bench-beat-{os.getpid()}"] if n == 0 else [])],
             cwd=ROOT,
             env=env,
@@ -291,7 +339,7 @@ def load(collection, args, seconds) -> None:
             "gunicorn",
             "config.wsgi",
             "-w",
-            "2",
+            str(args.web_workers),
             "-b",
             "127.0.0.1:8765",
             "--log-level",
@@ -343,7 +391,7 @@ def load(collection, args, seconds) -> None:
                     return
                 time.sleep(0.01)
 
-        watcher = threading.Thread(target=watch)
+        watcher = threading.Thread(target=watch, daemon=True)  # a failed run must not hang on it
         watcher.start()
         posted = 0
         began = time.perf_counter()
@@ -378,15 +426,20 @@ def load(collection, args, seconds) -> None:
                 pending.append((topic_id, generation, sent))
 
         # Several assessors at once: each save is sent when due, whether or not the earlier ones have returned.
+        cpu, measured_from = None, 0
         with ThreadPoolExecutor(max_workers=8) as assessors:
             sending = []
             while time.perf_counter() - began < args.warmup + seconds and posted < len(items):
+                if cpu is None and time.perf_counter() - began >= args.warmup:
+                    parts = {"web": server.pid, **{f"worker {n}": w.pid for n, w in enumerate(workers)}}
+                    cpu, measured_from = CpuUse(parts), posted
                 topic_id, document_id = items[posted]
                 time.sleep(max(0.0, began + posted / args.rate - time.perf_counter()))
                 sending.append(assessors.submit(post, topic_id, document_id, random.randint(0, 3)))
                 posted += 1
         for save in sending:
             save.result()  # a failed save fails the benchmark
+        use = cpu.report(posted - measured_from) if cpu is not None else ""
         deadline = time.perf_counter() + 90
         while pending and time.perf_counter() < deadline:
             time.sleep(0.05)
@@ -423,6 +476,7 @@ def load(collection, args, seconds) -> None:
         when = ", ".join(f"{at:.1f} s ({lat * 1000:.0f} ms)" for lat, at in slowest[: max(1, len(slowest) // 100)])
         print(f"  the slowest 1% of those saves, sent at: {when}")
         print(quantiles("freshness (save -> metrics)", [f - sent for sent, f in fresh_at if counted(sent)]))
+        print(use)
         if args.imports:
             beside = [f - sent for sent, f in fresh_at if importing[0] <= sent < importing[1]]
             print(f"{args.imports} imports ran for {importing[1] - importing[0]:.0f} s ({args.queues} queues)", end="")

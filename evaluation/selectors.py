@@ -61,13 +61,15 @@ VALUE_SETTINGS = (
 EVALUATION_SETTINGS = (*VALUE_SETTINGS, "measures", "agreement_measure")
 
 
-def settings_key(collection: Collection) -> str:
-    """The VALUE_SETTINGS of a collection, compactly (stored with every value and in every export's provenance)."""
+def settings_key(collection: Collection, *, advisory: Iterable[int] | None = None) -> str:
+    """The VALUE_SETTINGS of a collection, compactly (stored with every value and in every export's provenance).
+    `advisory`: the collection's advisory accounts when the caller has just read them (a recompute)."""
+    advisory = _advisory(collection) if advisory is None else advisory
     return (
         f"rel>={collection.relevance_threshold};scale=0..{collection.max_grade};"
         f"consensus={collection.consensus_method};primary={collection.primary_assessor_id or '-'};"
         f"N={collection.collection_size or 'documents'};trec_eval={collection.trec_eval_version}"
-        + (f";advisory={','.join(map(str, sorted(advisory)))}" if (advisory := _advisory(collection)) else "")
+        + (f";advisory={','.join(map(str, sorted(advisory)))}" if advisory else "")
     )
 
 
@@ -129,17 +131,24 @@ def consensus_inputs(*, collection_id: int) -> ConsensusInputs:
     return {topic: (judgments.get(topic, {}), adjudicated.get(topic, {})) for topic in topics}
 
 
-def consensus_labels(*, collection: Collection, topic_ids=None, inputs: ConsensusInputs | None = None) -> dict:
+def consensus_labels(
+    *,
+    collection: Collection,
+    topic_ids=None,
+    inputs: ConsensusInputs | None = None,
+    advisory: Iterable[int] | None = None,
+) -> dict:
     """The one place the labels every stored value is computed from are made: {topic id: Consensus} (its `labels`
     {document id: grade} and their `confidence`) under the collection's consensus method, primary assessor and
     scale, for each topic with a graded judgment or an adjudication (a topic adjudicated but not judged counts).
     Advisory sources' labels (`judging.sources.selectors.advisory_accounts`) never count here; agreement measures
     them.
     The recompute, the collection-wide agreement, the qrels exports and the pages all call it; `inputs` (from
-    `consensus_inputs`, or a recompute's one topic) saves reading them again, `topic_ids` keeps those topics only."""
+    `consensus_inputs`, or a recompute's one topic) saves reading them again, as `advisory` (the collection's
+    advisory accounts, read with them) does; `topic_ids` keeps those topics only."""
     inputs = consensus_inputs(collection_id=collection.id) if inputs is None else inputs
     wanted = inputs if topic_ids is None else {t: inputs[t] for t in topic_ids if t in inputs}
-    advisory = _advisory(collection)
+    advisory = _advisory(collection) if advisory is None else set(advisory)
     return {
         topic: collection_consensus(collection, _counted(judgments, advisory), adjudicated)
         for topic, (judgments, adjudicated) in wanted.items()

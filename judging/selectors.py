@@ -125,20 +125,26 @@ class TopicInputs:
     judgments: dict[int, dict[int, int]]  # {document id: {assessor id: grade}}
     adjudications: dict[int, int]  # {document id: grade}
     rankings_name: tuple[int, int]  # see `topic_rankings_name`
+    advisory: frozenset[int]  # `sources.advisory_accounts` of the collection: their labels do not count
 
 
 def topic_recompute_inputs(*, topic_id: int) -> TopicInputs:
-    """The topic's collection, judgments, adjudications and rankings' name: on PostgreSQL in one round trip, as
-    three statements of one query string (a recompute runs on every judgment; each round trip costs more than
-    these reads take in the database)."""
+    """The topic's collection, judgments, adjudications, rankings' name and advisory accounts: on PostgreSQL in one
+    round trip, as four statements of one query string (a recompute runs on every judgment; each round trip costs
+    more than these reads take in the database)."""
     compiler, collection_sql, converters, field_names = _collection_of_topic_query()
-    statements = [(collection_sql, [topic_id]), _labels_query(topic_id), _rankings_name_query(topic_id)]
-    collections, labels, name = db.fetch_each(statements)
+    statements = [
+        (collection_sql, [topic_id]),
+        _labels_query(topic_id),
+        _rankings_name_query(topic_id),
+        sources.advisory_accounts_of_topic_query(topic_id),
+    ]
+    collections, labels, name, advisory = db.fetch_each(statements)
     if not collections:
         raise Collection.DoesNotExist(f"no collection has topic {topic_id}")
     row = next(iter(compiler.apply_converters(collections[:1], converters))) if converters else collections[0]
     collection = Collection.from_db(connection.alias, field_names, row)
-    return TopicInputs(collection, *_labels(labels), _rankings_name(name))
+    return TopicInputs(collection, *_labels(labels), _rankings_name(name), frozenset(a for (a,) in advisory))
 
 
 @functools.cache

@@ -14,7 +14,7 @@ from config import sql
 from evaluation import ranking_cache
 from evaluation.agreement.core import system_ranking_agreement
 from evaluation.models import CollectionState, TopicState
-from evaluation.selectors import consensus_inputs, consensus_labels, engine_options, stored_measures
+from evaluation.selectors import consensus_inputs, consensus_labels, engine_options, settings_key, stored_measures
 from evaluation.services import storage
 from evaluation.services.phases import NO_PHASES, Phases
 from judging import selectors as judging_selectors
@@ -67,7 +67,9 @@ def _topic(topic_id: int, generation: int, phases: Phases) -> bool:
         inputs = judging_selectors.topic_recompute_inputs(topic_id=topic_id)
         collection, judgments = inputs.collection, inputs.judgments
     with phases("consensus"):
-        labels = consensus_labels(collection=collection, inputs={topic_id: (judgments, inputs.adjudications)})
+        labels = consensus_labels(
+            collection=collection, inputs={topic_id: (judgments, inputs.adjudications)}, advisory=inputs.advisory
+        )
         labels = labels[topic_id].labels
     with phases("load rankings"):
         runs = ranking_cache.topic_runs(topic_id=topic_id, name=inputs.rankings_name)
@@ -101,7 +103,8 @@ def _topic(topic_id: int, generation: int, phases: Phases) -> bool:
                 **engine_options(collection),
             )
     with phases("store"):
-        return storage.store_topic(collection, topic_id, generation, values, report, phases)
+        key = settings_key(collection, advisory=inputs.advisory)
+        return storage.store_topic(collection, topic_id, generation, values, report, phases, key=key)
 
 
 def _by_measure(result, measures) -> dict[str, dict[int, float | None]]:

@@ -47,29 +47,39 @@ class _Superseded(Exception):
 
 
 def store_topic(
-    collection: Collection, topic_id: int, generation: int, values, report: dict, phases: Phases = NO_PHASES
+    collection: Collection,
+    topic_id: int,
+    generation: int,
+    values,
+    report: dict,
+    phases: Phases = NO_PHASES,
+    *,
+    key: str | None = None,
 ) -> bool:
     """Stores one topic's per-run values (`values`: {measure: {run: value}}, runs ascending) and agreement,
     rewriting only the measures whose values changed, then moves the runs' aggregates by exactly those changes.
     Call holding the topic's lock (`topic_recompute` does). Nothing is stored when a newer generation already was.
+    `key`: the collection's settings key, when the caller has it.
 
     Returns whether the topic may be stale again: a change landed while this generation was computed (or this one
     was superseded), so the caller claims it again; False saves that claim's round trip."""
     try:
-        return _store_topic(collection, topic_id, generation, values, report, phases)
+        return _store_topic(collection, topic_id, generation, values, report, phases, key or settings_key(collection))
     except _Superseded:
         return True
 
 
 @transaction.atomic
-def _store_topic(collection: Collection, topic_id: int, generation: int, values, report: dict, phases: Phases):
+def _store_topic(
+    collection: Collection, topic_id: int, generation: int, values, report: dict, phases: Phases, key: str
+):
     # Two round trips (one when no value changed) and the commit: what is stored (with the state's generation and
     # whether the runs' totals are current), the totals of the measures that changed (locked), then every write in
     # one query string. The topic's lock excludes other stores of the topic, so what the first read finds stays true
     # (its check of the generation included); the state row is written last and not locked before, so a save of the
     # topic waits on this transaction (for the row) only for the moment before its commit.
     kinds = {str(m): m.spec.aggregate for m in as_measures(stored_measures(collection))}
-    key, now = settings_key(collection), timezone.now()
+    now = timezone.now()
     current = _current_totals(collection, key, sorted(kinds))
     with phases("store: read"):
         stored_generation, current_totals, old = _stored(topic_id, current)

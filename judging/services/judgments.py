@@ -92,14 +92,13 @@ def _claim_item_slot(*, assessor, topic: Topic, document: Document, grade: int |
         raise PermissionDenied(f"document {document.docno} is not in the pool of topic {topic.number}")
     if grade is None:
         return
-    labels = Judgment.objects.filter(topic=topic, document=document).values_list("assessor_id", "grade")
-    others, advisory = 0, sources.advisory_accounts(collection=topic.collection)
-    for assessor_id, label in labels:
-        if assessor_id == assessor.pk:
-            if label is not None:
-                return
-            continue
-        others += label is not None and assessor_id not in advisory
+    labels = dict(Judgment.objects.filter(topic=topic, document=document).values_list("assessor_id", "grade"))
+    if labels.get(assessor.pk) is not None:
+        return
+    graded = [assessor_id for assessor_id, label in labels.items() if label is not None and assessor_id != assessor.pk]
+    # Read only when others graded the item: most saves are an item's first judgment.
+    advisory = sources.advisory_accounts(collection=topic.collection) if graded else set()
+    others = sum(assessor_id not in advisory for assessor_id in graded)
     k = topic.collection.assessors_per_item
     reserved = selectors.gold_reserved(collection=topic.collection, assessor_id=assessor.pk, topic_ids=[topic.pk])
     if others >= k or (topic.pk, document.pk) in reserved:  # a gold item is answered as a check; said as for full

@@ -23,6 +23,7 @@ from judging.models import (
     SourceKind,
     SourceRole,
     SupportJudgment,
+    Topic,
 )
 
 User = get_user_model()
@@ -134,6 +135,16 @@ def accounts_in_role(*, collection: Collection, role: str) -> set[int]:
 
 def advisory_accounts(*, collection: Collection) -> set[int]:
     return accounts_in_role(collection=collection, role=SourceRole.ADVISORY)
+
+
+def advisory_accounts_of_topic_query(topic_id: int) -> tuple[str, list]:
+    """`advisory_accounts` of a topic's collection as one statement (account ids, one a row), for a reader that
+    sends it with others in one round trip (a topic's recompute)."""
+    return (
+        f"SELECT account_id FROM {LabelSource._meta.db_table} WHERE role = %s "
+        f"AND collection_id = (SELECT collection_id FROM {Topic._meta.db_table} WHERE id = %s)",
+        [SourceRole.ADVISORY.value, topic_id],
+    )
 
 
 def gold_accounts(*, collection: Collection) -> set[int]:
