@@ -125,7 +125,20 @@ def test_a_collections_run_set_made_from_the_topics_in_memory_equals_one_read_fr
     assert rankings_by_run_and_topic(combined) == rankings_by_run_and_topic(read)
     assert (combined.row_topic.tolist(), combined.row_run.tolist()) == (read.row_topic.tolist(), read.row_run.tolist())
     assert combined.docs.tolist() == read.docs.tolist()
-    assert list(ranking_cache._entries) == [topic_ids[1]]  # the topics read for it were not kept
+    assert set(ranking_cache._entries) == set(topic_ids)  # the topics read for it kept, there being room
+
+
+def test_topics_read_for_a_collections_run_set_never_push_out_the_ones_held(settings):
+    collection = make_collection(topics=3, runs=3, documents=12, depth=5)
+    topic_ids = list(collection.topics.order_by("id").values_list("id", flat=True))
+    one = ranking_cache._nbytes(ranking_cache.topic_runs(topic_id=topic_ids[1]))
+    settings.WORKBENCH_RANKING_CACHE_MB = 2.5 * one / 2**20  # room for one more topic beside the held one, not two
+
+    combined = ranking_cache.collection_runs(topic_ids=topic_ids)
+
+    assert set(combined.topics.tolist()) == set(topic_ids)
+    assert topic_ids[1] in ranking_cache._entries and len(ranking_cache._entries) == 2
+    assert ranking_cache.held_bytes() <= ranking_cache.budget_bytes()
 
 
 def test_run_sets_that_share_a_topic_are_not_combined():
