@@ -183,11 +183,20 @@ def queues_idle() -> bool | None:
     return not any(counts)
 
 
-def stale_topics_sweep(*, older_than: timedelta = SWEEP_AFTER, resend_after: timedelta = RESEND_AFTER) -> int:
+def stale_topics_sweep(
+    *,
+    older_than: timedelta = SWEEP_AFTER,
+    resend_after: timedelta = RESEND_AFTER,
+    agreement_delay: timedelta = AGREEMENT_DELAY,
+) -> int:
     """Sends again the recomputes of topics (and collection-wide agreement) left stale longer than `older_than`:
     a lost message, a broker outage, a killed worker. When every queue is empty, any such message was lost, so all
     are sent again; while messages wait, only those whose last send is older than `resend_after` (so a busy queue
-    never gets a second copy of what is on its way). Batches go to the sweep queue. Returns the topics sent."""
+    never gets a second copy of what is on its way). Batches go to the sweep queue. Returns the topics sent.
+
+    A collection's agreement is sent `agreement_delay` after its flag flips, so it counts as left stale only that
+    much later: sooner, the sweep sent every waiting one at once, and under steady judging the agreement ran twice
+    per delay instead of once."""
     now = timezone.now()
     overdue = None if queues_idle() else now - resend_after
     topics = list(_left_stale(TopicState, now - older_than, overdue).order_by("pk").values_list("pk", flat=True))
@@ -198,7 +207,8 @@ def stale_topics_sweep(*, older_than: timedelta = SWEEP_AFTER, resend_after: tim
     answered = list(answered.values_list("pk", flat=True))
     resent_answers = _enqueue_batches("recompute_answer_topics", answered, queue="sweep", sweeping=True)
     AnswerTopicState.objects.filter(pk__in=answered[:resent_answers]).update(resent_at=now)
-    collections = list(_left_stale(CollectionState, now - older_than, overdue).values_list("pk", flat=True))
+    waiting = _left_stale(CollectionState, now - older_than - agreement_delay, overdue)
+    collections = list(waiting.values_list("pk", flat=True))
     resent = [c for c in collections if _enqueue("recompute_collection_agreement", c, sweeping=True)]
     CollectionState.objects.filter(pk__in=resent).update(resent_at=now)
     return sent

@@ -275,7 +275,9 @@ def test_a_full_recompute_killed_half_way_is_taken_up_by_the_sweep(monkeypatch):
     monkeypatch.undo()
     state = CollectionState.objects.get(pk=collection.pk)
     assert state.dirty and state.dirty_since is not None  # a stale mark the sweep can see
-    evaluation_services.stale_topics_sweep(older_than=timedelta(0), resend_after=timedelta(0))
+    evaluation_services.stale_topics_sweep(
+        older_than=timedelta(0), resend_after=timedelta(0), agreement_delay=timedelta(0)
+    )
     assert CollectionState.objects.get(pk=collection.pk).fresh
     assert all(s.fresh for s in TopicState.objects.filter(topic__collection=collection))
 

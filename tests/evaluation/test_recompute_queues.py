@@ -112,3 +112,24 @@ def test_a_topic_that_flips_dirty_again_starts_a_new_resend_clock(sent, django_c
 
 def test_the_queue_lengths_are_read_from_the_broker():
     assert staleness.queues_idle() in (True, False)
+
+
+def test_a_collection_waiting_for_its_delayed_agreement_is_not_sent_again_until_the_delay_has_passed(sent, monkeypatch):
+    from evaluation.models import CollectionState
+
+    collection = make_collection(topics=1, runs=1)
+    topic = collection.topics.get()
+    person = make_user()
+    services.assignment_create(assessor=person, topic=topic)
+    monkeypatch.setattr(staleness, "queues_idle", lambda: True)
+    services.judgment_record(assessor=person, topic=topic, document=topic.pool_items.first().document, grade=1)
+
+    def swept_after(seconds: float) -> list:
+        since = timezone.now() - timedelta(seconds=seconds)
+        CollectionState.objects.filter(pk=collection.pk).update(dirty=True, dirty_since=since, resent_at=None)
+        sent.clear()
+        staleness.stale_topics_sweep()
+        return [key for task, key, _ in sent if task == "recompute_collection_agreement"]
+
+    assert swept_after((staleness.SWEEP_AFTER + staleness.AGREEMENT_DELAY).total_seconds() - 2) == []
+    assert swept_after((staleness.SWEEP_AFTER + staleness.AGREEMENT_DELAY).total_seconds() + 2) == [collection.pk]
