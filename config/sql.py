@@ -256,13 +256,18 @@ def flag_stale_rows(model, keys: list[int], now, *, qrels_moved: int | None = No
     return dict(rows)
 
 
+def _has_field(model, name: str) -> bool:
+    return any(field.name == name for field in model._meta.concrete_fields)
+
+
 def mark_computed(model, pk: int, generation: int, now) -> Statement:
     """The statement that stamps a stale row's results as stored for `generation`, unless a newer generation's
     already are (an older computation never overwrites a newer one: it updates nothing, and the caller rolls back);
     it returns whether the row was re-dirtied meanwhile. For `run_together`, last in the store's transaction."""
     table, key = model._meta.db_table, model._meta.pk.column
+    counted = ", recompute_count = recompute_count + 1" if _has_field(model, "recompute_count") else ""
     return (
-        f"UPDATE {table} SET computed_generation = %s, computed_at = %s, recompute_count = recompute_count + 1 "
+        f"UPDATE {table} SET computed_generation = %s, computed_at = %s{counted} "
         f"WHERE {key} = %s AND computed_generation <= %s RETURNING dirty",
         [generation, now, pk, generation],
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from django.db import connection, transaction
 from django.utils import timezone
 
@@ -25,21 +27,6 @@ STORED_STATISTICS = {
     "binary_fleiss_kappa": ("binary", "fleiss_kappa"),
     "overlap": ("binary", "overlap"),
 }
-
-
-def _statistic_rows(collection: Collection, topic_id: int | None, report: dict, generation: int):
-    items = report["graded"]["items"]
-    return [
-        TopicAgreement(
-            collection=collection,
-            topic_id=topic_id,
-            statistic=name,
-            value=report[view].get(key),
-            items=items,
-            generation=generation,
-        )
-        for name, (view, key) in STORED_STATISTICS.items()
-    ]
 
 
 class _Superseded(Exception):
@@ -171,9 +158,14 @@ def _moves(before: dict, after: dict) -> dict[int, tuple]:
     return {run: move for run, move in moves.items() if move[0] != move[1]}
 
 
-def _agreement_statements(collection: Collection, topic_id: int, generation: int, report: dict, key: str, now):
-    """The topic's agreement statistics and its full report, an upsert each."""
+def _agreement_statements(
+    collection: Collection, topic_id: int | None, generation: int, report: dict, key: str, now
+) -> list[sql.Statement]:
+    """The agreement statistics and the full report of a topic (or of the whole collection: `topic_id` None), an
+    upsert each."""
     items = report["graded"]["items"]
+    scope = ["collection", "topic"] if topic_id else ["collection"]
+    where = "topic_id IS NOT NULL" if topic_id else "topic_id IS NULL"
     return [
         sql.upsert(
             TopicAgreement,
@@ -182,33 +174,44 @@ def _agreement_statements(collection: Collection, topic_id: int, generation: int
                 (collection.pk, topic_id, name, report[view].get(statistic), items, generation, now)
                 for name, (view, statistic) in STORED_STATISTICS.items()
             ],
-            unique=["collection", "topic", "statistic"],
-            where="topic_id IS NOT NULL",
+            unique=[*scope, "statistic"],
+            where=where,
         ),
         sql.upsert(
             AgreementReport,
             ["collection", "topic", "report", "generation", "settings_key", "computed_at"],
             [(collection.pk, topic_id, report, generation, key, now)],
-            unique=["collection", "topic"],
-            where="topic_id IS NOT NULL",
+            unique=scope,
+            where=where,
         ),
     ]
 
 
-@transaction.atomic
 def store_collection_agreement(collection: Collection, generation: int, report: dict) -> None:
-    sql.commit_without_waiting_for_disk()
-    state = CollectionState.objects.select_for_update().get(pk=collection.pk)
-    if state.computed_generation > generation:
-        return
-    TopicAgreement.objects.filter(collection=collection, topic__isnull=True).delete()
-    TopicAgreement.objects.bulk_create(_statistic_rows(collection, None, report, generation))
-    AgreementReport.objects.update_or_create(
-        collection=collection,
-        topic=None,
-        defaults={"report": report, "generation": generation, "settings_key": settings_key(collection)},
-    )
-    CollectionState.objects.filter(pk=collection.pk).update(computed_generation=generation, computed_at=timezone.now())
+    """Stores the collection-wide agreement (its statistics and full report) computed for `generation`, unless a
+    newer generation's already are. Call holding the collection's lock (`collection_agreement_recompute` does)."""
+    with contextlib.suppress(_Superseded):
+        _store_collection_agreement(collection, generation, report)
+
+
+@transaction.atomic
+def _store_collection_agreement(collection: Collection, generation: int, report: dict) -> None:
+    # Every write in one round trip, the state row last and not locked before: every save in the collection updates
+    # that row, so holding it while the report was written made the saves wait, on a busy machine for as long as the
+    # jobs worker (which runs at a lower priority) took to be given a core again.
+    now = timezone.now()
+    statements = [
+        (  # statistics no longer stored (the upsert below writes every current one)
+            f"DELETE FROM {TopicAgreement._meta.db_table} WHERE collection_id = %s AND topic_id IS NULL "
+            f"AND statistic NOT IN ({', '.join(['%s'] * len(STORED_STATISTICS))})",
+            [collection.pk, *STORED_STATISTICS],
+        ),
+        *_agreement_statements(collection, None, generation, report, settings_key(collection), now),
+        sql.without_waiting_for_disk(),
+        sql.mark_computed(CollectionState, collection.pk, generation, now),
+    ]
+    if not sql.run_together(statements):
+        raise _Superseded
 
 
 _ABSENT = object()  # a (run, measure) with no value stored for the topic, as opposed to an undefined value (None)

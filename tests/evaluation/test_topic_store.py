@@ -1,10 +1,11 @@
-"""The topic store's contract: results stamped with an older generation never overwrite a newer topic's."""
+"""The stores' contract: results stamped with an older generation never overwrite a newer one's, and a store holds
+the state row that every save updates only for its last statement."""
 
 from __future__ import annotations
 
 import pytest
 
-from evaluation.models import AgreementReport, TopicState
+from evaluation.models import AgreementReport, CollectionState, TopicAgreement, TopicState
 from evaluation.services import storage
 from judging import services
 from tests.factories import make_collection, make_user, stored_aggregates, stored_values
@@ -49,6 +50,60 @@ def test_the_store_answers_whether_a_change_landed_while_it_computed():
     assert storage.store_topic(collection, topic.pk, state.generation, values, report) is False  # no claim follows
     TopicState.objects.filter(pk=topic.pk).update(dirty=True, generation=state.generation + 1)  # a save meanwhile
     assert storage.store_topic(collection, topic.pk, state.generation, values, report) is True  # claimed again
+
+
+def _judged_by_two(collection):
+    topic, a, b = collection.topics.get(), make_user(), make_user()
+    for assessor, grades in ((a, (2, 0, 1)), (b, (2, 1, 1))):
+        services.assignment_create(assessor=assessor, topic=topic)
+        for docno, grade in zip(("d1", "d2", "d3"), grades, strict=True):
+            services.judgment_record(
+                assessor=assessor, topic=topic, document=collection.documents.get(docno=docno), grade=grade
+            )
+
+
+def test_a_collection_agreement_of_an_older_generation_is_not_stored_over_a_newer_one():
+    collection = make_collection(topics=1, documents=6, runs=2, depth=4)
+    _judged_by_two(collection)
+    state = CollectionState.objects.get(pk=collection.pk)
+    assert not state.dirty and state.computed_generation == state.generation  # stored by the embedded recompute
+    report = AgreementReport.objects.get(collection=collection, topic=None).report
+    overall = TopicAgreement.objects.filter(collection=collection, topic=None)
+    statistics = dict(overall.values_list("statistic", "value"))
+    late = {**report, "graded": {**report["graded"], "percent_agreement": 0.01}}
+
+    storage.store_collection_agreement(collection, state.computed_generation - 1, late)
+
+    assert AgreementReport.objects.get(collection=collection, topic=None).report == report
+    assert dict(overall.values_list("statistic", "value")) == statistics
+    assert CollectionState.objects.get(pk=collection.pk).computed_generation == state.computed_generation
+
+    storage.store_collection_agreement(collection, state.computed_generation, late)  # the same generation: stored
+    assert AgreementReport.objects.get(collection=collection, topic=None).report == late
+    assert TopicAgreement.objects.get(collection=collection, topic=None, statistic="percent_agreement").value == 0.01
+
+
+def test_a_collection_agreement_store_writes_the_state_row_only_in_its_last_statement():
+    # Every save in the collection updates its state row: a store that locked it first (it once read it FOR UPDATE,
+    # then wrote the report) made every save wait for the whole store, and the jobs worker runs at a lower priority.
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    collection = make_collection(topics=1, documents=6, runs=2, depth=4)
+    _judged_by_two(collection)
+    state = CollectionState.objects.get(pk=collection.pk)
+    report = AgreementReport.objects.get(collection=collection, topic=None).report
+    table = CollectionState._meta.db_table
+
+    with CaptureQueriesContext(connection) as queries:
+        storage.store_collection_agreement(collection, state.computed_generation, report)
+
+    statements = [q["sql"] for q in queries.captured_queries if q["sql"] not in ("BEGIN", "COMMIT")]
+    statements = [s for s in statements if not s.startswith(("SAVEPOINT", "RELEASE SAVEPOINT"))]
+    touching = [n for n, statement in enumerate(statements) if table in statement]
+    assert touching == [len(statements) - 1], statements
+    assert f"UPDATE {table}" in statements[-1].split(";")[-1]
+    assert all(table not in part for part in statements[-1].split(";")[:-1])
 
 
 def test_rows_rewritten_on_every_recompute_are_kept_uncompressed_on_postgresql():
