@@ -148,3 +148,33 @@ def test_run_sets_that_share_a_topic_are_not_combined():
     part = ranking_cache.topic_runs(topic_id=topic.id)
     with pytest.raises(ValueError, match="share topics"):
         RunSet.combined([part, part], part.tags)
+
+
+def test_a_collections_run_set_asked_again_is_served_from_memory_until_a_ranking_changes():
+    collection = make_collection(topics=3, runs=3, documents=12, depth=5)
+    topic_ids = list(collection.topics.order_by("id").values_list("id", flat=True))
+    first = ranking_cache.collection_runs(topic_ids=topic_ids)
+
+    with CaptureQueriesContext(connection) as queries:
+        again = ranking_cache.collection_runs(topic_ids=topic_ids)
+    assert again is first and len(queries) == 1  # the rankings' names only
+
+    replace_run(collection, "run1", {topic_ids[0]: {"d5": 3.0, "d4": 2.0}})
+    changed = ranking_cache.collection_runs(topic_ids=topic_ids)
+    assert changed is not first
+    run1 = str(collection.runs.get(tag="run1").pk)
+    documents = dict(collection.documents.values_list("docno", "id"))
+    assert rankings_by_run_and_topic(changed)[(run1, topic_ids[0])] == [documents["d5"], documents["d4"]]
+
+
+def test_a_collections_run_set_is_kept_only_where_it_fits_in_the_budget(settings):
+    collection = make_collection(topics=3, runs=3, documents=12, depth=5)
+    topic_ids = list(collection.topics.order_by("id").values_list("id", flat=True))
+    held = sum(ranking_cache._nbytes(ranking_cache.topic_runs(topic_id=t)) for t in topic_ids)
+    settings.WORKBENCH_RANKING_CACHE_MB = 1.5 * held / 2**20  # the topics fit, the combined set beside them does not
+
+    first = ranking_cache.collection_runs(topic_ids=topic_ids)
+
+    assert ranking_cache.collection_runs(topic_ids=topic_ids) is not first
+    assert set(ranking_cache._entries) == set(topic_ids)
+    assert ranking_cache.held_bytes() <= ranking_cache.budget_bytes()
