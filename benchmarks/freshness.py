@@ -260,7 +260,9 @@ def main():
         type=float,
         default=3.0,
         help="seconds of the same load sent first and left out of the figures (fresh processes' first requests "
-        "open their connections, workers load every topic's rankings once); reported apart",
+        "open their connections, workers load every topic's rankings once); reported apart. The warm-up also "
+        "lasts until the collection-wide agreement has been computed once: the jobs worker's first reads every "
+        "ranking of the collection, a one-off per worker process that is reported apart",
     )
     parser.add_argument(
         "--worker-nice", type=int, default=0, help="run the workers at this nice level (metrics yield to saves)"
@@ -304,7 +306,7 @@ def load(collection, args, seconds) -> None:
     """Posts judgments over HTTP at the given rate to gunicorn, with Celery workers recomputing, and reports the
     save latency and the freshness."""
     from config import sql as db
-    from evaluation.models import TopicState
+    from evaluation.models import CollectionState, TopicState
     from judging.models import Judgment, PoolItem
 
     # The client's reads, in SQL: through the ORM they cost this process (which shares the cores) more than the
@@ -312,6 +314,7 @@ def load(collection, args, seconds) -> None:
     table = TopicState._meta.db_table
     STATES = f"SELECT topic_id, computed_generation FROM {table} WHERE topic_id = ANY(%s)"
     GENERATION = f"SELECT generation FROM {table} WHERE topic_id = %s"
+    AGREEMENT = f"SELECT computed_at FROM {CollectionState._meta.db_table} WHERE collection_id = %s"
     # The senders and the watcher share one interpreter: a sender whose answer has arrived waits for the GIL, by
     # default up to 5 ms, which the client would count as the server's.
     sys.setswitchinterval(0.0002)
@@ -371,8 +374,9 @@ def load(collection, args, seconds) -> None:
         pending: list[tuple[int, int, float]] = []
         fresh_at: list[tuple[float, float]] = []  # (sent, in the metrics)
         saves: list[tuple[float, float]] = []  # (sent, latency)
-        outage_from = outage_to = float("inf")
-        lock, done = threading.Lock(), threading.Event()
+        lock, done, warmed = threading.Lock(), threading.Event(), threading.Event()
+        window = [float("inf")]  # when the warm-up ended: the measured window's start
+        ((agreement_before,),) = db.fetch(AGREEMENT, [collection.pk])
 
         def watch():
             # Until told to stop (everything fresh, or the deadline passed), then one last look: what is still
@@ -397,20 +401,32 @@ def load(collection, args, seconds) -> None:
         watcher.start()
         posted = 0
         began = time.perf_counter()
+        outage = [float("inf"), float("inf")]  # while the broker is down
         if broker is not None:
-            outage_from = began + args.warmup + seconds / 3
-            outage_to = outage_from + args.outage
 
-            def outage():
-                time.sleep(max(0.0, outage_from - time.perf_counter()))
+            def stop_broker():
+                warmed.wait()
+                outage[:] = [window[0] + seconds / 3, window[0] + seconds / 3 + args.outage]
+                time.sleep(max(0.0, outage[0] - time.perf_counter()))
                 broker.stop()
-                time.sleep(max(0.0, outage_to - time.perf_counter()))
+                time.sleep(max(0.0, outage[1] - time.perf_counter()))
                 broker.start()
 
-            threading.Thread(target=outage, daemon=True).start()
+            threading.Thread(target=stop_broker, daemon=True).start()
         importing = [float("inf"), float("inf")]  # while any import runs
         if args.imports:
-            threading.Thread(target=imports_beside, args=(collection, args, began, importing), daemon=True).start()
+            threading.Thread(target=imports_beside, args=(collection, args, warmed, importing), daemon=True).start()
+
+        def warm() -> bool:
+            """Whether the warm-up is over: its seconds have passed and the collection-wide agreement has been
+            computed once since the load began."""
+            waited = time.perf_counter() - began - args.warmup
+            if waited < 0:
+                return False
+            if waited > 60:
+                return True  # never stored: the figures then include that first read
+            ((computed_at,),) = db.fetch(AGREEMENT, [collection.pk])
+            return computed_at is not None and (agreement_before is None or computed_at > agreement_before)
 
         def post(topic_id: int, document_id: int, grade: int) -> None:
             body = urllib.parse.urlencode({"grade": grade, "seconds_total": 1}).encode()
@@ -431,10 +447,11 @@ def load(collection, args, seconds) -> None:
         cpu, measured_from = None, 0
         with ThreadPoolExecutor(max_workers=8) as assessors:
             sending = []
-            while time.perf_counter() - began < args.warmup + seconds and posted < len(items):
-                if cpu is None and time.perf_counter() - began >= args.warmup:
+            while time.perf_counter() - window[0] < seconds and posted < len(items):
+                if cpu is None and posted % 10 == 0 and warm():
                     parts = {"web": server.pid, **{f"worker {n}": w.pid for n, w in enumerate(workers)}}
-                    cpu, measured_from = CpuUse(parts), posted
+                    cpu, measured_from, window[0] = CpuUse(parts), posted, time.perf_counter()
+                    warmed.set()
                 topic_id, document_id = items[posted]
                 time.sleep(max(0.0, began + posted / args.rate - time.perf_counter()))
                 sending.append(assessors.submit(post, topic_id, document_id, random.randint(0, 3)))
@@ -460,14 +477,18 @@ def load(collection, args, seconds) -> None:
         print(f"never fresh: {len(pending)}")
 
         def during(sent):
-            return outage_from <= sent < outage_to
+            return outage[0] <= sent < outage[1]
 
         def counted(sent):
-            return sent >= began + args.warmup and not during(sent) and not importing[0] <= sent < importing[1]
+            return sent >= window[0] and not during(sent) and not importing[0] <= sent < importing[1]
 
-        warm = [lat for sent, lat, _ in saves if sent < began + args.warmup]
-        slowest_warm = max(warm, default=0) * 1000
-        print(f"  warm-up, first {args.warmup:.0f} s, left out: {len(warm)} saves, slowest {slowest_warm:.0f} ms")
+        early = [lat for sent, lat, _ in saves if sent < began + args.warmup]
+        first_agreement = [lat for sent, lat, _ in saves if began + args.warmup <= sent < window[0]]
+        print(f"  warm-up, first {args.warmup:.0f} s, left out: {len(early)} saves, slowest {max(early) * 1000:.0f} ms")
+        print(
+            f"  then until the first collection-wide agreement was stored, {window[0] - began - args.warmup:.1f} s "
+            f"more, left out: {len(first_agreement)} saves, slowest {max(first_agreement, default=0) * 1000:.0f} ms"
+        )
         print(quantiles("save latency (HTTP round trip)", [lat for sent, lat, _ in saves if counted(sent)]))
         print(
             quantiles(
@@ -488,7 +509,7 @@ def load(collection, args, seconds) -> None:
             down = [lat for sent, lat, _ in saves if during(sent)]
             print(f"broker down for {args.outage:.0f} s: {len(down)} saves sent meanwhile")
             print(quantiles("save latency, broker down", down))
-            late = [f - outage_to for sent, f in fresh_at if during(sent)]
+            late = [f - outage[1] for sent, f in fresh_at if during(sent)]
             print(quantiles("fresh after the broker returned", late), f" max {max(late, default=0) * 1000:.0f} ms")
     finally:
         for process in (*workers, server):
@@ -498,7 +519,7 @@ def load(collection, args, seconds) -> None:
             broker.stop()
 
 
-def imports_beside(collection, args, began, importing) -> None:
+def imports_beside(collection, args, warmed, importing) -> None:
     """Starts the archive imports when the warm-up ends and notes when the first started and the last ended."""
     import io
     import zipfile
@@ -509,7 +530,7 @@ def imports_beside(collection, args, began, importing) -> None:
     from judging.imports import services as imports
     from judging.models import Job, JobState
 
-    time.sleep(max(0.0, began + args.warmup - time.perf_counter()))
+    warmed.wait()
     blank = io.BytesIO()
     with zipfile.ZipFile(blank, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("blank.run", b"\n" * 99_000_000)
