@@ -4,7 +4,7 @@ the admin and the demo; each is atomic, keeps the history and marks the topic st
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F, Value
 from django.db.models.functions import Greatest
 
@@ -78,21 +78,37 @@ def refuse_if_paused(*, collection, assessor) -> None:
         raise AssessorPaused(PAUSED_MESSAGE)
 
 
+def _assignment_and_item(*, assessor, topic: Topic, document: Document) -> tuple[str | None, bool]:
+    """(the assessor's assignment state for the topic or None, whether the document is in the topic's pool), in one
+    round trip that also locks the pool item's row for the transaction (see `_claim_item_slot`)."""
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    ((state, item),) = sql.fetch(
+        f"SELECT (SELECT state FROM {Assignment._meta.db_table} WHERE assessor_id = %s AND topic_id = %s), "
+        f"(SELECT id FROM {PoolItem._meta.db_table} WHERE topic_id = %s AND document_id = %s{lock})",
+        [assessor.pk, topic.pk, topic.pk, document.pk],
+    )
+    return state, item is not None
+
+
 def _claim_item_slot(*, assessor, topic: Topic, document: Document, grade: int | None) -> None:
     """Refuses a grade on an item that already has `assessors_per_item` graded judgments from others (advisory
     assessors' labels, a machine judge's among them, take no slot).
 
     Counted at the moment a grade is added, so a first "can't judge" (no grade) takes no slot and gives no right to
-    one later. Call inside the judgment's transaction: the pool item's row lock (and only its row: `of=self`, so the
-    topic row that a concurrent recompute's foreign-key checks share-lock is left alone) serialises assessors racing
-    for the last slot, so that only one of them gets it. An assessor changing their own grade always may.
+    one later. Call inside the judgment's transaction, holding the pool item's row lock (`_assignment_and_item`
+    takes it, and only that row: not the topic row that a concurrent recompute's foreign-key checks share-lock): it
+    serialises assessors racing for the last slot, so that only one of them gets it. The labels are read by a
+    statement of their own, after the lock is held, so that they include a racer's committed judgment. An assessor
+    changing their own grade always may.
     """
-    item = PoolItem.objects.select_for_update(of=("self",)).filter(topic=topic, document=document).first()
-    if item is None:
-        raise PermissionDenied(f"document {document.docno} is not in the pool of topic {topic.number}")
     if grade is None:
         return
-    labels = dict(Judgment.objects.filter(topic=topic, document=document).values_list("assessor_id", "grade"))
+    labels = dict(
+        sql.fetch(
+            f"SELECT assessor_id, grade FROM {Judgment._meta.db_table} WHERE topic_id = %s AND document_id = %s",
+            [topic.pk, document.pk],
+        )
+    )
     if labels.get(assessor.pk) is not None:
         return
     graded = [assessor_id for assessor_id, label in labels.items() if label is not None and assessor_id != assessor.pk]
@@ -149,10 +165,11 @@ def judgment_record(
         refuse_if_paused(collection=topic.collection, assessor=assessor)
     assignment_state = None  # unknown without the check: the state is then moved as it must
     if require_assignment:
-        assignment_state = Assignment.objects.filter(assessor=assessor, topic=topic).values_list("state", flat=True)
-        assignment_state = assignment_state.first()
+        assignment_state, in_pool = _assignment_and_item(assessor=assessor, topic=topic, document=document)
         if assignment_state is None:
             raise PermissionDenied(f"{assessor} is not assigned topic {topic.number}")
+        if not in_pool:
+            raise PermissionDenied(f"document {document.docno} is not in the pool of topic {topic.number}")
         _claim_item_slot(assessor=assessor, topic=topic, document=document, grade=grade)
     seconds_spent = max(float(seconds_spent or 0.0), 0.0)
     if seconds_total is not None and not 0 <= float(seconds_total) < 1e7:
