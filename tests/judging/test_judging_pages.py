@@ -83,6 +83,21 @@ def test_a_save_answers_json_in_bounded_queries_and_records_grade_note_and_time(
     assert (judgment.grade, judgment.note, judgment.seconds_spent) == (2, "on topic", 12.5)
 
 
+def test_a_save_does_not_read_the_documents_text(client, campaign):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    collection, assessor = campaign
+    topic = collection.topics.first()
+    document = topic.pool_items.first().document
+    Document.objects.filter(pk=document.pk).update(body="many words " * 5000)  # a web page's body
+    client.force_login(assessor)
+    with CaptureQueriesContext(connection) as queries:
+        assert save(client, topic, document, grade="1").json() == {"saved": True}
+    reads = [q["sql"] for q in queries.captured_queries if 'FROM "judging_document"' in q["sql"]]
+    assert reads and not any('"body"' in sql for sql in reads)
+
+
 def test_a_retried_save_is_stored_once_and_its_time_counted_once(client, campaign):
     collection, assessor = campaign
     topic = collection.topics.first()
