@@ -219,11 +219,19 @@ class CpuUse:
         return found
 
     def _read(self) -> dict[str, float]:
-        busy = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
-        machine = (sum(map(int, busy)) - int(busy[3]) - int(busy[4])) / self.TICK  # all but idle and iowait
+        # user nice system idle iowait irq softirq steal guest guest_nice; guest time is counted in user already
+        ticks = [int(field) for field in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+        machine = (sum(ticks[:3]) + sum(ticks[5:7])) / self.TICK
+        steal = ticks[7] / self.TICK if len(ticks) > 7 else 0.0  # a virtual machine's host ran something else
         use = {name: sum(map(self._process, self._descendants(pid))) for name, pid in self.parts.items()}
         # This client's own process only: its descendants are the servers, counted above.
-        return {**use, "this client": time.process_time(), "machine": machine, "wall": time.perf_counter()}
+        return {
+            **use,
+            "this client": time.process_time(),
+            "machine": machine,
+            "steal": steal,
+            "wall": time.perf_counter(),
+        }
 
     def report(self, judgments: int) -> str:
         end = self._read()
@@ -231,9 +239,10 @@ class CpuUse:
         names = [*self.parts, "this client"]
         rest = spent["machine"] - sum(spent[name] for name in names)
         share = spent["machine"] / spent["wall"] / os.cpu_count()
+        stolen = spent["steal"] / spent["wall"] / os.cpu_count()
         each = ", ".join(f"{name} {spent[name] / judgments * 1000:.1f}" for name in names)
         rest = f"the rest of the machine (PostgreSQL, Redis) {rest / judgments * 1000:.1f}"
-        return f"  CPU per judgment (ms): {each}, {rest}; the cores {share:.0%} busy"
+        return f"  CPU per judgment (ms): {each}, {rest}; the cores {share:.0%} busy, {stolen:.0%} taken by the host"
 
 
 def quantiles(label, values):
