@@ -150,17 +150,9 @@ def consensus_labels(
     wanted = inputs if topic_ids is None else {t: inputs[t] for t in topic_ids if t in inputs}
     advisory = _advisory(collection) if advisory is None else set(advisory)
     return {
-        topic: collection_consensus(collection, _counted(judgments, advisory), adjudicated)
+        topic: collection_consensus(collection, sources.counted_grades(judgments, advisory=advisory), adjudicated)
         for topic, (judgments, adjudicated) in wanted.items()
     }
-
-
-def _counted(judgments: dict[int, dict[int, int]], advisory: set[int]) -> dict[int, dict[int, int]]:
-    """The labels that count in the consensus: advisory assessors' left out (an item only they judged has none)."""
-    if not advisory:
-        return judgments
-    kept = {doc: {a: g for a, g in grades.items() if a not in advisory} for doc, grades in judgments.items()}
-    return {doc: grades for doc, grades in kept.items() if grades}
 
 
 def _advisory(collection: Collection) -> set[int]:

@@ -12,6 +12,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count, Exists, F, Max, Min, OuterRef, Q
 from django.utils import timezone
 
+from judging.machines import selectors as machine_selectors
 from judging.models import ROLE_ASSESSOR, Adjudication, Assignment, Collection, PoolItem, Topic
 from judging.sources import selectors as sources
 
@@ -43,6 +44,7 @@ class AssessorProgress:
     last_hour: int = 0
     median_seconds: float | None = None
     advisory: bool = False  # a machine judge or imported labels: listed, never counted in the campaign's figures
+    gullible: dict | None = None  # a machine judge its probes flagged (`gullible_machines`)
 
 
 @dataclass
@@ -193,6 +195,12 @@ def _assessor_progress(collection: Collection, topics: dict[int, TopicProgress],
         seconds[assessor_id].append(value)
     for assessor_id, values in seconds.items():
         people[assessor_id].median_seconds = float(np.median(values))
+    # A machine account is shown by its judge's name, as on every page (`judging.selectors.assessor_names`).
+    gullible = machine_selectors.gullible_machines(collection=collection)
+    for account_id, name in machine_selectors.machine_names(collection=collection).items():
+        if account_id in people:
+            people[account_id].username = name
+            people[account_id].gullible = gullible.get(account_id)
     return sorted(people.values(), key=lambda p: p.username)
 
 

@@ -216,8 +216,10 @@ def topic_rankings(*, topic_id: int) -> dict[int, np.ndarray]:
 
 
 def assessor_names(*, collection: Collection, reveal: bool) -> dict[int, str]:
-    """Ids of the assessors who judged in the collection to usernames, or to pseudonyms (assessor-1, -2, …) when
-    identities are hidden from the reader. A pseudonym is numbered by when the assessor first judged in the
+    """Ids of the accounts that judged in the collection to the one name every page, export and API shows: a machine
+    judge by its name, a person by username, or by pseudonym (assessor-1, -2, …) when identities are hidden from the
+    reader (people are pseudonymised, machines never: their name is no one's identity). A pseudonym is numbered by
+    when the person first judged in the
     collection (the append-only history), so it never changes when somebody else judges or a judgment is removed."""
     current = set(Judgment.objects.filter(topic__collection=collection).values_list("assessor_id", flat=True))
     answered = QualityCheck.objects.filter(topic__collection=collection, answered_at__isnull=False)
@@ -232,11 +234,10 @@ def assessor_names(*, collection: Collection, reveal: bool) -> dict[int, str]:
     seen = {pk for pk, _ in order}
     missing = current - seen  # judgments written without history (none through the services)
     order += list(User.objects.filter(pk__in=missing).order_by("pk").values_list("pk", "username"))
-    return {
-        pk: (name if reveal else f"assessor-{number}")
-        for number, (pk, name) in enumerate(order, start=1)
-        if pk in current
-    }
+    machines = verifying.machine_names(collection=collection)
+    people = [(pk, name) for pk, name in order if pk not in machines]
+    named = {pk: (name if reveal else f"assessor-{number}") for number, (pk, name) in enumerate(people, start=1)}
+    return {pk: machines.get(pk) or named[pk] for pk, _ in order if pk in current}
 
 
 UNDO_DEPTH = 50

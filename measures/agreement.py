@@ -343,6 +343,18 @@ def _against_consensus(labels: Labels, reference: Sequence[int | None], cats: li
     return report
 
 
+def against_reference(
+    items, reference: Sequence[int | None], *, categories: Sequence[int] | None = None, threshold: int = 1
+) -> dict:
+    """Each assessor of `items` against `reference` labels aligned with them (the consensus), as `agreement_report`
+    gives it under "against_consensus": for sources measured against a consensus they are not part of (advisory
+    machine judges), without counting them in the agreement among the assessors."""
+    labels = Labels.of(items)
+    if not labels.names:
+        return {}
+    return _against_consensus(labels, reference, labels.categories(categories).tolist(), threshold)
+
+
 def agreement_report(
     items,
     *,

@@ -23,7 +23,8 @@ from django.contrib.auth import get_user_model
 from evaluation.exports import spreadsheet_text
 from evaluation.models import AgreementReport
 from judging import selectors as judging_selectors
-from judging.models import AssessorPause, Collection, MachineJudge
+from judging.machines import selectors as machine_selectors
+from judging.models import AssessorPause, Collection
 from judging.quality import selectors as checking
 from judging.quality.core import (
     Label,
@@ -105,8 +106,7 @@ def _gold(collection: Collection) -> dict[tuple[str, str], int]:
 
 
 def _names(collection: Collection, reveal: bool) -> dict[int, str]:
-    names = judging_selectors.assessor_names(collection=collection, reveal=reveal)
-    return names | dict(MachineJudge.objects.filter(collection=collection).values_list("account_id", "name"))
+    return judging_selectors.assessor_names(collection=collection, reveal=reveal)
 
 
 def _yardsticks(collection: Collection, labels: dict[int, list[Label]]) -> dict[int, dict[tuple[str, str], int]]:
@@ -130,7 +130,9 @@ def assessor_reliability(*, collection: Collection, reveal: bool) -> list[Reliab
     labels, usernames, items = found.labels, found.usernames, found.items
     gold = _gold(collection)
     report = AgreementReport.objects.filter(collection=collection, topic__isnull=True).values_list("report", flat=True)
-    against = (report.first() or {}).get("against_consensus", {})
+    stored = report.first() or {}
+    # People against the consensus they are part of; advisory sources against the one they are not (measured apart).
+    against = stored.get("against_consensus", {}) | stored.get("advisory_against_consensus", {})
     accuracy = (
         dawid_skene(items, categories=range(collection.max_grade + 1)).assessor_accuracy if len(usernames) > 1 else {}
     )
@@ -150,6 +152,7 @@ def assessor_reliability(*, collection: Collection, reveal: bool) -> list[Reliab
     table = []
     yardsticks = _yardsticks(collection, labels)
     gold_assessors = sources.gold_accounts(collection=collection)
+    gullible = machine_selectors.gullible_machines(collection=collection)
     for who, mine in labels.items():
         own_gold = {} if who in gold_assessors else gold  # a reference is not measured against itself
         quality = assessor_quality(
@@ -159,6 +162,9 @@ def assessor_reliability(*, collection: Collection, reveal: bool) -> list[Reliab
         # A file or a reference does not tire: an imported qrels, a machine's labels and a gold assessor's are
         # measured (agreement, gold accuracy) but never flagged as a person drifting (NIST's qrels once were).
         flagged = kinds[who] == "person" and who not in gold_assessors
+        flags = [flag.as_dict() for flag in quality.flags] if flagged else []
+        if who in gullible:
+            flags.append(machine_selectors.gullible_flag(gullible[who]))
         table.append(
             ReliabilityRow(
                 assessor=names.get(who, f"assessor {who}"),
@@ -173,7 +179,7 @@ def assessor_reliability(*, collection: Collection, reveal: bool) -> list[Reliab
                 self_agreement=quality.self_agreement,
                 consensus_kappa=against.get(str(who), {}).get("cohen_kappa"),
                 dawid_skene_accuracy=accuracy.get(who),
-                flags=[flag.as_dict() for flag in quality.flags] if flagged else [],
+                flags=flags,
                 user_id=who,
                 paused=pauses.get(who),
             )
@@ -207,7 +213,9 @@ def reliability_csv(rows: list[ReliabilityRow]) -> str:
     writer.writeheader()
     for row in rows:
         record = asdict(row)
-        record["flags"] = "; ".join(f"{f['kind']} from {f['from']}: {f['reason']}" for f in row.flags)
+        record["flags"] = "; ".join(
+            f"{f['kind']}{'' if f['from'] is None else ' from ' + str(f['from'])}: {f['reason']}" for f in row.flags
+        )
         record["assessor"] = spreadsheet_text(record["assessor"])
         record["paused"] = row.paused["reason"] if row.paused else ""
         record.pop("user_id")

@@ -93,7 +93,8 @@ def all_pairs(*, collection: Collection, measure: str) -> list[PairRow]:
         differences = np.asarray(a) - np.asarray(b)
         defined = differences[~np.isnan(differences)]
         _, p = significance.paired_t_test(a, b) if len(a) else (math.nan, math.nan)
-        pairs.append((tags[first], tags[second], int(defined.size), float(defined.mean()) if defined.size else 0, p))
+        mean = float(defined.mean()) if defined.size else math.nan
+        pairs.append((tags[first], tags[second], int(defined.size), mean, p))
     adjusted = significance.holm([p for *_, p in pairs])
     return [PairRow(*row, holm) for row, holm in zip(pairs, adjusted, strict=True)]
 

@@ -72,7 +72,9 @@ def judge_verification(*, judge: MachineJudge, reveal: bool, draws: int = verify
     """Everything the page and the API show of one judge (see the module). Cached per results version."""
     version = results_version(collection=judge.collection)
     key = f"verification:{judge.pk}:{judge.configuration}:{reveal}:{draws}"
-    return cached_for_version(key, version, lambda: _verification(judge, reveal, draws))
+    report = cached_for_version(key, version, lambda: _verification(judge, reveal, draws))
+    # Probes change no label, so no results version: their flag is read afresh, never from the cached report.
+    return {**report, "judge": {**report["judge"], "gullibility": machine_selectors.gullibility(judge=judge)}}
 
 
 def _verification(judge: MachineJudge, reveal: bool, draws: int) -> dict:
@@ -154,7 +156,8 @@ def _leaderboards(collection, judge, machine, consensus, pooled, verified, unver
         agreement = system_ranking_agreement(mine, consensus, runs, measure=measure, **options)
         scores = agreement["scores"]  # the same scores the taus are of: kendall@10 is their top-heavy view
         top = verify.kendall_at_k(scores["consensus"], scores["machine"])
-        ranking = {**agreement["against_consensus"]["machine"], "kendall_at_10": top}
+        top_runs = min(verify.TOP_SYSTEMS, sum(v is not None for v in scores["consensus"].values()))
+        ranking = {**agreement["against_consensus"]["machine"], "kendall_at_10": top, "top_runs": top_runs}
     stability = verify.correction_stability(
         filled,
         unverified,

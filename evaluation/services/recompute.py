@@ -21,6 +21,7 @@ from judging import selectors as judging_selectors
 from judging.jobs import kinds as job_kinds
 from judging.jobs import runner as jobs
 from judging.models import Collection, Topic
+from judging.sources import selectors as sources
 from measures import PreparedQrels, agreement, as_measures, evaluate, parse_measure
 
 # The lock namespaces of the staleness protocol (the first of PostgreSQL's two advisory-lock keys).
@@ -86,16 +87,11 @@ def _topic(topic_id: int, generation: int, phases: Phases) -> bool:
             values = _by_measure(result, measures)
             consensus_scores = _scores_of(result, measures, collection.agreement_measure)
     with phases("agreement"):
-        documents = list(judgments)
-        report = agreement.agreement_report(
-            [judgments[d] for d in documents],
-            categories=range(collection.max_grade + 1),
-            threshold=collection.relevance_threshold,
-            reference=[labels.get(d) for d in documents],
-        )
-        if len(runs) and judgments:
+        report = _agreement(collection, judgments, labels.get, advisory=inputs.advisory)
+        counted = sources.counted_grades(judgments, advisory=inputs.advisory)
+        if len(runs) and counted:
             report["system_ranking"] = system_ranking_agreement(
-                {topic_id: judgments},
+                {topic_id: counted},
                 {topic_id: labels},
                 runs,
                 measure=collection.agreement_measure,
@@ -105,6 +101,24 @@ def _topic(topic_id: int, generation: int, phases: Phases) -> bool:
     with phases("store"):
         key = settings_key(collection, advisory=inputs.advisory)
         return storage.store_topic(collection, topic_id, generation, values, report, phases, key=key)
+
+
+def _agreement(collection: Collection, grades: dict, consensus: Callable, *, advisory) -> dict:
+    """The agreement report of these items ({item: {account: grade}}, `consensus(item)` their consensus label) among
+    the accounts whose labels count, as the one selector decides (`counted_grades`): an advisory machine judge is no
+    assessor here. Each advisory source is measured against the consensus apart, under "advisory_against_consensus"
+    (what the reliability table shows of it)."""
+    categories, threshold = range(collection.max_grade + 1), collection.relevance_threshold
+    counted = sources.counted_grades(grades, advisory=advisory)
+    report = agreement.agreement_report(
+        list(counted.values()), categories=categories, threshold=threshold, reference=[consensus(i) for i in counted]
+    )
+    measured = sources.advisory_grades(grades, advisory=advisory)
+    if measured:
+        report["advisory_against_consensus"] = agreement.against_reference(
+            list(measured.values()), [consensus(i) for i in measured], categories=categories, threshold=threshold
+        )
+    return report
 
 
 def _by_measure(result, measures) -> dict[str, dict[int, float | None]]:
@@ -144,21 +158,22 @@ def _collection_agreement(collection_id: int, generation: int) -> None:
     inputs = consensus_inputs(collection_id=collection_id)
     # {topic: {doc: {who: grade}}}: the topics someone judged (an adjudicated-only topic has labels, no assessors)
     judgments = {topic: documents for topic, (documents, _) in inputs.items() if documents}
-    labels = {topic: result.labels for topic, result in consensus_labels(collection=collection, inputs=inputs).items()}
-    keys = [(topic, doc) for topic, documents in judgments.items() for doc in documents]
-    report = agreement.agreement_report(
-        [judgments[t][d] for t, d in keys],
-        categories=range(collection.max_grade + 1),
-        threshold=collection.relevance_threshold,
-        reference=[labels[t].get(d) for t, d in keys],
-    )
+    advisory = sources.advisory_accounts(collection=collection)
+    labels = {
+        topic: result.labels
+        for topic, result in consensus_labels(collection=collection, inputs=inputs, advisory=advisory).items()
+    }
+    items = {(t, d): grades for t, documents in judgments.items() for d, grades in documents.items()}
+    report = _agreement(collection, items, lambda key: labels[key[0]].get(key[1]), advisory=advisory)
+    counted = {t: sources.counted_grades(documents, advisory=advisory) for t, documents in judgments.items()}
+    counted = {t: grades for t, grades in counted.items() if grades}
     if any(labels.values()):
         topic_ids = list(Topic.objects.filter(collection_id=collection_id).order_by("id").values_list("id", flat=True))
         # From the worker's prepared rankings: reading every ranking of the collection again took most of the time.
         runs = ranking_cache.collection_runs(topic_ids=topic_ids)
         if len(runs.tags):
             report["system_ranking"] = system_ranking_agreement(
-                judgments,
+                counted,
                 labels,
                 runs,
                 measure=collection.agreement_measure,

@@ -14,6 +14,12 @@ def statistic(value) -> str:
 
 
 @register.filter
+def figure(value, places: int = 4) -> str:
+    """A figure that may be undefined (None or NaN: a test over fewer than two topics) as "—", else to `places`."""
+    return "—" if value is None or value != value else f"{value:.{int(places)}f}"
+
+
+@register.filter
 def percentage(value) -> str:
     return "—" if value is None else f"{100 * value:.0f}%"
 

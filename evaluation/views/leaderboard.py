@@ -14,6 +14,7 @@ from evaluation.preferences import selectors as preference_results
 from evaluation.selectors import COVERAGE_MEASURE
 from evaluation.views import researcher_collection
 from judging import selectors as judging_selectors
+from judging.machines import selectors as machine_selectors
 from judging.models import ROLE_ADMIN, ROLE_RESEARCHER, Collection
 from judging.permissions import role_required, sees_assessors
 
@@ -73,6 +74,7 @@ def leaderboard(request: HttpRequest, collection_id: int) -> HttpResponse:
         "agreement": selectors.collection_agreement_labelled(collection_id=collection.id),
         "estimates": selectors.sampled_pool_estimates(collection=collection),
         "regressions": [r for r in analysis.search_regressions(collection=collection) if r["flagged"]],
+        "gullible": list(machine_selectors.gullible_machines(collection=collection).values()),
     }
     return render(request, "evaluation/leaderboard.html", context)
 

@@ -275,6 +275,37 @@ def gullibility(*, judge: MachineJudge) -> dict | None:
     }
 
 
+def machine_names(*, collection) -> dict[int, str]:
+    """{account id: judge name} of the collection's machine judges: a machine is shown by this name everywhere."""
+    return dict(MachineJudge.objects.filter(collection=collection).values_list("account_id", "name"))
+
+
+def gullible_machines(*, collection) -> dict[int, dict]:
+    """{account id: `gullibility`} of the collection's machine judges whose last probes flagged them: the one reading
+    every page that shows a machine's labels, or a figure built from them, takes its flag from."""
+    found = {}
+    for judge in MachineJudge.objects.filter(collection=collection).exclude(probes__isnull=True):
+        report = gullibility(judge=judge)
+        if report and report["flagged"]:
+            found[judge.account_id] = {**report, "name": judge.name, "advisory": None}
+    if found:
+        advisory = sources.advisory_accounts(collection=collection)
+        for account_id, report in found.items():
+            report["advisory"] = account_id in advisory
+    return found
+
+
+def gullible_flag(report: dict) -> dict:
+    """A gullibility report as a flag of the reliability table (kind, from, reason), as a person's drift is one."""
+    return {
+        "kind": "gullible",
+        "from": None,
+        "reason": f"its gullibility probes flipped {report['worst']:.2f} of the probes with {report['label']} to "
+        f"relevant, over the limit of {report['limit']:.2f}"
+        + ("" if report["current"] else " (measured under an earlier configuration)"),
+    }
+
+
 def vote_share(votes: list[int] | None, grade: int | None) -> float | None:
     """The share of a sampled label's votes that gave its grade (None for a label asked once)."""
     if not votes or grade is None:

@@ -86,6 +86,23 @@ def people_labels(*, collection: Collection, topic_ids=None, pooled_only: bool =
     return _labels_of(collection, ~not_person, topic_ids=topic_ids, pooled_only=pooled_only)
 
 
+def counted_grades(grades_by_item: dict, *, advisory) -> dict:
+    """`counted_labels` on labels already read, {item: {account id: grade}}: the advisory accounts' grades left out,
+    and an item only they labelled with them. What the consensus and every agreement figure are computed from."""
+    if not advisory:
+        return grades_by_item
+    kept = {item: {a: g for a, g in grades.items() if a not in advisory} for item, grades in grades_by_item.items()}
+    return {item: grades for item, grades in kept.items() if grades}
+
+
+def advisory_grades(grades_by_item: dict, *, advisory) -> dict:
+    """`advisory_labels` on labels already read: the advisory accounts' grades alone (measured, never counted)."""
+    if not advisory:
+        return {}
+    kept = {item: {a: g for a, g in grades.items() if a in advisory} for item, grades in grades_by_item.items()}
+    return {item: grades for item, grades in kept.items() if grades}
+
+
 def gold_labels(*, collection: Collection, topic_ids=None) -> QuerySet:
     """The judgments of the collection's gold sources (an imported reference qrels, say)."""
     return _labels_of(collection, source_is(role=SourceRole.GOLD), topic_ids=topic_ids)

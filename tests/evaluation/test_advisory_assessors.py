@@ -43,8 +43,33 @@ def test_an_advisory_assessors_labels_never_change_the_stored_metrics(judged):
     labels = selectors.consensus_labels(collection=collection)[topic.id].labels
     assert labels == {documents[0].id: 3, documents[1].id: 0, documents[2].id: 2}  # the fourth: advisory only
     report = AgreementReport.objects.get(collection=collection, topic=topic).report
-    assert f"{person.pk}|{machine.pk}" in report["pairwise"]["cohen_kappa"]  # measured against the person
-    assert report["against_consensus"][str(machine.pk)]["items"] == 3  # and against the consensus it is not in
+    assert report["assessors"] == [str(person.pk)]  # no assessor in the agreement among those who count
+    assert report["advisory_against_consensus"][str(machine.pk)]["items"] == 3  # measured against the consensus
+
+
+def test_every_agreement_figure_leaves_an_advisory_machine_out(judged):
+    from measures import agreement
+
+    collection, topic, person, machine, documents = judged
+    other = make_user()
+    services.assignment_create(assessor=other, topic=topic)
+    for document, grade in zip(documents[:3], (3, 1, 2), strict=True):
+        services.judgment_record(assessor=other, topic=topic, document=document, grade=grade)
+    services.collection_settings_update(collection=collection, advisory_assessors=[machine])
+    for document, grade in zip(documents[:4], (0, 3, 0, 3), strict=True):
+        services.judgment_record(assessor=machine, topic=topic, document=document, grade=grade)
+    evaluation_services.collection_recompute(collection_id=collection.id)
+    people = [{person.pk: g, other.pk: h} for g, h in ((3, 3), (0, 1), (2, 2))]
+    expected = agreement.agreement_report(people, categories=range(4), threshold=collection.relevance_threshold)
+    for scope in (topic, None):
+        report = AgreementReport.objects.get(collection=collection, topic=scope).report
+        assert report["assessors"] == sorted([str(person.pk), str(other.pk)])
+        assert report["graded"]["fleiss_kappa"] == pytest.approx(expected["graded"]["fleiss_kappa"])
+        assert report["graded"]["percent_agreement"] == pytest.approx(expected["graded"]["percent_agreement"])
+        assert str(machine.pk) not in report["system_ranking"]["against_consensus"]
+        assert set(report["advisory_against_consensus"]) == {str(machine.pk)}
+    shown = selectors.collection_agreement(collection_id=collection.id)  # the leaderboard's box
+    assert shown["fleiss_kappa"] == pytest.approx(expected["graded"]["fleiss_kappa"])
 
 
 def test_the_same_labels_counted_do_change_them_and_the_settings_key_says_which(judged):
@@ -88,3 +113,27 @@ def test_the_settings_page_shows_who_is_advisory_and_gold_so_saving_it_keeps_the
         for name in ("advisory_assessors", "gold_assessors")
     }
     assert checked == {"advisory_assessors": {str(machine.pk)}, "gold_assessors": {str(person.pk)}}
+
+
+def test_a_machine_is_named_by_its_judge_everywhere_and_people_alone_are_pseudonymised(client):
+    from judging import selectors as judging_selectors
+    from judging.machines import services as machine_judges
+
+    collection = make_collection(max_grade=3, topics=2, documents=8, runs=2, depth=4)
+    judge = machine_judges.machine_judge_create(collection=collection, name="bm25-judge", provider="lexical")
+    machine_judges.machine_judge_run(judge=judge)  # judges first: the first account in the history
+    people = [make_user(), make_user()]
+    topic = collection.topics.order_by("id").first()
+    documents = [item.document for item in topic.pool_items.order_by("id")]
+    for person, grades in zip(people, ((3, 0, 2), (3, 1, 2)), strict=True):
+        services.assignment_create(assessor=person, topic=topic)
+        for document, grade in zip(documents, grades, strict=False):
+            services.judgment_record(assessor=person, topic=topic, document=document, grade=grade)
+    evaluation_services.collection_recompute(collection_id=collection.id)
+    names = judging_selectors.assessor_names(collection=collection, reveal=False)
+    assert names == {judge.account_id: "bm25-judge", people[0].pk: "assessor-1", people[1].pk: "assessor-2"}
+    client.force_login(make_user("researcher"))
+    for url in (f"/results/{collection.id}/agreement/", f"/results/{collection.id}/reliability/"):
+        page = client.get(url).content.decode()
+        assert "assessor-3" not in page and judge.account.username not in page
+    assert 'data-assessor="bm25-judge"' in client.get(f"/results/{collection.id}/reliability/").content.decode()

@@ -373,3 +373,25 @@ def test_the_agreement_page_shows_confusion_matrices_as_tables_and_draws_no_imag
     figure = page.split(f'data-confusion="{row} vs {column}"', 1)[1].split("</figure>", 1)[0]
     cells = [int(v) for v in re.findall(r'<td class="num">(\d+)</td>', figure)]
     assert sum(cells) == total > 0 and len(cells) == len(matrices.categories) ** 2
+
+
+def test_two_runs_sharing_one_topic_show_no_test_and_say_two_topics_are_needed(client):
+    from evaluation import services as evaluation_services
+    from judging import services
+    from tests.factories import make_collection
+
+    collection = make_collection(max_grade=1, topics=3, documents=8, runs=2, depth=4)
+    topic = collection.topics.order_by("id").first()
+    person = make_user()
+    services.assignment_create(assessor=person, topic=topic)
+    for item, grade in zip(topic.pool_items.order_by("id"), (1, 0, 1), strict=False):
+        services.judgment_record(assessor=person, topic=topic, document=item.document, grade=grade)
+    evaluation_services.collection_recompute(collection_id=collection.id)
+    a, b = collection.runs.order_by("tag")
+    found = analysis.runs_compare(collection=collection, a=a, b=b, measure="AP")
+    assert found.result.topics == 1
+    assert all(math.isnan(v) for v in (found.result.ci_low, found.result.ci_high, found.result.permutation_p_value))
+    page = _page(_client_as(client, "researcher"), f"/results/{collection.id}/compare/", a=a.id, b=b.id, measure="AP")
+    assert "nan" not in page.lower() and "data-too-few-topics" in page and "needs at least 2 topics" in page
+    api = client.get(f"/api/collections/{collection.id}/compare/", {"a": a.tag, "b": b.tag, "measure": "AP"}).json()
+    assert api["bootstrap_ci_95"] == [None, None] and api["t_p_value"] is None

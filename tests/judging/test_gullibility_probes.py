@@ -11,7 +11,7 @@ from judging import services
 from judging.machines import services as machine_judges
 from judging.machines.core.probes import INJECTION, KINDS, ProbeAnswer, flip_report, probe_sources, probe_text
 from judging.machines.selectors import gullibility
-from judging.models import Job, Judgment, MachineReply, PoolItem
+from judging.models import Job, Judgment, MachineJudge, MachineReply, PoolItem
 from measures.intervals import wilson
 from tests.chat_server import chat_server
 from tests.factories import make_collection, make_user
@@ -124,3 +124,35 @@ def test_an_offline_judge_is_probed_too_its_probes_scored_beside_the_pool():
     report = machine_judges.machine_judge_probe(judge=judge, count=4)
     assert all(row["failed"] == 0 for row in report["kinds"].values()), report["kinds"]
     assert sum(row["tried"] for row in report["kinds"].values()) == 3 * report["sources"]
+
+
+@pytest.mark.django_db
+def test_a_gullible_judge_is_flagged_wherever_its_labels_or_figures_built_from_them_show(client):
+    collection = make_collection(max_grade=3, threshold=2, topics=2, documents=8, runs=2, depth=5)
+    judge = machine_judges.machine_judge_create(collection=collection, name="stuffed", provider="lexical")
+    machine_judges.machine_judge_run(judge=judge)
+    person = make_user("assessor")
+    pool = list(PoolItem.objects.filter(topic__collection=collection))
+    services.judgments_record_bulk(labels={(person, i.topic_id, i.document_id): 0 for i in pool[:4]})
+    from evaluation import services as evaluation_services
+
+    evaluation_services.collection_recompute(collection_id=collection.id)
+    client.force_login(make_user("admin"))
+    pages = {
+        "machines": f"/results/{collection.id}/machines/",
+        "reliability": f"/results/{collection.id}/reliability/",
+        "campaign": f"/judging/collections/{collection.id}/",
+        "leaderboard": f"/results/{collection.id}/",
+    }
+    before = {name: client.get(url).content.decode() for name, url in pages.items()}  # cached reads filled
+    assert not any("gullible" in page for page in before.values())
+    judge.refresh_from_db()
+    kinds = {k: {"tried": 4, "flipped": 4, "failed": 0, "share": 1.0, "label": k} for k in KINDS}
+    MachineJudge.objects.filter(pk=judge.pk).update(probes={"kinds": kinds, "configuration": judge.configuration})
+    after = {name: client.get(url).content.decode() for name, url in pages.items()}
+    assert 'data-gullible="' in after["machines"] and "data-gullibility-warning" in after["machines"]
+    assert 'data-flag="gullible"' in after["reliability"]
+    assert 'data-gullible="' in after["campaign"] and "machine:" not in after["campaign"]
+    assert 'data-gullible-judge="stuffed"' in after["leaderboard"]
+    csv = client.get(f"/results/{collection.id}/reliability/?format=csv").content.decode()
+    assert "gullible: its gullibility probes flipped 1.00" in csv

@@ -104,13 +104,21 @@ def bootstrap_ci(a, b, *, confidence: float = 0.95, trials: int = 10_000, seed: 
     return float(low), float(high)
 
 
+MIN_TOPICS = 2  # a test or an interval over one topic's difference says nothing (a zero-width interval)
+
+
 def compare(a, b, *, trials: int = 10_000, seed: int = 0) -> PairedComparison:
+    """The paired comparison of a and b; with fewer than MIN_TOPICS paired topics every test and the interval are
+    NaN (undefined, shown as "—"), the mean difference alone defined."""
     d = _paired(a, b)
+    if d.size < MIN_TOPICS:
+        mean = float(d.mean()) if d.size else math.nan
+        return PairedComparison(int(d.size), mean, math.nan, math.nan, math.nan, math.nan, math.nan)
     t, p = paired_t_test(a, b)
     low, high = bootstrap_ci(a, b, trials=trials, seed=seed)
     return PairedComparison(
         topics=int(d.size),
-        mean_difference=float(d.mean()) if d.size else math.nan,
+        mean_difference=float(d.mean()),
         t_statistic=t,
         t_p_value=p,
         permutation_p_value=permutation_test(a, b, trials=trials, seed=seed),
