@@ -219,8 +219,8 @@ def assessor_names(*, collection: Collection, reveal: bool) -> dict[int, str]:
     """Ids of the accounts that judged in the collection to the one name every page, export and API shows: a machine
     judge by its name, a person by username, or by pseudonym (assessor-1, -2, …) when identities are hidden from the
     reader (people are pseudonymised, machines never: their name is no one's identity). A pseudonym is numbered by
-    when the person first judged in the
-    collection (the append-only history), so it never changes when somebody else judges or a judgment is removed."""
+    when the person first judged in the collection (the append-only history), so it never changes when somebody else
+    judges or a judgment is removed."""
     current = set(Judgment.objects.filter(topic__collection=collection).values_list("assessor_id", flat=True))
     answered = QualityCheck.objects.filter(topic__collection=collection, answered_at__isnull=False)
     current |= set(answered.values_list("assessor_id", flat=True))  # only checks' answers left: still named
