@@ -569,6 +569,11 @@ class MachineReply(models.Model):
     completion_tokens = models.PositiveIntegerField(default=0)
     seconds = models.FloatField(default=0.0)
     votes = models.JSONField(null=True, blank=True, help_text="Each sample's grade, when the judge samples.")
+    run_job = models.ForeignKey(
+        "Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+        help_text="The run (Job) that asked for it: what its budget and limit count when its worker dies and it runs "
+        "again.",
+    )  # fmt: skip
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -46,6 +46,18 @@ Stop = Callable[[], bool]
 
 
 @dataclass(frozen=True)
+class RunSpent:
+    """What a run (a Job) already stored, over every attempt of it: a worker killed mid-run leaves these behind, and
+    the run that starts again counts them against its limit and budget."""
+
+    replies: int = 0
+    labelled: int = 0
+    failed: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+@dataclass(frozen=True)
 class Pairs:
     """What a run asks about: (topic id, document id) pairs, the texts of their topics and documents, the prompt."""
 
@@ -53,6 +65,7 @@ class Pairs:
     topics: dict[str, TopicText]
     documents: dict[str, str]
     template: Template
+    spent: RunSpent = RunSpent()  # what earlier attempts of the same run stored: the budget counts it
 
 
 @dataclass(frozen=True)
@@ -119,18 +132,24 @@ def server_config(judge: MachineJudge, *, preview: bool = False) -> ServerConfig
     )
 
 
-def judge_budget(judge: MachineJudge) -> Budget:
-    """A run's budget: the judge's limits of calls, tokens and money (at its prices)."""
+def judge_budget(judge: MachineJudge, spent: RunSpent = RunSpent()) -> Budget:
+    """A run's budget: the judge's limits of calls, tokens and money (at its prices), less what earlier attempts of
+    the run `spent` (a killed worker's run, started again, never pays twice). Each stored reply counts as `samples`
+    calls: one call answering a whole batch counts as more, so a restarted run stops early rather than late."""
+    prices = (float(judge.price_prompt or 0), float(judge.price_completion or 0))
     return Budget(
         requests=judge.budget_requests,
         tokens=judge.budget_tokens,
         money=float(judge.budget_money) if judge.budget_money is not None else None,
-        prices=(float(judge.price_prompt or 0), float(judge.price_completion or 0)),
+        prices=prices,
+        spent_requests=spent.replies * max(judge.samples, 1),
+        spent_tokens=spent.prompt_tokens + spent.completion_tokens,
+        spent_money=(spent.prompt_tokens * prices[0] + spent.completion_tokens * prices[1]) / 1000,
     )
 
 
 def _chat_label(judge: MachineJudge, asked: Pairs, record: Record, stop: Stop, *, preview: bool = False) -> None:
-    budget = None if preview else judge_budget(judge)
+    budget = None if preview else judge_budget(judge, asked.spent)
     client = ChatClient(server_config(judge, preview=preview), budget=budget)
     with contextlib.closing(client):
         judge_pairs(

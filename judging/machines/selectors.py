@@ -14,7 +14,7 @@ from django.db.models import F
 from judging.machines.core.judge import BATCH_SIZE
 from judging.machines.core.prompts import judge_template
 from judging.machines.core.verification import impact_weights, verification_scores
-from judging.machines.providers import provider_of
+from judging.machines.providers import RunSpent, provider_of
 from judging.models import Document, Judgment, MachineJudge, MachineReply, PoolItem, Run, Topic
 from judging.sources import selectors as sources
 
@@ -118,6 +118,22 @@ def pairs_to_ask(
         answered = set(replies.values_list("topic_id", "document_id"))
         pairs = [p for p in items.values_list("topic_id", "document_id") if p not in answered]
     return pairs[:limit] if limit else pairs
+
+
+def run_spent(*, judge: MachineJudge, job_id: int | None) -> RunSpent:
+    """`RunSpent` of the judge's run `job_id` (nothing for a run outside a Job)."""
+    if job_id is None:
+        return RunSpent()
+    rows = MachineReply.objects.filter(judge=judge, run_job_id=job_id).values_list(
+        "failure", "prompt_tokens", "completion_tokens"
+    )
+    spent = [0, 0, 0, 0, 0]
+    for failure, prompt, completion in rows:
+        spent[0] += 1
+        spent[1 if not failure else 2] += 1
+        spent[3] += prompt
+        spent[4] += completion
+    return RunSpent(*spent)
 
 
 # English text runs about four characters a token (OpenAI's rule of thumb): the estimate's basis before any reply.

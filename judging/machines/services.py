@@ -239,9 +239,12 @@ class RunTally:
         }
 
 
-def machine_reply_record(*, judge: MachineJudge, topic_id: int, document_id: int, result: PairResult) -> None:
-    """Keeps one pair's reply at once (replacing a failed one): the cache every later run reads, so a reply is
-    never paid for twice. Its grade becomes the judge's judgment through `machine_labels_record`."""
+def machine_reply_record(
+    *, judge: MachineJudge, topic_id: int, document_id: int, result: PairResult, job_id: int | None = None
+) -> None:
+    """Keeps one pair's reply at once (replacing a failed one), stamped with the run's Job: the cache every later
+    run reads, so a reply is never paid for twice. Its grade becomes the judge's judgment through
+    `machine_labels_record`."""
     MachineReply.objects.update_or_create(
         judge=judge,
         configuration=judge.configuration,
@@ -255,6 +258,7 @@ def machine_reply_record(*, judge: MachineJudge, topic_id: int, document_id: int
             "completion_tokens": result.completion_tokens,
             "seconds": result.seconds,
             "votes": list(result.votes) if result.votes is not None else None,
+            "run_job_id": job_id,
         },
     )
 
@@ -288,17 +292,32 @@ def machine_judge_run(
     retry_failed: bool = False,
     progress: Callable | None = None,
     cancelled: Callable[[], bool] | None = None,
+    job_id: int | None = None,
 ) -> dict:
     """Asks the judge about every pool item (of `topic_ids`, at most `limit`) it has no reply for, recording each
     reply as it arrives; returns the run's figures (RunTally). Faults are per pair (recorded as failures); a spent
     budget or `cancelled()` (asked in this thread as replies arrive, and before the first) ends the run early with
-    `stopped` saying why, the pairs not asked left for a later run."""
+    `stopped` saying why, the pairs not asked left for a later run.
+    With `job_id`, the run's Job: its replies are stamped with it, and what earlier attempts of it stored (a worker
+    killed mid-run, the Job started again) counts against `limit` and the budget and in the figures returned."""
     provider = provider_of(judge)
     problem = provider.key_problem(judge)
     if problem:  # saved before the rule, or the operator unset it since
         raise ValidationError({"api_key_env": problem})
-    pairs = machine_selectors.pairs_to_ask(judge=judge, topic_ids=topic_ids, limit=limit, retry_failed=retry_failed)
-    tally = RunTally(total=len(pairs))
+    earlier = machine_selectors.run_spent(judge=judge, job_id=job_id)
+    left = None if not limit else max(limit - earlier.replies, 0)
+    pairs = (
+        []
+        if left == 0
+        else machine_selectors.pairs_to_ask(judge=judge, topic_ids=topic_ids, limit=left, retry_failed=retry_failed)
+    )
+    tally = RunTally(
+        total=len(pairs) + earlier.replies,
+        labelled=earlier.labelled,
+        failed=earlier.failed,
+        prompt_tokens=earlier.prompt_tokens,
+        completion_tokens=earlier.completion_tokens,
+    )
     topics = {t.id: t for t in Topic.objects.filter(pk__in={t for t, _ in pairs})}
     documents = {d.id: d for d in Document.objects.filter(pk__in={d for _, d in pairs})}
     progress = progress or (lambda done, total, detail=None: None)
@@ -326,7 +345,7 @@ def machine_judge_run(
             tally.stopped = "the budget is spent; raise it and run again for the pairs left"
             return
         pair = (int(result.topic), int(result.docno))
-        machine_reply_record(judge=judge, topic_id=pair[0], document_id=pair[1], result=result)
+        machine_reply_record(judge=judge, topic_id=pair[0], document_id=pair[1], result=result, job_id=job_id)
         if result.grade is not None:
             pending[pair] = result.grade
         if len(pending) >= LABEL_BATCH or time.monotonic() - flushed[0] >= LABEL_SECONDS:
@@ -341,7 +360,8 @@ def machine_judge_run(
     machine_labels_record(judge=judge)  # what an earlier run kept as replies but stopped before recording
     try:
         topic_texts, document_texts = texts(topics.values(), documents.values())
-        provider.label(judge, Pairs(pairs, topic_texts, document_texts, judge_template(judge)), record, stop)
+        asked = Pairs(pairs, topic_texts, document_texts, judge_template(judge), spent=earlier)
+        provider.label(judge, asked, record, stop)
     finally:
         flush()
     if stopping.is_set():
@@ -415,6 +435,7 @@ def machine_judge_run_job_work(job, progress) -> dict:
             retry_failed=job.arguments.get("retry_failed", False),
             progress=progress,
             cancelled=cancelled,
+            job_id=job.id,
         )
     except ValidationError as refused:
         field, reasons = next(iter(refused.message_dict.items()))

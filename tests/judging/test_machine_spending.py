@@ -115,3 +115,38 @@ def test_a_budget_in_money_stops_the_run_and_the_estimate_says_where():
         result = machine_judges.machine_judge_run(judge=judge)
         assert server.requests == 1 + 3
     assert result["stopped"] and result["labelled"] == 3
+
+
+class WorkerKilled(Exception):
+    """Stands for a SIGKILL: the attempt ends where it is, with the replies it stored kept."""
+
+
+def _killed_after(replies: int):
+    def progress(done, total, detail=None):
+        if done >= replies:
+            raise WorkerKilled
+
+    return progress
+
+
+@pytest.mark.parametrize(
+    ("limits", "limit", "expected"), [({"budget_requests": 5}, None, 5), ({}, 6, 6)], ids=["budget", "limit"]
+)
+def test_a_run_started_again_after_its_worker_died_counts_what_it_already_stored(limits, limit, expected):
+    from judging.models import Job, MachineReply
+
+    collection = make_collection(max_grade=3, topics=1, documents=10, runs=1, depth=10)
+    pool = list(PoolItem.objects.filter(topic__collection=collection).select_related("topic", "document"))
+    truth = {(i.topic.number, i.document.docno[1:]): 1 for i in pool}
+    with chat_server(truth) as server:
+        judge = _chat_judge(collection, server, **limits)
+        arguments = {"judge_id": judge.id, "topic_ids": [], "limit": limit, "retry_failed": False}
+        job = Job.objects.create(kind="machine judge llm", task=machine_judges.MACHINE_TASK, arguments=arguments)
+        with pytest.raises(WorkerKilled):
+            machine_judges.machine_judge_run_job_work(Job.objects.get(pk=job.pk), _killed_after(3))
+        assert MachineReply.objects.filter(judge=judge).count() == 3
+        asked = server.requests  # a call in flight when the worker died is paid and lost: a kill's own cost
+        result = machine_judges.machine_judge_run_job_work(Job.objects.get(pk=job.pk), lambda *a, **k: None)
+        assert MachineReply.objects.filter(judge=judge).count() == expected
+        assert server.requests - asked == expected - 3
+    assert result["labelled"] == expected  # the run's figures cover both attempts
