@@ -176,3 +176,37 @@ def test_in_embedded_mode_a_run_answers_at_once_and_its_job_goes_on_in_the_backg
                 break
             threading.Event().wait(0.05)
     assert job.state == JobState.DONE and job.result["labelled"] == pairs
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "{title:>2000000000} {document}",
+        "{title:>99999999999999999999} {document}",
+        "{title:{title}} {document}",
+        "{title!r} {document}",
+    ],
+)
+def test_a_template_placeholder_with_a_format_spec_or_conversion_is_refused_at_save_and_preview(template, client):
+    collection = _collection()
+    judge = machine_judges.machine_judge_create(collection=collection, name="j", base_url="http://x/v1", model="m")
+    with pytest.raises(ValidationError) as refused:
+        machine_judges.machine_judge_update(judge=judge, prompt="custom", template=template)
+    assert "format spec" in refused.value.message_dict["template"][0]
+    topic, document = _pair(collection)
+    client.force_login(make_user("admin"))
+    answer = client.post(
+        f"/api/machine-judges/{judge.id}/preview/",
+        {"topic": topic.number, "docno": document.docno, "template": template},
+        content_type="application/json",
+    )
+    assert answer.status_code == 400 and "template" in answer.json()["error"]["fields"]
+
+
+def test_a_stored_template_that_slipped_past_the_check_is_refused_not_run_and_a_prompt_is_bounded():
+    from judging.machines.core.prompts import MAX_PROMPT_CHARS, custom, render
+
+    with pytest.raises(ValueError, match="format spec"):
+        render(custom("{title:>2000000000} {document}", scale=(0, 3)), title="t", document="d")
+    prompt = render(custom("{title} {document}", scale=(0, 3)), title="t" * (MAX_PROMPT_CHARS * 2), document="d")
+    assert len(prompt) <= MAX_PROMPT_CHARS + 2

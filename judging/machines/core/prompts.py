@@ -116,21 +116,50 @@ def custom(text: str, *, scale: tuple[int, int], name: str = "custom") -> Templa
 PLACEHOLDERS = ("title", "description", "narrative", "document")
 
 
+MAX_PROMPT_CHARS = 200_000  # a rendered prompt's bound: a topic's texts are short, the document is cut to words
+
+
 def template_problem(text: str) -> str | None:
-    """Why an admin's template cannot be used (a placeholder that is not one of PLACEHOLDERS, an unclosed brace,
-    no {document}), or None. A literal brace is written twice, as in Python's str.format."""
+    """Why an admin's template cannot be used (a placeholder that is not one of PLACEHOLDERS, an unclosed brace, a
+    conversion or format spec, no {document}), or None. A placeholder is `{name}` and nothing more: `{title:>2000000000}`
+    would pad a prompt to gigabytes and `{title!r}` shows Python's quoting. A literal brace is written twice, as in
+    Python's str.format."""
     try:
-        fields = [name for _, name, _, _ in string.Formatter().parse(text) if name is not None]
+        parts = [(name, spec, conversion) for _, name, spec, conversion in string.Formatter().parse(text)]
     except ValueError as error:
         return f"the template's braces do not pair up ({error}); write a literal brace twice: {{{{ or }}}}"
+    fields = [name for name, _, _ in parts if name is not None]
     unknown = sorted({name for name in fields if name not in PLACEHOLDERS})
     if unknown:
         return f"unknown placeholder {{{unknown[0]}}}; the placeholders are " + ", ".join(
             "{" + p + "}" for p in PLACEHOLDERS
         )
+    for name, spec, conversion in parts:
+        if name is not None and (spec or conversion):
+            shown = "{" + name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
+            return (
+                f"a placeholder is {{{name}}} alone: {shown} has a conversion or format spec, which a prompt does "
+                "not take"
+            )
     if "document" not in fields:
         return "the template never shows the document: put {document} where its text goes"
     return None
+
+
+def _filled(text: str, values: dict[str, str]) -> str:
+    """`text` with each {name} replaced by its value, literally: no conversion, no format spec, nothing evaluated
+    (a stored template that slipped past `template_problem` is refused, not run), the result cut to
+    MAX_PROMPT_CHARS."""
+    pieces = []
+    for literal, name, spec, conversion in string.Formatter().parse(text):
+        pieces.append(literal)
+        if name is None:
+            continue
+        if spec or conversion or name not in values:
+            raise ValueError(template_problem(text) or f"unusable placeholder {{{name}}}")
+        pieces.append(values[name])
+    prompt = "".join(pieces)
+    return prompt if len(prompt) <= MAX_PROMPT_CHARS else prompt[:MAX_PROMPT_CHARS] + " …"
 
 
 def truncated(text: str, budget_words: int) -> str:
@@ -141,9 +170,8 @@ def truncated(text: str, budget_words: int) -> str:
 def render(template: Template, *, title: str, document: str, description: str = "", narrative: str = "",
            budget_words: int = 400) -> str:  # fmt: skip
     """The prompt for one pair, the document cut to `budget_words` words."""
-    return template.text.format(
-        title=title, description=description or title, narrative=narrative, document=truncated(document, budget_words)
-    )
+    values = {"description": description or title, "narrative": narrative, "title": title}
+    return _filled(template.text, values | {"document": truncated(document, budget_words)})
 
 
 BATCH_INSTRUCTIONS = """Judge each of the passages below for the query, on the scale and with the meanings above (the
@@ -157,9 +185,8 @@ def render_batch(template: Template, *, title: str, documents: list[tuple[str, s
     then each document under its id, a JSON rating of each asked back (`batch_grades` reads it)."""
     low, high = template.scale
     listed = "\n\n".join(f"<<id: {docno}>>\n{truncated(text, budget_words)}" for docno, text in documents)
-    head = template.text.format(
-        title=title, description=description or title, narrative=narrative, document="(see the passages below)"
-    )
+    values = {"title": title, "description": description or title, "narrative": narrative}
+    head = _filled(template.text, values | {"document": "(see the passages below)"})
     return f"{head}\n\n{BATCH_INSTRUCTIONS.format(low=low, high=high)}\n\nPassages:\n\n{listed}"
 
 
