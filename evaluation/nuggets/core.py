@@ -16,11 +16,12 @@ none) / the number of sentences. Both are undefined (None) until one pair is jud
 
 from __future__ import annotations
 
-import json
 import statistics
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+from judging.core import strict_json
 
 SUPPORT, PARTIAL, NOT_SUPPORT, FAILED = "support", "partial_support", "not_support", "failed"
 ASSIGNMENT_LABELS = (NOT_SUPPORT, PARTIAL, SUPPORT)  # in order: a tie in a vote goes to the later
@@ -121,11 +122,9 @@ def _records(lines: Iterable[str], file: str) -> Iterable[tuple[int, dict]]:
         if not raw.strip():
             continue
         try:
-            record = json.loads(raw)
-        except ValueError as error:
-            raise FileProblem(file, number, "(line)", f"not JSON ({error.msg})") from None
-        if not isinstance(record, dict):
-            raise FileProblem(file, number, "(line)", "not a JSON object")
+            record = strict_json.record(raw)
+        except strict_json.RecordError as error:
+            raise FileProblem(file, number, error.key or "(line)", error.reason) from None
         yield number, record
 
 

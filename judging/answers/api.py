@@ -4,8 +4,6 @@ work (admins). The scores are evaluation's (`/api/collections/ID/rag-leaderboard
 
 from __future__ import annotations
 
-import io
-
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
@@ -58,10 +56,10 @@ class AnswerRuns(APIView):
         data = AnswerRunImportSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         upload = data.validated_data["file"]
-        lines = io.TextIOWrapper(upload.file, encoding="utf-8")
+        upload.seek(0)
         try:
             result = services.answer_runs_import(
-                collection=collection, file=upload.name, lines=lines, owner=request.user,
+                collection=collection, file=upload.name, lines=upload.file, owner=request.user,
                 create_missing=data.validated_data["create_missing"],
             )  # fmt: skip
         except UnicodeDecodeError as error:

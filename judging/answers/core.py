@@ -12,10 +12,17 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from judging.core import strict_json
+from judging.core.identifiers import identifier_problem
+from measures.lines import Problems, numbered_lines
+
 MAX_REFERENCES = 20
+MAX_RECORD_BYTES = 4 << 20  # settings.WORKBENCH_LIMITS["record_bytes"]'s default; the import passes the configured one
+# What the columns hold: a run's tag, a topic's number, a segment's docno.
+MAX_CHARS = {"run_id": 200, "topic_id": 64, "narrative_id": 64, "references": 200}
 MAX_WORDS = 400
 MAX_PROBLEMS = 50
 RAG24, RAG25 = "rag24", "rag25"
@@ -59,11 +66,47 @@ class _Line:
     def text(self, record: dict, key: str, where: str = "") -> str | None:
         value = record.get(key)
         if isinstance(value, int) and not isinstance(value, bool) and key.endswith("_id"):
-            return str(value)
+            value = str(value)
         if not isinstance(value, str) or not value.strip():
             self.problem(where + key, "missing, empty or not a string")
             return None
-        return value.strip()
+        return self.identifier(value.strip(), where + key, MAX_CHARS.get(key))
+
+    def identifier(self, value: str, where: str, most: int | None) -> str | None:
+        """An id the collection will store (a tag, a number, a docno): within its column, under the identifier
+        policy (no control or invisible character)."""
+        reason = identifier_problem(value)
+        if most is not None and len(value) > most:
+            reason = f"{len(value):,} characters long; at most {most} allowed"
+        if reason:
+            self.problem(where, reason)
+            return None
+        return value
+
+
+class _Into(Problems):
+    """The line reader's problems (an over-long line, not UTF-8) as this reader's, in its list."""
+
+    def __init__(self, problems: list[Problem]):
+        super().__init__()
+        self.into = problems
+
+    def add(self, file: str, line: int, field_name: str | None, reason: str) -> None:
+        self.into.append(Problem(file, line, field_name or "(line)", reason))
+
+
+def _numbered(lines, file: str, problems: list[Problem], max_bytes: int) -> Iterator[tuple[int, str]]:
+    """(line number, text) of a binary stream (an upload: read in bounded pieces, a line over `max_bytes` never
+    held whole) or of text lines, each line over `max_bytes` a problem."""
+    if hasattr(lines, "readline"):
+        yield from numbered_lines(lines, _Into(problems), name=file, max_bytes=max_bytes)
+        return
+    for number, raw in enumerate(lines, start=1):
+        if len(raw) > max_bytes // 4 and len(raw.encode("utf-8", "surrogatepass")) > max_bytes:
+            problems.append(Problem(file, number, "(line)", f"line longer than {max_bytes:,} bytes (the limit for "
+                                    "this file kind, WORKBENCH_MAX_RECORD_BYTES)"))  # fmt: skip
+            continue
+        yield number, raw
 
 
 def _references(record: dict, line: _Line) -> tuple[str, ...] | None:
@@ -71,6 +114,9 @@ def _references(record: dict, line: _Line) -> tuple[str, ...] | None:
     if not isinstance(references, list) or not all(isinstance(r, str) and r.strip() for r in references):
         line.problem("references", "missing, or not a list of segment ids")
         return None
+    for index, reference in enumerate(references):
+        if line.identifier(reference.strip(), f"references[{index}]", MAX_CHARS["references"]) is None:
+            return None
     if len(references) > MAX_REFERENCES:
         line.problem("references", f"{len(references)} references; at most {MAX_REFERENCES} are allowed")
     repeated = sorted({r for r in references if references.count(r) > 1})
@@ -142,23 +188,23 @@ def _answer(record: dict, line: _Line) -> ParsedAnswer | None:
     return ParsedAnswer(line.number, fmt, run_id, topic, query.strip(), references, sentences, words, kept)
 
 
-def read_answers(lines: Iterable[str], file: str) -> tuple[list[ParsedAnswer], list[Problem]]:
+def read_answers(
+    lines: Iterable[str], file: str, *, max_line_bytes: int = MAX_RECORD_BYTES
+) -> tuple[list[ParsedAnswer], list[Problem]]:
     """Every answer of a RAG run file and every problem found (the first MAX_PROBLEMS): a file with any problem is
-    refused whole by the import. A run answering a topic twice is a problem of the second line."""
+    refused whole by the import. A run answering a topic twice is a problem of the second line. `lines`, text lines
+    or a binary stream; a line over `max_line_bytes` is a problem (of a stream, never read whole)."""
     answers, problems, seen = [], [], {}
-    for number, raw in enumerate(lines, start=1):
+    for number, raw in _numbered(lines, file, problems, max_line_bytes):
         if len(problems) >= MAX_PROBLEMS:
             break
         if not raw.strip():
             continue
         line = _Line(file, number, problems)
         try:
-            record = json.loads(raw)
-        except ValueError as error:
-            line.problem("(line)", f"not JSON ({error.msg})")
-            continue
-        if not isinstance(record, dict):
-            line.problem("(line)", "not a JSON object")
+            record = strict_json.record(raw)
+        except strict_json.RecordError as error:
+            line.problem(error.key or "(line)", error.reason)
             continue
         answer = _answer(record, line)
         if answer is None:

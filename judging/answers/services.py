@@ -12,6 +12,7 @@ from django.db import transaction
 from judging import signals
 from judging.answers.core import ParsedAnswer, read_answers
 from judging.answers.models import Answer, SupportJudgment, SupportLabel
+from judging.imports.core.problems import limit
 from judging.models import Collection, Document, Topic
 from judging.services.documents import documents_create
 from judging.services.runs import run_store
@@ -35,13 +36,14 @@ def _missing(collection: Collection, answers: list[ParsedAnswer]) -> tuple[dict[
 def answer_runs_import(
     *, collection: Collection, file: str, lines: Iterable[str], owner=None, create_missing: bool = False
 ) -> dict:
-    """Imports a RAG run file (one or several runs; TREC RAG 2024 or 2025 lines) all or nothing: any problem of
+    """Imports a RAG run file (one or several runs; TREC RAG 2024 or 2025 lines; `lines` text lines or a binary
+    stream, each at most WORKBENCH_MAX_RECORD_BYTES) all or nothing: any problem of
     any line refuses the whole file, every problem named by file, line and field. Each run's answers replace its
     earlier answers to the same topics, and its references become its ranking of each topic (in their order), so
     its document measures are computed over them. Topics and segments the collection lacks are a problem, or with
     `create_missing` made as placeholders (the run's text of the topic as its title; a segment's docno only).
     Returns {runs: {tag: answers}, answers, created_topics, created_documents}."""
-    answers, problems = read_answers(lines, file)
+    answers, problems = read_answers(lines, file, max_line_bytes=limit("record_bytes"))
     if problems:
         raise ValidationError(
             [f"{len(problems)} problem(s) in {file}; nothing was imported."] + [str(p) for p in problems]

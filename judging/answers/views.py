@@ -43,9 +43,9 @@ def answers(request: HttpRequest, collection_id: int) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["file"]
         try:
-            lines = (raw.decode("utf-8") for raw in upload)
+            upload.seek(0)
             result = services.answer_runs_import(
-                collection=collection, file=upload.name, lines=lines, owner=request.user,
+                collection=collection, file=upload.name, lines=upload.file, owner=request.user,
                 create_missing=form.cleaned_data["create_missing"],
             )  # fmt: skip
         except UnicodeDecodeError:

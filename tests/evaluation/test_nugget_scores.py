@@ -127,7 +127,7 @@ def test_the_command_refuses_a_bad_file_with_its_line(tmp_path):
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert finished.returncode == 2
-    assert f"{assignments}:2: (line): not JSON" in finished.stderr
+    assert f"{assignments}:2: (line): not valid JSON" in finished.stderr
 
 
 def _independent(records: list[dict]) -> dict:

@@ -12,7 +12,7 @@ from judging.answers.core import read_answers
 from judging.answers.models import Answer
 from judging.answers.services import answer_runs_import
 from judging.models import Document, Run, Topic
-from tests.factories import make_collection
+from tests.factories import make_collection, make_user
 from tests.rag_files import rag24, rag25
 
 pytestmark = pytest.mark.django_db
@@ -40,8 +40,14 @@ def test_words_are_counted_after_nfkc_normalisation():
 
 
 BAD_LINES = [
-    ("{not json", "(line)", "not JSON"),
-    ("[1, 2]", "(line)", "not a JSON object"),
+    ("{not json", "(line)", "not valid JSON"),
+    ("[1, 2]", "(line)", "expected a JSON object"),
+    ("[" * 5000 + "]" * 5000, "(line)", "nested more than"),  # Python's reader: a RecursionError
+    (rag24("r", "1", ["d1"], [("nul \u0000 here", [0])]), "answer", "NUL character"),
+    (rag24("r", "1", ["d1"], [("half \ud800 a pair", [0])]), "answer", "lone surrogate"),
+    (rag24("r" * 500, "1", ["d1"], [("x", [0])]), "run_id", "500 characters long; at most 200"),
+    (rag24("r", "1", ["d" * 300], [("x", [0])]), "references[0]", "at most 200"),
+    (rag24("r\u200bun", "1", ["d1"], [("x", [0])]), "run_id", "invisible or control character"),
     (rag24("r", "1", [f"d{i}" for i in range(21)], [("x", [0])]), "references", "21 references"),
     (rag24("r", "1", ["d1", "d1"], [("x", [0])]), "references", "listed more than once: d1"),
     (rag24("r", "1", ["d1"], [("x", [1])]), "answer[0].citations", "is not a 0-based position"),
@@ -60,6 +66,36 @@ def test_each_bad_line_is_named_by_file_line_and_field(line, field, words):
     _, problems = read_answers([good, line], "runs.jsonl")
     assert [(p.file, p.line, p.field) for p in problems] == [("runs.jsonl", 2, field)]
     assert words in problems[0].message
+
+
+def test_a_line_over_the_record_limit_is_a_problem_and_a_stream_never_holds_it_whole():
+    import io
+
+    good = rag24("r", "1", ["d1"], [("fine", [0])])
+    huge = rag24("r", "2", ["d1"], [("word " * 300_000, [0])])  # 1.5 MB on one line
+    for lines in ([good, huge], io.BytesIO(f"{good}\n{huge}\n".encode())):
+        answers, problems = read_answers(lines, "runs.jsonl", max_line_bytes=1 << 20)
+        assert [a.line for a in answers] == [1]
+        assert [(p.line, p.field) for p in problems] == [(2, "(line)")]
+        assert "longer than 1,048,576 bytes" in problems[0].message
+
+
+def test_an_import_of_a_bad_line_through_the_api_and_the_page_is_a_400_naming_it_and_saves_nothing(client):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    collection = make_collection(topics=2, documents=6, runs=0)
+    client.force_login(make_user("admin"))
+    nested = "[" * 5000 + "]" * 5000
+    for line in (nested, rag24("r", "1", ["d1"], [("nul \u0000", [0])]), rag24("r" * 500, "1", ["d1"], [("x", [0])])):
+        body = f"{rag24('ok', '1', ['d1'], [('fine', [0])])}\n{line}\n".encode()
+        answer = client.post(f"/api/collections/{collection.id}/answer-runs/",
+                             {"file": SimpleUploadedFile("runs.jsonl", body)})  # fmt: skip
+        assert answer.status_code == 400, answer.content[:300]
+        assert "runs.jsonl, line 2" in answer.content.decode()
+        page = client.post(f"/judging/collections/{collection.id}/answers/",
+                           {"file": SimpleUploadedFile("runs.jsonl", body)})  # fmt: skip
+        assert page.status_code == 400 and "runs.jsonl, line 2" in page.content.decode()
+    assert not Answer.objects.filter(topic__collection=collection).exists()
 
 
 def test_a_run_answering_a_topic_twice_is_a_problem_of_the_second_line():

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from judging.core import strict_json
 from measures.lines import Problems, Progress, numbered_lines
 
 MAX_RECORD_BYTES = 1 << 20
@@ -72,26 +73,11 @@ def _json_lines(
         if not text.strip():
             continue
         try:
-            value = json.loads(text)
-        except (json.JSONDecodeError, RecursionError) as error:
-            problems.add(name, number, None, f"not valid JSON ({getattr(error, 'msg', 'nested too deeply')})")
-            continue
-        if not isinstance(value, dict):
-            problems.add(name, number, None, "expected a JSON object per line")
-            continue
-        if "\\u" in text and _has_lone_surrogate(value):
-            problems.add(name, number, None, "holds a lone surrogate (a broken \\u escape such as \\ud800)")
+            value = strict_json.record(text)
+        except strict_json.RecordError as error:
+            problems.add(name, number, error.key, error.reason)
             continue
         yield number, text, value
-
-
-def _has_lone_surrogate(value) -> bool:
-    """Whether any string of a decoded JSON value holds a lone surrogate, which no store can encode."""
-    try:
-        json.dumps(value, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
 
 
 class _Faults(list):

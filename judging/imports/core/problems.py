@@ -3,12 +3,10 @@ the problem list are the pure ones the TREC readers use (`measures.lines`)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
 from judging.core import strict_json
-from judging.imports.core.fields import MAX_JSON_DEPTH, json_problem
 from measures.lines import LISTED_PROBLEMS, Problem, Problems, Progress, numbered_lines
 
 __all__ = ["LISTED_PROBLEMS", "ImportFailed", "Problem", "Problems", "Progress", "limit", "numbered_lines"]
@@ -56,25 +54,10 @@ def json_object(text: str, number: int, problems: Problems, *, name: str) -> dic
     if not text.strip():
         return None
     try:
-        value = strict_json.loads(text)
-    except json.JSONDecodeError as error:
-        problems.add(name, number, None, f"not valid JSON ({error.msg} at column {error.colno})")
+        return strict_json.record(text)
+    except strict_json.RecordError as error:
+        problems.add(name, number, error.key, error.reason)
         return None
-    except strict_json.StrictJSONError as error:
-        problems.add(name, number, None, str(error))
-        return None
-    except RecursionError:
-        problems.add(name, number, None, f"JSON nested more than {MAX_JSON_DEPTH} levels deep")
-        return None
-    if not isinstance(value, dict):
-        problems.add(name, number, None, "expected a JSON object per line")
-        return None
-    reason = json_problem(value)
-    if reason:
-        key = next((k for k, v in value.items() if json_problem({k: v})), None)
-        problems.add(name, number, key, reason)
-        return None
-    return value
 
 
 def first_key(value: dict, names: tuple[str, ...]) -> str | None:
