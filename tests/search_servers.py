@@ -42,6 +42,7 @@ class SearchServer(ThreadingHTTPServer):
         self.delay = 0.0
         self.requests: list[dict] = []
         self.lock = threading.Lock()
+        self.echo_credential = False  # a careless engine: its version string quotes the Authorization it was sent
 
     @property
     def url(self) -> str:
@@ -143,7 +144,8 @@ class _Handler(BaseHTTPRequestHandler):
         if self._faulted():
             return
         if parsed.path == "/":
-            self._send({"name": "test", "version": {"number": "8.15.0", "distribution": "elasticsearch"}})
+            number = "8.15.0" + (f" {self.headers.get('Authorization')}" if self.server.echo_credential else "")
+            self._send({"name": "test", "version": {"number": number, "distribution": "elasticsearch"}})
             return
         if parsed.path.endswith("/admin/info/system"):
             self._send({"lucene": {"solr-spec-version": "9.6.1"}})

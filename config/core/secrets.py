@@ -9,6 +9,8 @@ judge uses it too.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import os
 import re
 
@@ -66,3 +68,39 @@ def masked(text: str | None, secret: str) -> str | None:
             out.append(text[index])
             index += 1
     return "".join(out)
+
+
+def header_secrets(headers: dict[str, str]) -> list[str]:
+    """Every form of the secrets an outbound request's headers carry, as a server could echo them back: each value
+    whole, the credential after its scheme (`Basic …`, `Bearer …`), and a Basic credential decoded (`user:password`,
+    and the password alone). What `masked_everywhere` hides from what is stored."""
+    found = []
+    for value in headers.values():
+        found.append(value)
+        scheme, _, credential = value.partition(" ")
+        if credential:
+            found.append(credential)
+        if scheme.lower() == "basic" and credential:
+            try:
+                decoded = base64.b64decode(credential, validate=True).decode("utf-8")
+            except (binascii.Error, UnicodeDecodeError):
+                continue
+            found.append(decoded)
+            found.append(decoded.partition(":")[2])
+    return sorted({f for f in found if f}, key=len, reverse=True)
+
+
+def masked_everywhere(value, secrets: list[str]):
+    """`value` (a string, or dicts and lists of them, as JSON holds) with every secret of `secrets` masked in every
+    string and key (`masked`): what a fetch stores of an engine's answers never holds its credential."""
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        for secret in secrets:
+            value = masked(value, secret)
+        return value
+    if isinstance(value, dict):
+        return {masked_everywhere(k, secrets): masked_everywhere(v, secrets) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [masked_everywhere(v, secrets) for v in value]
+    return value

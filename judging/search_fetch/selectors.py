@@ -9,6 +9,7 @@ import contextlib
 import time
 
 from config.core import outbound
+from config.core.secrets import header_secrets, masked_everywhere
 from judging import selectors as judging_selectors
 from judging.models import Collection, Document, Topic
 from judging.search_fetch.configs import auth_headers, checked, endpoint_of, policy_of
@@ -41,24 +42,27 @@ def query_tried(*, endpoint: SearchEndpoint, query: str, variables: dict | None 
     policy = policy_of(endpoint, depth=TRY_DEPTH, page_size=TRY_DEPTH, retries=0, concurrency=1, rate=None)
     started = time.monotonic()
     client = outbound.outbound_client(connections=1, ca_bundle=endpoint.ca_bundle or None)
+    headers = auth_headers(endpoint)
     with contextlib.closing(client):
-        (result,) = Fetcher(client, endpoint_of(endpoint), policy, headers=auth_headers(endpoint)).fetch(
-            [("try", values)]
-        )
+        (result,) = Fetcher(client, endpoint_of(endpoint), policy, headers=headers).fetch([("try", values)])
+    secrets = header_secrets(headers)  # an engine that echoes the credential never shows it here either
     known = set()
     if endpoint.collection_id:
         docnos = [hit.docid for hit in result.hits]
         known = set(Document.objects.filter(collection_id=endpoint.collection_id, docno__in=docnos)
                     .values_list("docno", flat=True))  # fmt: skip
-    return {
-        "request": shown,
-        "hits": [
-            {"docno": h.docid, "score": h.score, "title": h.fields.get("title", ""), "known": h.docid in known}
-            for h in result.hits
-        ],
-        "failure": result.failure,
-        "seconds": round(time.monotonic() - started, 3),
-    }
+    return masked_everywhere(
+        {
+            "request": shown,
+            "hits": [
+                {"docno": h.docid, "score": h.score, "title": h.fields.get("title", ""), "known": h.docid in known}
+                for h in result.hits
+            ],
+            "failure": result.failure,
+            "seconds": round(time.monotonic() - started, 3),
+        },
+        secrets,
+    )
 
 
 def snapshot_comparison(*, before: SearchSnapshot, after: SearchSnapshot, k: int = 10) -> dict:

@@ -14,6 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from config.core import outbound
+from config.core.secrets import header_secrets, masked_everywhere
 from judging.jobs import kinds as job_kinds
 from judging.jobs import runner as jobs
 from judging.models import Collection, Document, Job, Topic
@@ -146,20 +147,26 @@ def snapshot_fetch(
         results = fetcher.fetch([(t.number, values_for(t, variables)) for t in topics], on_result=ended)
     if fetcher.abort.is_set():
         raise jobs.JobCancelled({"fetched": done[0]})
+    secrets = header_secrets(auth_headers(endpoint))
     if all(r.failure for r in results):
-        reasons = sorted({r.failure for r in results})
+        reasons = sorted({masked_everywhere(r.failure, secrets) for r in results})
         raise ValidationError({"endpoint": f"every query failed: {'; '.join(reasons[:3])}"})
-    return _snapshot_record(endpoint, topics, results, variables, created_by_id, fetcher.requests_made, version)
+    requests = masked_everywhere(fetcher.requests_made, secrets)
+    version = masked_everywhere(version, secrets)
+    return _snapshot_record(endpoint, topics, results, variables, created_by_id, requests, version, secrets)
 
 
 @transaction.atomic
-def _snapshot_record(endpoint, topics, results, variables, created_by_id, requests, version) -> SearchSnapshot:
+def _snapshot_record(endpoint, topics, results, variables, created_by_id, requests, version, secrets):
+    """Stores the snapshot: every string of it from the engine (its version, requests, failures, the documents'
+    text) with the endpoint's credential masked in any form the engine echoed it (`masked_everywhere`)."""
     collection = endpoint.collection
     fetched = [r for r in results if not r.failure]
     wanted = {hit.docid: hit for r in fetched for hit in r.hits}
     have = set(Document.objects.filter(collection=collection, docno__in=wanted).values_list("docno", flat=True))
     documents_create(collection=collection, documents=[
-        {"docno": docid, "title": hit.fields.get("title", "")[:500], "body": hit.fields.get("body", "")}
+        {"docno": docid, "title": masked_everywhere(hit.fields.get("title", "")[:500], secrets),
+         "body": masked_everywhere(hit.fields.get("body", ""), secrets)}
         for docid, hit in wanted.items() if docid not in have
     ])  # fmt: skip
     count = SearchSnapshot.objects.filter(endpoint=endpoint).count() + 1
@@ -174,9 +181,10 @@ def _snapshot_record(endpoint, topics, results, variables, created_by_id, reques
     recipe = {r.topic: {"requests": r.requests, "scores": [hit.score for hit in r.hits], "seconds": round(r.seconds, 4)}
               for r in results}  # fmt: skip
     recipe |= {"_requests": requests, "_engine_version": version}
+    failed = [{"topic": r.topic, "reason": r.failure} for r in results if r.failure]
     return SearchSnapshot.objects.create(
-        endpoint=endpoint, run=run, settings=settings, variables=variables, recipe=recipe,
-        queries=len(results), failed=[{"topic": r.topic, "reason": r.failure} for r in results if r.failure],
+        endpoint=endpoint, run=run, settings=settings, variables=variables,
+        recipe=masked_everywhere(recipe, secrets), queries=len(results), failed=masked_everywhere(failed, secrets),
         created_by_id=created_by_id,
     )  # fmt: skip
 

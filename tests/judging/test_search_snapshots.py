@@ -99,6 +99,29 @@ def test_a_fetch_is_a_job_whose_snapshot_is_a_run_in_the_engines_order_with_its_
     assert Document.objects.get(collection=collection, docno="zeta").title == "zeta"  # from its display field
 
 
+@pytest.mark.parametrize("auth", ["basic", "bearer"])
+def test_a_credential_the_engine_echoes_is_masked_in_every_form_from_what_a_fetch_stores(auth, monkeypatch):
+    import base64
+    import json
+
+    password = "hunter2-correct-horse-battery"
+    secret = f"elastic:{password}" if auth == "basic" else password
+    monkeypatch.setenv("WORKBENCH_SECRET_ES", secret)
+    collection = _collection()
+    with search_server() as server:
+        server.echo_credential = True
+        endpoint = _endpoint(collection, server, auth=auth, secret_env="WORKBENCH_SECRET_ES")
+        topics = list(Topic.objects.filter(collection=collection).values_list("id", flat=True))
+        snapshot = services.snapshot_fetch(endpoint=endpoint, topic_ids=topics)
+        tried = selectors.query_tried(endpoint=endpoint, query="red")
+    sent = {r["authorization"] for r in server.requests}
+    assert len(sent) == 1 and password in (base64.b64decode(sent.pop()[6:]).decode() if auth == "basic" else secret)
+    stored = json.dumps([snapshot.recipe, snapshot.failed, snapshot.settings, tried])
+    for form in (secret, password, base64.b64encode(secret.encode()).decode()):
+        assert form[:8] not in stored
+    assert snapshot.recipe["_engine_version"].startswith("8.15.0") and "[key]" in snapshot.recipe["_engine_version"]
+
+
 def test_a_query_that_fails_is_a_hole_and_the_snapshot_says_it_is_incomplete():
     collection = _collection()
     with search_server() as server:
