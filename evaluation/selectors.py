@@ -209,10 +209,13 @@ def chosen_run(*, collection: Collection, value: str | None, name: str) -> Run:
     id, scripts name them by tag). ValidationError on `name` when it names no run of the collection."""
     from django.core.exceptions import ValidationError
 
+    from config.ids import id_problem
+
     if not value:
         raise ValidationError({name: f"{name}: give a run of the collection, by tag or id"})
     runs = Run.objects.filter(collection=collection)
-    run = runs.filter(tag=value).first() or (runs.filter(pk=int(value)).first() if value.isdigit() else None)
+    by_id = value.isdigit() and id_problem(int(value)) is None
+    run = runs.filter(tag=value).first() or (runs.filter(pk=int(value)).first() if by_id else None)
     if run is None:
         raise ValidationError({name: f"{name}: no run {value!r} in collection {collection.name!r}"})
     return run

@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.ids import IdField
 from judging.answers import selectors, services
 from judging.answers.models import Answer, SupportLabel
 from judging.jobs.api import job_accepted
@@ -133,7 +134,7 @@ class NuggetDetail(APIView):
 
 
 class NuggetAssignmentSerializer(serializers.Serializer):
-    nugget = serializers.IntegerField()
+    nugget = IdField()
     label = serializers.ChoiceField(choices=[c for c in AssignmentLabel.choices if c[0] != AssignmentLabel.FAILED])
 
 
@@ -159,7 +160,7 @@ class AnswerAssignments(APIView):
 
 class SupportSerializer(serializers.Serializer):
     sentence = serializers.IntegerField(min_value=0)
-    document = serializers.IntegerField()
+    document = IdField()
     label = serializers.ChoiceField(choices=SupportLabel.choices)
 
 

@@ -11,6 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.ids import IdField
 from judging import progress, selectors, services
 from judging.imports.services import IMPORT_KINDS, import_start
 from judging.jobs.api import job_accepted
@@ -27,7 +28,7 @@ class AccountsInRole(serializers.ListField):
 
     def __init__(self, *, role: str, **kwargs):
         self.role = role
-        super().__init__(child=serializers.IntegerField(), required=False, **kwargs)
+        super().__init__(child=IdField(), required=False, **kwargs)
 
     def get_attribute(self, instance):
         return sorted(sources.accounts_in_role(collection=instance, role=self.role))
@@ -39,7 +40,7 @@ class CollectionSerializer(serializers.ModelSerializer):
 
     advisory_assessors = AccountsInRole(role=SourceRole.ADVISORY)
     gold_assessors = AccountsInRole(role=SourceRole.GOLD)
-    verification_judge = serializers.IntegerField(source="verification_judge_id", required=False, allow_null=True)
+    verification_judge = IdField(source="verification_judge_id", required=False, allow_null=True)
 
     class Meta:
         model = Collection

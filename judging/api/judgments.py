@@ -8,6 +8,7 @@ from rest_framework import exceptions, generics, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from config.ids import BoundedPrimaryKeyRelatedField
 from judging.models import Document, Judgment, Topic
 from judging.permissions import IsAssessor
 from judging.quality import selectors as checking
@@ -17,8 +18,8 @@ from judging.sources import selectors as sources
 
 
 class JudgmentSerializer(serializers.ModelSerializer):
-    topic = serializers.PrimaryKeyRelatedField(queryset=Topic.objects.all())
-    document = serializers.PrimaryKeyRelatedField(queryset=Document.objects.all())
+    topic = BoundedPrimaryKeyRelatedField(queryset=Topic.objects.all())
+    document = BoundedPrimaryKeyRelatedField(queryset=Document.objects.all())
     grade = serializers.IntegerField(allow_null=True, min_value=0, max_value=5)
     seconds_total = serializers.FloatField(write_only=True, required=False, min_value=0, max_value=1e7)
     entry = serializers.RegexField(

@@ -12,6 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.ids import id_given
 from judging.jobs.api import JobSerializer, job_accepted
 from judging.models import Collection
 from judging.permissions import IsAdmin, IsResearcherOrAdmin, ReadsForResearchersWritesForAdmins
@@ -132,8 +133,9 @@ class SnapshotComparison(APIView):
     )  # fmt: skip
     def get(self, request: Request) -> Response:
         try:
-            before = SearchSnapshot.objects.select_related("endpoint__collection").get(pk=int(request.GET["before"]))
-            after = SearchSnapshot.objects.select_related("endpoint__collection").get(pk=int(request.GET["after"]))
+            snapshots = SearchSnapshot.objects.select_related("endpoint__collection")
+            before = snapshots.get(pk=id_given(request.GET["before"]))
+            after = snapshots.get(pk=id_given(request.GET["after"]))
             k = int(request.GET.get("k") or 10)
         except (KeyError, ValueError, SearchSnapshot.DoesNotExist) as error:
             raise ValidationError({"before": "give two snapshots' ids as before and after (and k)"}) from error

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import BadRequest, PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from config.ids import id_given
 from judging.forms import service_errors_shown
 from judging.models import Collection
 from judging.permissions import admin_required, user_roles
@@ -109,8 +110,11 @@ def search_fetch(request: HttpRequest, endpoint_id: int) -> HttpResponse:
 
 
 def _snapshot(request: HttpRequest, name: str) -> SearchSnapshot:
-    return get_object_or_404(SearchSnapshot.objects.select_related("endpoint__collection", "run"),
-                             pk=request.GET.get(name) or request.POST.get(name) or 0)  # fmt: skip
+    value = request.GET.get(name) or request.POST.get(name)
+    found = SearchSnapshot.objects.select_related("endpoint__collection", "run").filter(pk=id_given(value) or 0)
+    if not found.exists():
+        raise BadRequest(f"{name}: no snapshot {value!r}; choose two snapshots of one collection")
+    return found.get()
 
 
 @login_required
@@ -120,8 +124,10 @@ def snapshot_compare(request: HttpRequest) -> HttpResponse:
     if not user_roles(request.user) & {"admin", "researcher"}:
         raise PermissionDenied("snapshot comparisons are for researchers and admins")
     before, after = _snapshot(request, "before"), _snapshot(request, "after")
-    if before.endpoint.collection_id != after.endpoint.collection_id or before.pk == after.pk:
-        raise PermissionDenied("compare two snapshots of one collection")
+    if before.endpoint.collection_id != after.endpoint.collection_id:
+        raise BadRequest("after: compare two snapshots of one collection")
+    if before.pk == after.pk:
+        raise BadRequest("after: choose another snapshot than before; one compared with itself shows nothing")
     try:
         k = max(1, min(1000, int(request.GET.get("k") or 10)))
     except ValueError:

@@ -10,6 +10,7 @@ from django.core.exceptions import BadRequest
 from django.http import HttpRequest, HttpResponse
 from matplotlib.figure import Figure
 
+from config.ids import id_given
 from evaluation import selectors
 from evaluation.agreement import reliability
 from evaluation.analysis import selectors as analysis
@@ -104,7 +105,7 @@ def _confusion(request: HttpRequest, collection: Collection) -> Figure:
 
 def _search_log(request: HttpRequest, collection: Collection):
     value = request.GET.get("log", "")
-    found = collection.search_logs.filter(pk=int(value)).first() if value.isdigit() else None
+    found = collection.search_logs.filter(pk=id_given(value)).first() if id_given(value) else None
     if found is None:
         raise BadRequest(f"no search log {value!r} in this collection")
     return found
