@@ -20,6 +20,7 @@ import statistics
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from judging.core import strict_json
 
@@ -150,7 +151,9 @@ def _nugget_list(record: dict, file: str, line: int, *, assigned: bool) -> list[
         if not isinstance(text, str):
             raise FileProblem(file, line, f"{where}.text", "missing or not a string")
         importance = nugget.get("importance")
-        if not isinstance(importance, str):
+        if not isinstance(importance, str) and (assigned or importance is not None):
+            # The scores read it; `create`'s own output, before scoring, has nuggets without it (read for
+            # consistency only).
             raise FileProblem(file, line, f"{where}.importance", "missing or not a string")
         if assigned:
             assignment = nugget.get("assignment")
@@ -162,8 +165,8 @@ def _nugget_list(record: dict, file: str, line: int, *, assigned: bool) -> list[
     return found
 
 
-def read_nuggets(lines: Iterable[str], file: str) -> dict[str, list[tuple[str, str]]]:
-    """nuggetizer's `create` output: {qid: [(text, importance)]}."""
+def read_nuggets(lines: Iterable[str], file: str) -> dict[str, list[tuple[str, str | None]]]:
+    """nuggetizer's `create` or `score` output: {qid: [(text, importance, or None where `create` gave none)]}."""
     topics: dict[str, list[tuple[str, str]]] = {}
     for line, record in _records(lines, file):
         qid = _text(record, "qid", file, line)
@@ -174,10 +177,14 @@ def read_nuggets(lines: Iterable[str], file: str) -> dict[str, list[tuple[str, s
 
 
 def read_assignments(lines: Iterable[str], file: str) -> list[AssignmentRecord]:
-    """nuggetizer's `assign --input-kind answers` output, several runs' concatenated: one record per (run, topic)."""
+    """nuggetizer's `assign --input-kind answers` output, several runs' concatenated: one record per (run, topic).
+    A record without `run_id` (nuggetizer's own `calculate_metrics` reads none: one file is one run) belongs to the
+    run the file is named for (its name without the extension)."""
     records, seen = [], {}
+    own_run = Path(file).name.split(".")[0] or file
     for line, record in _records(lines, file):
-        qid, run_id = _text(record, "qid", file, line), _text(record, "run_id", file, line)
+        qid = _text(record, "qid", file, line)
+        run_id = _text(record, "run_id", file, line) if "run_id" in record else own_run
         if (run_id, qid) in seen:
             raise FileProblem(file, line, "qid", f"run {run_id} has topic {qid} already (line {seen[run_id, qid]})")
         seen[run_id, qid] = line
@@ -194,7 +201,8 @@ def inconsistencies(records: Sequence[AssignmentRecord], nuggets: dict[str, list
         listed = nuggets.get(record.qid)
         if listed is None:
             found.append(f"line {record.line}: topic {record.qid} is not in the nuggets file")
-        elif [(t, i) for t, i, _ in record.nuggets] != listed:
+        elif [(t, i if given is not None else None) for (t, i, _), (_, given) in zip(record.nuggets, listed,
+              strict=False)] != listed:  # fmt: skip
             found.append(f"line {record.line}: run {record.run_id}'s nuggets for {record.qid} differ from the file's")
     return found
 

@@ -93,7 +93,7 @@ def test_support_precision_is_over_judged_citations_and_recall_over_sentences():
     [
         ("not json", "(line)"),
         ('{"run_id": "A", "nuggets": []}', "qid"),
-        ('{"qid": "1", "nuggets": []}', "run_id"),
+        ('{"qid": "1", "run_id": "", "nuggets": []}', "run_id"),
         ('{"qid": "1", "run_id": "A", "nuggets": [{"text": "t", "importance": "vital"}]}', "nuggets[0].assignment"),
         ('{"qid": "1", "run_id": "A"}', "nuggets"),
     ],
@@ -116,6 +116,22 @@ def test_the_command_prints_answers_and_runs_and_warns_on_an_inconsistent_nugget
     assert len(printed["answers"]) == 2  # the nuggets file never drops an answer
     assert printed["runs"]["A"]["all_score"] == 1.0
     assert "topic 7 is not in the nuggets file" in err
+
+
+def test_records_without_a_run_id_are_one_run_named_by_the_file_as_nuggetizer_scores_them(tmp_path, capsys):
+    # nuggetizer's own tests write assignment records with qid and nuggets only; its calculate_metrics reads no run
+    nuggets = tmp_path / "nuggets.jsonl"
+    nuggets.write_text(json.dumps({"qid": "1", "query": "q", "nuggets": [{"text": "x"}, {"text": "y"}]}) + "\n")
+    assignments = tmp_path / "bm25-gpt4o.jsonl"
+    record = {"qid": "1", "nuggets": [{"text": "x", "importance": "vital", "assignment": "support"},
+                                      {"text": "y", "importance": "okay", "assignment": "partial_support"}]}  # fmt: skip
+    assignments.write_text(json.dumps(record) + "\n")
+    assert main([str(nuggets), str(assignments), "--json"]) == 0
+    out, err = capsys.readouterr()
+    printed = json.loads(out)
+    assert printed["answers"][0]["run_id"] == "bm25-gpt4o" and set(printed["runs"]) == {"bm25-gpt4o"}
+    assert printed["runs"]["bm25-gpt4o"]["vital_score"] == 1.0 and printed["runs"]["bm25-gpt4o"]["all_score"] == 0.75
+    assert err == ""  # a nuggets file without importance (create's output) is consistent with the records' texts
 
 
 def test_the_command_refuses_a_bad_file_with_its_line(tmp_path):
