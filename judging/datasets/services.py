@@ -25,7 +25,9 @@ from judging.services.documents import documents_upsert
 
 DOCUMENT_CHOICES = ("none", "pooled", "all")
 DATASET_TASK = "judging.tasks.import_dataset"
-DATASET_JOB = job_kinds.JobKind(DATASET_TASK, "Standard collection import", "judging/jobs/_dataset_result.html")
+DATASET_JOB = job_kinds.JobKind(
+    DATASET_TASK, "Standard collection import", "judging/jobs/_dataset_result.html", in_order=True
+)
 
 
 def _source_name(ident: str) -> str:

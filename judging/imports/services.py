@@ -430,7 +430,7 @@ IMPORT_KINDS = ("topics", "documents", "runs", "qrels")
 IMPORT_TASK = "judging.tasks.import_file"
 # What the job page shows of this work; registered in the app's ready().
 IMPORT_JOB = job_kinds.JobKind(
-    IMPORT_TASK, "Import", "judging/jobs/_import_result.html", corrected_file_url=job_kinds.import_page
+    IMPORT_TASK, "Import", "judging/jobs/_import_result.html", corrected_file_url=job_kinds.import_page, in_order=True
 )
 
 

@@ -20,6 +20,9 @@ class JobKind:
     corrected_file_url: Callable | None = None  # job -> the page that takes a corrected upload, for a failed job
     running_template: str | None = None  # rendered with `job` and `r`, its running figures, while it runs
     cancellable: bool = False  # its work stops when asked (`jobs.job_cancel`)
+    # It writes its collection's data (topics, documents, runs, qrels, the pool): such jobs of one collection run one
+    # at a time in the order they were started, so a script's documents import is in before its runs import reads.
+    in_order: bool = False
 
 
 REGISTRY: dict[str, JobKind] = {}
@@ -33,6 +36,11 @@ def register(*kinds: JobKind) -> None:
 def kind_of(job) -> JobKind:
     """The job's kind; a task no longer registered (an old row) gets a plain one named after the job."""
     return REGISTRY.get(job.task) or JobKind(task=job.task, label=job.kind)
+
+
+def in_order_tasks() -> list[str]:
+    """The tasks of every kind that runs in order within its collection (`JobKind.in_order`)."""
+    return [task for task, kind in REGISTRY.items() if kind.in_order]
 
 
 def import_page(job) -> str | None:

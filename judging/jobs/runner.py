@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from config import sql
 from config.broker import messages_waiting
+from judging.jobs import kinds as job_kinds
 from judging.jobs.uploads import upload_delete, uploads_purge
 from judging.models import Job, JobState
 
@@ -78,6 +79,7 @@ def job_cancel(*, job: Job) -> bool:
         message="Cancelled before it started.",
         updated_at=timezone.now(),
     ):
+        _send_next_in_order(job.pk)  # one waiting for it goes ahead
         return True
     return bool(Job.objects.filter(pk=job.pk, state=JobState.RUNNING).update(cancel_requested=True))
 
@@ -174,15 +176,60 @@ def _finish(job_id: int, *, result: dict | None = None, error: str = "") -> None
     Job.objects.filter(pk=job_id).update(state=state, message=error, result=result or {}, updated_at=timezone.now())
 
 
+def _earlier_in_order(job_id: int) -> Job | None:
+    """The job this one waits for, when its kind runs in order within its collection (`JobKind.in_order`): the
+    earliest started job of such a kind in the same collection, queued or running, started before it."""
+    tasks = job_kinds.in_order_tasks()
+    job = Job.objects.filter(pk=job_id, task__in=tasks, collection__isnull=False).values("collection_id").first()
+    if job is None:
+        return None
+    ahead = Job.objects.filter(
+        collection_id=job["collection_id"], task__in=tasks, pk__lt=job_id, state__in=[JobState.QUEUED, JobState.RUNNING]
+    )
+    return ahead.order_by("pk").only("pk", "kind").first()
+
+
+def _send_next_in_order(job_id: int) -> None:
+    """After a job ends: sends the next queued job of its collection that waited for it (in order of starting)."""
+    ended = Job.objects.filter(pk=job_id).values("collection_id", "task").first()
+    if ended is None or ended["collection_id"] is None or ended["task"] not in job_kinds.in_order_tasks():
+        return
+    following = Job.objects.filter(
+        collection_id=ended["collection_id"], task__in=job_kinds.in_order_tasks(), state=JobState.QUEUED, pk__gt=job_id
+    )
+    after = following.order_by("pk").values_list("pk", flat=True).first()
+    if after is not None:
+        job_enqueue(after)
+
+
 def job_run(job_id: int, work: Callable[[Job, Progress], dict]) -> dict:
     """Runs `work(job, progress)` for a queued Job and ends the Job: done with the returned result, failed with a
     JobRefused's message and result, or failed with a plain sentence for anything else (logged with its traceback).
-    A Job that is not queued (done, failed, or claimed by another worker) is left alone: returns {}."""
+    A Job that is not queued (done, failed, or claimed by another worker) is left alone: returns {}. A Job whose
+    kind runs in order within its collection and that an earlier one is still ahead of stays queued, saying which
+    it waits for; the earlier one sends it when it ends (and the sweep, should that message be lost)."""
+    ahead = _earlier_in_order(job_id)
+    if ahead is not None:
+        Job.objects.filter(pk=job_id, state=JobState.QUEUED).update(
+            message=f"Waiting for job {ahead.pk} ({ahead.kind}) of this collection to finish: its imports run in "
+            "the order they were started.",
+            updated_at=timezone.now(),
+        )
+        if _earlier_in_order(job_id) is None:  # it ended meanwhile, before it could send this one
+            return job_run(job_id, work)
+        return {}
     claimed = Job.objects.filter(pk=job_id, state=JobState.QUEUED).update(
         state=JobState.RUNNING, started_at=timezone.now(), message=""
     )
     if not claimed:
         return {}
+    try:
+        return _run_claimed(job_id, work)
+    finally:
+        _send_next_in_order(job_id)
+
+
+def _run_claimed(job_id: int, work: Callable[[Job, Progress], dict]) -> dict:
     job = Job.objects.select_related("collection", "created_by", "upload").get(pk=job_id)
     try:
         with _heartbeat(job_id):

@@ -27,7 +27,9 @@ from judging.services.runs import run_create
 from judging.services.topics import topics_create
 
 FETCH_TASK = "judging.tasks.search_fetch"
-FETCH_JOB = job_kinds.JobKind(FETCH_TASK, "Search snapshot", "judging/jobs/_search_result.html", cancellable=True)
+FETCH_JOB = job_kinds.JobKind(
+    FETCH_TASK, "Search snapshot", "judging/jobs/_search_result.html", cancellable=True, in_order=True
+)
 
 
 def _unknown(settings: dict) -> None:

@@ -124,7 +124,7 @@ def _strategy(strategy, rankings, size, precedence, skip, labels, seed):
 
 POOL_TASK = "judging.tasks.build_pool"
 # What the job page shows of this work; registered in the app's ready().
-POOL_JOB = job_kinds.JobKind(POOL_TASK, "Pool build", "judging/jobs/_pool_result.html")
+POOL_JOB = job_kinds.JobKind(POOL_TASK, "Pool build", "judging/jobs/_pool_result.html", in_order=True)
 
 
 def pool_build_start(

@@ -123,8 +123,9 @@ def test_records_without_a_run_id_are_one_run_named_by_the_file_as_nuggetizer_sc
     nuggets = tmp_path / "nuggets.jsonl"
     nuggets.write_text(json.dumps({"qid": "1", "query": "q", "nuggets": [{"text": "x"}, {"text": "y"}]}) + "\n")
     assignments = tmp_path / "bm25-gpt4o.jsonl"
-    record = {"qid": "1", "nuggets": [{"text": "x", "importance": "vital", "assignment": "support"},
-                                      {"text": "y", "importance": "okay", "assignment": "partial_support"}]}  # fmt: skip
+    nuggets_assigned = [{"text": "x", "importance": "vital", "assignment": "support"},
+                        {"text": "y", "importance": "okay", "assignment": "partial_support"}]  # fmt: skip
+    record = {"qid": "1", "nuggets": nuggets_assigned}
     assignments.write_text(json.dumps(record) + "\n")
     assert main([str(nuggets), str(assignments), "--json"]) == 0
     out, err = capsys.readouterr()

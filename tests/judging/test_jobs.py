@@ -189,3 +189,51 @@ def test_a_kind_longer_than_its_column_is_shortened_never_a_server_error():
     job = jobs.job_start(kind="import " + "msmarco-v2.1-document-segmented/" * 4, task="x", arguments={})
     stored = Job.objects.get(pk=job.pk).kind
     assert len(stored) == Job._meta.get_field("kind").max_length and stored.endswith("…")
+
+
+def test_imports_of_one_collection_run_in_the_order_started_whatever_order_their_messages_arrive(monkeypatch):
+    collection, other = make_collection(), make_collection()
+    documents = _queued(collection=collection)
+    runs = _queued(collection=collection)
+    elsewhere = _queued(collection=other)
+    sent, order = [], []
+    monkeypatch.setattr(jobs, "job_enqueue", lambda job_id: sent.append(job_id) or True)
+
+    def work(name):
+        return lambda job, progress: order.append(name) or {}
+
+    assert jobs.job_run(runs.id, work("runs")) == {}  # its message came first: it waits
+    runs.refresh_from_db()
+    assert runs.state == JobState.QUEUED and f"Waiting for job {documents.id}" in runs.message
+    jobs.job_run(elsewhere.id, work("elsewhere"))  # another collection's import does not wait
+    jobs.job_run(documents.id, work("documents"))
+    assert order == ["elsewhere", "documents"] and sent == [runs.id]  # the earlier one sends the next when it ends
+    jobs.job_run(runs.id, work("runs"))
+    assert order == ["elsewhere", "documents", "runs"]
+    assert Job.objects.get(pk=runs.id).state == JobState.DONE
+
+
+def test_a_cancelled_or_failed_earlier_import_lets_the_next_one_go(monkeypatch):
+    collection = make_collection()
+    first, second, third = (_queued(collection=collection) for _ in range(3))
+    sent = []
+    monkeypatch.setattr(jobs, "job_enqueue", lambda job_id: sent.append(job_id) or True)
+    jobs.job_run(third.id, lambda job, progress: {})
+    jobs.job_cancel(job=first)
+    assert sent == [second.id]
+
+    def broken(job, progress):
+        raise jobs.JobRefused("bad file")
+
+    jobs.job_run(second.id, broken)
+    assert sent == [second.id, third.id]
+    jobs.job_run(third.id, lambda job, progress: {"ok": 1})
+    assert Job.objects.get(pk=third.id).state == JobState.DONE
+
+
+def test_jobs_that_do_not_write_the_collection_never_wait():
+    collection = make_collection()
+    _queued(collection=collection)
+    task = "evaluation.tasks.recompute_collection"
+    recompute = Job.objects.create(kind="recompute", task=task, collection=collection)
+    assert jobs.job_run(recompute.id, lambda job, progress: {"done": 1}) == {"done": 1}
