@@ -51,6 +51,19 @@ def test_lucene_url_and_parameter_escaping():
         ("q", "x y"), ("fq", "type:a"), ("fq", "lang:en")]  # fmt: skip
 
 
+def test_a_solr_query_string_template_is_decoded_once_and_lines_stay_literal():
+    copied = "q={{query}}&defType=edismax&qf=title%5E2+body&fq=lang%3Aen"
+    assert templates.parameters(copied, {"query": "a+b c%"}) == [
+        ("q", "a+b c%"),
+        ("defType", "edismax"),
+        ("qf", "title^2 body"),
+        ("fq", "lang:en"),
+    ]  # the query's own + and % are text: decoding comes before the substitution
+    lines = 'q={{query}}\nqf=title%5E2+body\nfq=title:"A & B"'
+    expected = [("q", "x"), ("qf", "title%5E2+body"), ("fq", 'title:"A & B"')]
+    assert templates.parameters(lines, {"query": "x"}) == expected
+
+
 def _fetch(server, engine="elasticsearch", queries=None, **policy):
     endpoint = Endpoint(engine=engine, url=server.url, index="docs")
     options = {"depth": 4, "page_size": 2, "retries": 2, "backoff": 0.01, "timeout": 1.0} | policy

@@ -4,7 +4,9 @@ never expanded again).
 
     JSON body     the template is parsed as JSON first, then every string in it is substituted: a value lands as
                   text inside a JSON string and the serialiser escapes it (quotes, backslashes, control characters)
-    parameters    `name=value` lines (Solr): each value substituted, then URL-encoded when the request is sent
+    parameters    (Solr) either `name=value` lines, each taken literally, or one line of `&`-joined pairs: a URL query
+                  string as copied from a Solr URL or a Quepid case, percent-decoded (`+` a space) first; then each
+                  value substituted, and URL-encoded once when the request is sent
     URL           the URL substituted with each value percent-encoded
     `|lucene`     a filter, e.g. `{{query|lucene}}`: Lucene's query-syntax characters escaped with a backslash
                   before the landing place's own escaping (for a template that puts the query in `query_string`)
@@ -15,7 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from urllib.parse import quote
+from urllib.parse import quote, unquote_plus
 
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][\w]*)\s*(?:\|\s*(\w+)\s*)?\}\}")
 _LUCENE = re.compile(r'([+\-!(){}\[\]^"~*?:\\/]|&&|\|\|)')
@@ -68,15 +70,21 @@ def _walk(node, values):
 
 
 def parameters(template: str, values: Mapping[str, str]) -> list[tuple[str, str]]:
-    """`name=value` lines (or `&`-separated pairs) with each value substituted, in order (a name may repeat, as
-    Solr's `fq` does)."""
+    """The parameters in order (a name may repeat, as Solr's `fq` does), each value substituted: from `name=value`
+    lines taken literally, or from a one-line query string (`q={{query}}&qf=title%5E2+body`) decoded as a URL's
+    query is (percent-escapes, `+` a space), so that it is not encoded twice when sent."""
+    lines = [line.strip() for line in template.splitlines() if line.strip()]
+    query_string = len(lines) == 1 and "&" in lines[0]
+    parts = lines[0].split("&") if query_string else lines
     pairs = []
-    for part in re.split(r"[\n&]", template):
+    for part in parts:
         if not part.strip():
             continue
         name, sep, value = part.strip().partition("=")
         if not sep or not name:
             raise TemplateError(f"{part.strip()!r}: write name=value")
+        if query_string:
+            name, value = unquote_plus(name), unquote_plus(value)
         pairs.append((name, substitute(value, values)))
     return pairs
 
