@@ -242,3 +242,47 @@ def test_the_page_shows_a_refused_setting_on_its_field(client):
         "new-alert_drop": "0.05", "save": "1",
     }).content.decode()  # fmt: skip
     assert "give the engine&#x27;s http(s) URL" in page and SearchEndpoint.objects.count() == 0
+
+
+def _form(**changes) -> dict:
+    return {
+        "new-name": "x", "new-engine": "elasticsearch", "new-url": "ftp://nowhere", "new-index": "docs",
+        "new-method": "POST", "new-id_path": "_id", "new-auth": "none", "new-auth_header": "X-API-Key",
+        "new-depth": "10", "new-page_size": "10", "new-concurrency": "1", "new-timeout": "5", "new-retries": "0",
+        "new-alert_measure": "nDCG@10", "new-alert_drop": "0.05", "try-query": "red apples", "try": "1",
+    } | changes  # fmt: skip
+
+
+def test_a_refused_test_query_answers_scrolled_to_the_form_with_the_fields_at_fault_named_there(client):
+    collection = _collection()
+    client.force_login(make_user("admin"))
+    page = client.post(f"/judging/collections/{collection.id}/search/", _form()).content.decode()
+    assert 'id="endpoint-form" action="#endpoint-form"' in page
+    summary = page[page.index("data-form-refused") : page.index("data-form-refused") + 600]
+    assert 'href="#id_new-url"' in summary and "http(s) URL" in summary
+
+
+def test_a_test_querys_request_body_is_shown_as_json_to_paste_into_curl(client):
+    collection = _collection()
+    client.force_login(make_user("admin"))
+    with search_server() as server:
+        page = client.post(f"/judging/collections/{collection.id}/search/", _form(**{"new-url": server.url}))
+    text = page.content.decode()
+    assert 'id="tried"' in text and "&quot;multi_match&quot;" in text and "&#x27;multi_match&#x27;" not in text
+    assert text.index('id="tried"') > text.index('id="endpoint-form"')  # beside the button pressed
+
+
+def test_comparing_a_snapshot_with_itself_is_a_400_that_says_so_not_a_refusal_of_the_role(client):
+    from judging import services as judging_services
+
+    collection = _collection()
+    with outbound_allowed("127.0.0.1:9"):
+        endpoint = services.search_endpoint_create(
+            collection=collection, name="es", engine="elasticsearch", url="http://127.0.0.1:9"
+        )
+    Document.objects.create(collection=collection, docno="d0")
+    run = judging_services.run_create(collection=collection, tag="es-s1", scores={"1": {"d0": 1.0}})
+    snapshot = SearchSnapshot.objects.create(endpoint=endpoint, run=run, queries=1)
+    client.force_login(make_user("admin"))
+    answer = client.get("/judging/search/compare/", {"before": snapshot.id, "after": snapshot.id})
+    assert answer.status_code == 400 and "compared with itself" in answer.content.decode()
