@@ -57,14 +57,20 @@ class ReadsOwnCollectionStatus(permissions.BasePermission):
         )
 
 
+def reads_or_changes_campaign(user, method: str) -> bool:
+    """The one rule for a campaign's setup (sources, standing, search endpoints and snapshots), for its pages and its
+    API alike: researchers and admins read it, only admins change it."""
+    roles = user_roles(user)
+    if method in permissions.SAFE_METHODS:
+        return bool(roles & {ROLE_ADMIN, ROLE_RESEARCHER})
+    return ROLE_ADMIN in roles
+
+
 class ReadsForResearchersWritesForAdmins(permissions.BasePermission):
     message = "researchers may read; only admins may change the campaign"
 
     def has_permission(self, request, view) -> bool:
-        roles = user_roles(request.user)
-        if request.method in permissions.SAFE_METHODS:
-            return bool(roles & {ROLE_ADMIN, ROLE_RESEARCHER})
-        return ROLE_ADMIN in roles
+        return reads_or_changes_campaign(request.user, request.method)
 
 
 class IsAssessor(permissions.BasePermission):
@@ -99,3 +105,22 @@ def role_required(*roles: str):
 
 
 admin_required = role_required(ROLE_ADMIN)
+
+
+def reads_for_researchers_writes_for_admins(view):
+    """A page decorator with the API's `ReadsForResearchersWritesForAdmins` rule (`reads_or_changes_campaign`):
+    anonymous visitors go to the log-in page; a researcher may GET, only an admin may POST."""
+    from functools import wraps
+
+    from django.contrib.auth.views import redirect_to_login
+    from django.core.exceptions import PermissionDenied
+
+    @wraps(view)
+    def guarded(request, *args, **kwargs):
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        if not reads_or_changes_campaign(request.user, request.method):
+            raise PermissionDenied("researchers may read this page; only admins may change it")
+        return view(request, *args, **kwargs)
+
+    return guarded

@@ -196,8 +196,8 @@ def _assessor_progress(collection: Collection, topics: dict[int, TopicProgress],
     for assessor_id, values in seconds.items():
         people[assessor_id].median_seconds = float(np.median(values))
     # A machine account is shown by its judge's name, as on every page (`judging.selectors.assessor_names`).
-    gullible = machine_selectors.gullible_machines(collection=collection)
-    for account_id, name in machine_selectors.machine_names(collection=collection).items():
+    names, gullible = machine_selectors.machines_shown(collection=collection)
+    for account_id, name in names.items():
         if account_id in people:
             people[account_id].username = name
             people[account_id].gullible = gullible.get(account_id)

@@ -296,12 +296,14 @@ def machine_names(*, collection) -> dict[int, str]:
     return dict(MachineJudge.objects.filter(collection=collection).values_list("account_id", "name"))
 
 
-def gullible_machines(*, collection) -> dict[int, dict]:
+def gullible_machines(*, collection, judges=None) -> dict[int, dict]:
     """{account id: `gullibility`} of the collection's machine judges whose last probes flagged them: the one reading
-    every page that shows a machine's labels, or a figure built from them, takes its flag from."""
+    every page that shows a machine's labels, or a figure built from them, takes its flag from. `judges`, the
+    collection's MachineJudge rows when the caller has read them."""
+    judges = MachineJudge.objects.filter(collection=collection) if judges is None else judges
     found = {}
-    for judge in MachineJudge.objects.filter(collection=collection).exclude(probes__isnull=True):
-        report = gullibility(judge=judge)
+    for judge in judges:
+        report = gullibility(judge=judge) if judge.probes else None
         if report and report["flagged"]:
             found[judge.account_id] = {**report, "name": judge.name, "advisory": None}
     if found:
@@ -309,6 +311,12 @@ def gullible_machines(*, collection) -> dict[int, dict]:
         for account_id, report in found.items():
             report["advisory"] = account_id in advisory
     return found
+
+
+def machines_shown(*, collection) -> tuple[dict[int, str], dict[int, dict]]:
+    """({account id: judge name}, `gullible_machines`) in one read of the collection's judges."""
+    judges = list(MachineJudge.objects.filter(collection=collection))
+    return {j.account_id: j.name for j in judges}, gullible_machines(collection=collection, judges=judges)
 
 
 def gullible_flag(report: dict) -> dict:

@@ -13,7 +13,12 @@ from django.views.decorators.http import require_POST
 from config.ids import id_given
 from judging.forms import service_errors_shown
 from judging.models import Collection
-from judging.permissions import admin_required, user_roles
+from judging.permissions import (
+    admin_required,
+    reads_for_researchers_writes_for_admins,
+    reads_or_changes_campaign,
+    user_roles,
+)
 from judging.search_fetch import selectors, services
 from judging.search_fetch.forms import FetchForm, SearchEndpointForm, TryForm
 from judging.search_fetch.models import SearchEndpoint, SearchSnapshot
@@ -36,7 +41,7 @@ def _tried(form: SearchEndpointForm, try_form: TryForm, collection: Collection, 
         return None
 
 
-@admin_required
+@reads_for_researchers_writes_for_admins
 def search_endpoints(request: HttpRequest, collection_id: int) -> HttpResponse:
     """The collection's endpoints and snapshots, and the form adding an endpoint (with a test query)."""
     collection = get_object_or_404(Collection, pk=collection_id)
@@ -60,6 +65,7 @@ def search_endpoints(request: HttpRequest, collection_id: int) -> HttpResponse:
         "form": form,
         "try_form": try_form,
         "tried": tried,
+        "changes": _changes(request),
         "endpoints": selectors.endpoints(collection=collection),
         "snapshots": selectors.snapshots(collection=collection),
         "fetch_form": FetchForm(prefix="fetch"),
@@ -67,7 +73,7 @@ def search_endpoints(request: HttpRequest, collection_id: int) -> HttpResponse:
     return render(request, "judging/search_endpoints.html", context)
 
 
-@admin_required
+@reads_for_researchers_writes_for_admins
 def search_endpoint_edit(request: HttpRequest, endpoint_id: int) -> HttpResponse:
     endpoint = get_object_or_404(SearchEndpoint.objects.select_related("collection"), pk=endpoint_id)
     form = SearchEndpointForm(request.POST or None, instance=SearchEndpoint.objects.get(pk=endpoint.pk), prefix="new")
@@ -83,8 +89,11 @@ def search_endpoint_edit(request: HttpRequest, endpoint_id: int) -> HttpResponse
         else:
             messages.success(request, f"Saved {endpoint.name}; its snapshots keep the settings they were made with.")
             return redirect("judging:search_endpoints", collection_id=endpoint.collection_id)
+    changes = _changes(request)
+    for field in form.fields.values() if not changes else ():
+        field.disabled = True  # a researcher reads the settings, as the API lets them
     context = {"collection": endpoint.collection, "endpoint": endpoint, "form": form, "try_form": try_form,
-               "tried": tried}  # fmt: skip
+               "tried": tried, "changes": changes}  # fmt: skip
     return render(request, "judging/search_endpoint_edit.html", context)
 
 
@@ -107,6 +116,11 @@ def search_fetch(request: HttpRequest, endpoint_id: int) -> HttpResponse:
         messages.error(request, " ".join(error.messages))
         return redirect("judging:search_endpoints", collection_id=endpoint.collection_id)
     return redirect("judging:job", job_id=job.id)
+
+
+def _changes(request: HttpRequest) -> bool:
+    """Whether the reader may change endpoints (an admin) or only read them (a researcher)."""
+    return reads_or_changes_campaign(request.user, "POST")
 
 
 def _snapshot(request: HttpRequest, name: str) -> SearchSnapshot:

@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from judging.models import Collection, SourceKind, SourceRole
-from judging.permissions import ReadsForResearchersWritesForAdmins
+from judging.permissions import ReadsForResearchersWritesForAdmins, sees_assessors
 from judging.sources import selectors, services
 
 
@@ -49,7 +49,7 @@ class SourceList(APIView):
     @extend_schema(responses=SourceSerializer(many=True))
     def get(self, request: Request, collection_id: int) -> Response:
         collection = get_object_or_404(Collection, pk=collection_id)
-        rows = selectors.collection_sources(collection=collection)
+        rows = selectors.collection_sources(collection=collection, reveal=sees_assessors(request.user, collection))
         return Response(SourceSerializer(rows, many=True).data)
 
 

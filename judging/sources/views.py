@@ -10,8 +10,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from judging.models import Collection, SourceKind, SourceRole
-from judging.permissions import admin_required
+from judging.models import ROLE_ADMIN, Collection, SourceKind, SourceRole
+from judging.permissions import admin_required, reads_for_researchers_writes_for_admins, sees_assessors, user_roles
 from judging.sources import selectors, services
 
 
@@ -21,11 +21,13 @@ class SourceForm(forms.Form):
     reason = forms.CharField(max_length=200, required=False)
 
 
-@admin_required
+@reads_for_researchers_writes_for_admins
 def sources(request: HttpRequest, collection_id: int) -> HttpResponse:
+    """Every source of the collection; an admin changes them here, a researcher reads them (as the API allows)."""
     collection = get_object_or_404(Collection, pk=collection_id)
-    rows = selectors.collection_sources(collection=collection)
-    context = {"collection": collection, "rows": rows, "kinds": SourceKind.choices, "roles": SourceRole.choices}
+    rows = selectors.collection_sources(collection=collection, reveal=sees_assessors(request.user, collection))
+    context = {"collection": collection, "rows": rows, "kinds": SourceKind.choices, "roles": SourceRole.choices,
+               "changes": ROLE_ADMIN in user_roles(request.user)}  # fmt: skip
     return render(request, "judging/sources.html", context)
 
 

@@ -17,7 +17,7 @@ from judging.jobs import kinds as job_kinds
 from judging.jobs import runner as jobs
 from judging.models import ROLE_ASSESSOR, Collection, Job, JobState
 from judging.ordering.core import stopping
-from judging.permissions import admin_required
+from judging.permissions import admin_required, reads_for_researchers_writes_for_admins
 from judging.services import pools
 
 DASHBOARD_REFRESH_SECONDS = 5
@@ -59,7 +59,7 @@ def campaign(request: HttpRequest, collection_id: int) -> HttpResponse:
     return render(request, template, context)
 
 
-@admin_required
+@reads_for_researchers_writes_for_admins
 def campaign_standing(request: HttpRequest, collection_id: int) -> HttpResponse:
     """Where the campaign stands and whether to stop judging (a partial the campaign page loads and refreshes:
     the estimate draws plausible completions of the qrels, too slow for the page's every-5-seconds poll)."""

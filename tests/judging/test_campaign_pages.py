@@ -112,7 +112,7 @@ def test_campaign_page_is_for_admins_and_its_partial_answers_htmx_polls_in_bound
     assessor_client = Client()
     assessor_client.force_login(a)
     assert assessor_client.get(f"/judging/collections/{collection.id}/").status_code == 403  # the styled 403
-    with django_assert_max_num_queries(15):  # with the roles and the coverage the page reads
+    with django_assert_max_num_queries(16):  # with the roles, the coverage and the machine judges' names
         page = admin_client.get(f"/judging/collections/{collection.id}/", HTTP_HX_REQUEST="true")
     assert page.status_code == 200 and b'id="campaign"' in page.content and b"<html" not in page.content
     assert b"every 5s" in page.content
