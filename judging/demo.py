@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import itertools
 import json
 import math
 import random
@@ -97,8 +98,10 @@ def tokens(text: str) -> list[str]:
 
 
 def harvest_docstrings(limit: int = 400) -> list[dict]:
-    """Module, class and function docstrings of selected stdlib modules: real, varied text shipped with Python."""
-    documents, seen = [], set()
+    """Module, class and function docstrings of selected stdlib modules: real, varied text shipped with Python,
+    taken a document from each module in turn, so every module is in the corpus (cut in module order, `os` alone
+    filled it before `hashlib`, and topic 10 had no relevant document)."""
+    per_module, seen = [], set()
     for name in MODULES:
         try:
             module = importlib.import_module(name)
@@ -109,13 +112,16 @@ def harvest_docstrings(limit: int = 400) -> list[dict]:
             for attr, obj in sorted(vars(module).items())
             if not attr.startswith("_") and (inspect.isfunction(obj) or inspect.isclass(obj) or inspect.isbuiltin(obj))
         ]
+        found = []
         for qualified, obj in candidates:
             doc = inspect.getdoc(obj) or ""
             if len(doc) < 80 or qualified in seen:
                 continue
             seen.add(qualified)
-            documents.append({"docno": qualified, "title": qualified, "body": doc[:4000]})
-    return documents[:limit]
+            found.append({"docno": qualified, "title": qualified, "body": doc[:4000]})
+        per_module.append(found)
+    interleaved = [doc for round_ in itertools.zip_longest(*per_module) for doc in round_ if doc is not None]
+    return interleaved[:limit]
 
 
 class _Index:
@@ -249,9 +255,14 @@ def _first_words(document: Document, count: int) -> str:
 
 def _demo_answers(collection: Collection) -> None:
     """Two RAG runs answering every topic from a baseline's top three documents (a sentence quoting each, citing
-    it), and nuggets for every topic but the first, written from its top document: the RAG pages show from the
-    first command, with something left to write."""
-    from judging.answers.services import answer_runs_import
+    it), nuggets for every topic written from its top documents, and the two simulated assessors' nugget
+    assignments and support judgments of every answer but topic 1's (left to judge): the RAG leaderboard scores
+    and agreement show from the first command, with something left to do."""
+    from django.contrib.auth import get_user_model
+
+    from judging.answers.models import Answer
+    from judging.answers.services import answer_runs_import, support_record
+    from judging.nuggets.services.assignments import assignment_record
     from judging.nuggets.services.nuggets import nugget_create
 
     documents = {d.id: d for d in Document.objects.filter(collection=collection)}
@@ -264,8 +275,27 @@ def _demo_answers(collection: Collection) -> None:
                                      "topic": ranking.topic.title, "references": [d.docno for d in top],
                                      "response_length": 0, "answer": answer}))  # fmt: skip
     answer_runs_import(collection=collection, file="demo-rag.jsonl", lines=lines)
-    first = collection.runs.order_by("precedence").first()
-    for ranking in first.rankings.select_related("topic").exclude(topic__number="1"):
-        for index, document_id in enumerate(ranking.documents()[:2]):
-            importance = "vital" if index == 0 else "okay"
-            nugget_create(topic=ranking.topic, text=_first_words(documents[document_id], 6), importance=importance)
+    nuggets = {}
+    for ranking in collection.runs.order_by("precedence")[0].rankings.select_related("topic"):
+        # Facts from the documents BM25 ranks 1, 3, 5 and 7: some in the answers, some not.
+        picked = [documents[d] for d in ranking.documents()[:7:2]]
+        nuggets[ranking.topic_id] = [
+            nugget_create(topic=ranking.topic, text=" ".join(d.body.split()[:8]), importance="okay" if i else "vital")
+            for i, d in enumerate(picked)
+        ]
+    rng = random.Random(7)
+    people = get_user_model().objects.filter(username__in=["alice", "bob"]).order_by("username")
+    for answer in Answer.objects.filter(run__collection=collection).exclude(topic__number="1").select_related("topic"):
+        said = set(tokens(" ".join(sentence["text"] for sentence in answer.sentences)))
+        for person, noise in zip(people, (0.1, 0.25), strict=True):
+            for nugget in nuggets.get(answer.topic_id, []):
+                held = len(set(tokens(nugget.text)) & said) / max(len(set(tokens(nugget.text))), 1)
+                label = "support" if held >= 0.8 else "partial_support" if held >= 0.4 else "not_support"
+                if rng.random() < noise:
+                    label = rng.choice(["support", "partial_support", "not_support"])
+                assignment_record(assessor=person, answer=answer, nugget=nugget, label=label)
+            for position, sentence in enumerate(answer.sentences):
+                for cited in sentence["citations"]:
+                    label = "full" if rng.random() >= noise else rng.choice(["partial", "none"])
+                    support_record(assessor=person, answer=answer, sentence=position,
+                                   document_id=answer.references[cited], label=label)  # fmt: skip

@@ -30,13 +30,15 @@ class Command(BaseCommand):
             )
         call_command("migrate", interactive=False, verbosity=0)
         if not Collection.objects.filter(name=DEMO_NAME).exists():
-            self.stdout.write("Loading the demo collection (Python docstrings, 10 topics, 4 runs)...")
+            self.stdout.write("Loading the demo collection (Python docstrings, 10 topics, 4 runs and 2 RAG runs)...")
             collection = demo_create()
             search_log = demo_search_log_create(collection=collection)
             self.stdout.write(
                 self.style.SUCCESS(
                     f"Demo ready: {collection.documents.count()} documents, {collection.topics.count()} topics, "
-                    f"{collection.runs.count()} runs, a search log of {search_log.imports[0]['queries']} queries."
+                    f"{collection.runs.filter(answers__isnull=True).count()} runs and "
+                    f"{collection.runs.filter(answers__isnull=False).distinct().count()} RAG runs, "
+                    f"a search log of {search_log.imports[0]['queries']} queries."
                 )
             )
         self.stdout.write("\nDemo accounts (username / password, role):")
