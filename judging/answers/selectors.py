@@ -117,4 +117,6 @@ def answer_for_judging(*, answer: Answer, assessor_id: int) -> dict:
         "previous": order[at - 1] if at > 0 else None,
         "next": order[at + 1] if at + 1 < len(order) else None,
         "done": sum(1 for n in nuggets if n["label"]),
+        "citations": sum(len(s.citations) for s in sentences),
+        "citations_done": sum(1 for s in sentences for c in s.citations if c.label),
     }

@@ -86,10 +86,20 @@ def test_rag_answers_from_import_to_a_fresh_leaderboard(browser, live_server, tm
 
     # Alice on her phone labels rag-a's answer to topic 1: both nuggets, then the first citation's support.
     answer = Answer.objects.get(run__tag="rag-a", topic=topic1)
+    from judging.models import Document
+
+    Document.objects.filter(pk=answer.references[0]).update(  # a segment with line breaks and a 600-wide line
+        body="Paris\n+" + "-" * 80 + "+\n| capital | France |\n" + "x" * 600
+    )
+    phone.goto(f"{live_server.url}/judging/answers/{answer.id}/")
+    phone.wait_for_selector(".nugget-item.current")
+    assert phone.evaluate("window.scrollY") == 0  # it opens at the answer, not scrolled to the nuggets below it
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+    assert "\n| capital | France |" in phone.locator(".segment").first.inner_text()  # its line breaks kept
     _label_answer(phone, live_server, answer, "sp")
     phone.keyboard.press("f")  # the focus moved on to the first citation
     phone.locator(".citation-item").first.locator('button[data-key="f"][aria-pressed="true"]').wait_for()
-    assert phone.locator("#answer-progress").inner_text() == "2 of 2 nuggets labelled"
+    assert phone.locator("#answer-progress").inner_text() == "2 of 2 nuggets labelled, 1 of 2 citations judged"
     box = phone.locator(".nugget-item").first.bounding_box()
     assert box["x"] >= 0 and box["x"] + box["width"] <= 390  # the phone's width, no sideways scrolling
     labels = NuggetAssignment.objects.filter(assessor=alice, answer=answer).values_list("nugget__text", "label")

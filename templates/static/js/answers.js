@@ -7,18 +7,26 @@
   const progress = document.getElementById("answer-progress");
   let current = 0;
 
-  const focusItem = (index) => {
+  // The page opens at the answer (the first item is chosen, not scrolled to: on a phone the nuggets sit below it).
+  const focusItem = (index, scroll = true) => {
     if (!items.length) return;
     current = Math.max(0, Math.min(items.length - 1, index));
     items.forEach((item, i) => item.classList.toggle("current", i === current));
     items[current].focus({ preventScroll: true });
-    items[current].scrollIntoView({ block: "nearest" });
+    if (scroll) items[current].scrollIntoView({ block: "nearest" });
+  };
+
+  const labelled = (selector) => {
+    const found = Array.from(document.querySelectorAll(selector));
+    return [found.filter((n) => n.querySelector('button[aria-pressed="true"]')).length, found.length];
   };
 
   const countLabelled = () => {
-    const nuggets = document.querySelectorAll(".nugget-item");
-    const done = Array.from(nuggets).filter((n) => n.querySelector('button[aria-pressed="true"]')).length;
-    if (progress) progress.textContent = `${done} of ${nuggets.length} nuggets labelled`;
+    const [nuggetsDone, nuggets] = labelled(".nugget-item");
+    const [citationsDone, citations] = labelled(".citation-item");
+    if (progress) {
+      progress.textContent = `${nuggetsDone} of ${nuggets} nuggets labelled, ${citationsDone} of ${citations} citations judged`;
+    }
   };
 
   const save = async (form, button) => {
@@ -60,5 +68,5 @@
     const button = items[current].querySelector(`button[data-key="${event.key}"]`);
     if (button) { event.preventDefault(); items[current].requestSubmit(button); }
   });
-  if (items.length) focusItem(0);
+  if (items.length) focusItem(0, false);
 })();
