@@ -6,8 +6,13 @@ would fetch is instead named, with where to put it, and nothing is sent. Ids com
 from __future__ import annotations
 
 import contextlib
+import gzip
+import lzma
 import os
 import re
+import tarfile
+import zipfile
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +21,32 @@ _ID = re.compile(r"[A-Za-z0-9][\w./-]{0,200}")
 
 
 class DatasetUnavailable(Exception):
-    """The dataset cannot be read here: an unknown id, or a file it needs that is not on this machine."""
+    """The dataset cannot be read here: an unknown id, a file it needs that is not on this machine (`missing`:
+    [(where ir_datasets keeps it, the addresses it knows for it)]), or a file that is not what it should be."""
+
+    def __init__(self, message: str, missing: list[tuple[str, list[str]]] | None = None):
+        super().__init__(message)
+        self.missing = missing or []
+
+
+def _sources(download) -> list[str]:
+    """The addresses ir_datasets knows for a file (its mirrors' URLs)."""
+    return [str(getattr(m, "url", None) or getattr(m, "uri", "")) for m in getattr(download, "mirrors", [])]
+
+
+def missing_message(missing: list[tuple[str, list[str]]]) -> str:
+    """Every missing file at once, each with where to put it and where ir_datasets would fetch it from."""
+    lines = [f"{path} (from {' or '.join(urls)})" if urls else path for path, urls in missing]
+    noun = "file is" if len(lines) == 1 else f"{len(lines)} files are"
+    return (
+        f"the dataset's {noun} missing: " + "; ".join(lines) + f". Put them there (IR_DATASETS_HOME is {home()}), "
+        "or let the operator allow downloads (WORKBENCH_DATASETS_DOWNLOAD=1)"
+    )
+
+
+# What a file that is not the archive it should be raises as it is opened (an HTML page saved in place of a
+# .tar.gz, a truncated download).
+_NOT_AN_ARCHIVE = (gzip.BadGzipFile, tarfile.ReadError, zipfile.BadZipFile, zlib.error, EOFError, lzma.LZMAError)
 
 
 def dataset_id(text: str) -> str:
@@ -45,14 +75,16 @@ def offline(allowed: bool) -> Iterator[None]:
         return
     original_path, original_stream = download.Download.path, download.RequestsDownload.stream
 
+    opened: list[str] = []  # the files read, last one last: the one an archive error is about
+
     def path(self, force=True):
         cache = getattr(self, "_cache_path", None)
         if force and self._path is None and cache and cache != os.devnull and not os.path.exists(cache):
-            raise DatasetUnavailable(
-                f"the file {cache} is missing: put it there (IR_DATASETS_HOME is {home()}), or let the operator "
-                "allow downloads (WORKBENCH_DATASETS_DOWNLOAD=1)"
-            )
-        return original_path(self, force)
+            missing = [(cache, _sources(self))]
+            raise DatasetUnavailable(missing_message(missing), missing)
+        found = original_path(self, force)
+        opened.append(str(found))
+        return found
 
     def stream(self):
         raise DatasetUnavailable(
@@ -65,8 +97,31 @@ def offline(allowed: bool) -> Iterator[None]:
         yield
     except FileNotFoundError as missing:
         raise DatasetUnavailable(f"the file {missing} is missing (IR_DATASETS_HOME is {home()})") from missing
+    except _NOT_AN_ARCHIVE as broken:
+        which = opened[-1] if opened else "a file of the dataset"
+        raise DatasetUnavailable(
+            f"{which} is not a valid archive ({type(broken).__name__}: {broken}): an HTML page saved in its "
+            "place, or a download cut short? Fetch it again from its source"
+        ) from broken
     finally:
         download.Download.path, download.RequestsDownload.stream = original_path, original_stream
+
+
+def missing_files(dataset, parts: list[str]) -> list[tuple[str, list[str]]]:
+    """Every file the dataset's `parts` ("queries", "qrels", "docs") need that is not on this machine, each with the
+    addresses ir_datasets knows for it: call inside `offline(False)`. Each part is opened (its first record read)
+    on its own, so one missing file does not hide the others."""
+    missing: list[tuple[str, list[str]]] = []
+    for part in parts:
+        if not getattr(dataset, f"has_{part}")():
+            continue
+        try:
+            next(iter(getattr(dataset, f"{part}_iter")()), None)
+        except DatasetUnavailable as unavailable:
+            missing += [m for m in unavailable.missing if m not in missing]
+            if not unavailable.missing:
+                raise
+    return missing
 
 
 def load(ident: str):

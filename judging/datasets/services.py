@@ -43,6 +43,31 @@ def _write_jsonl(path: Path, rows) -> int:
     return count
 
 
+def _parts(documents: str) -> list[str]:
+    return ["queries", "qrels"] + (["docs"] if documents != "none" else [])
+
+
+def dataset_check(*, dataset: str, documents: str = "none", allow_download=None) -> str:
+    """The bare id of a dataset whose parts an import would read are all here (or may be downloaded); else a
+    ValidationError on `ir_datasets_id` naming every missing file at once, with the address ir_datasets knows for
+    each, or what is wrong with a file. What a new standard collection asks before it is made: a collection whose
+    files are missing was created, empty."""
+    try:
+        ident = core.dataset_id(dataset)
+    except ValueError as error:
+        raise ValidationError({"ir_datasets_id": str(error)}) from error
+    if settings.WORKBENCH_DATASETS_DOWNLOAD if allow_download is None else allow_download:
+        return ident
+    try:
+        with core.offline(False):
+            missing = core.missing_files(core.load(ident), _parts(documents))
+    except core.DatasetUnavailable as unavailable:
+        raise ValidationError({"ir_datasets_id": str(unavailable)}) from unavailable
+    if missing:
+        raise ValidationError({"ir_datasets_id": core.missing_message(missing)})
+    return ident
+
+
 def dataset_import(*, collection: Collection, dataset: str, documents: str = "none", allow_download=None,
                    progress=None) -> dict:  # fmt: skip
     """Imports the dataset's parts into `collection` (see the module); {"dataset", "topics", "qrels", "documents"}
@@ -56,6 +81,10 @@ def dataset_import(*, collection: Collection, dataset: str, documents: str = "no
         raise ValidationError({"dataset": str(error)}) from error
     allowed = settings.WORKBENCH_DATASETS_DOWNLOAD if allow_download is None else allow_download
     result = {"dataset": ident}
+    try:
+        dataset_check(dataset=ident, documents=documents, allow_download=allowed)
+    except ValidationError as refused:
+        raise ValidationError({"dataset": refused.message_dict["ir_datasets_id"]}) from refused
     try:
         with core.offline(allowed), tempfile.TemporaryDirectory() as folder, transaction.atomic():
             loaded = core.load(ident)

@@ -57,6 +57,7 @@ class ImportReport:
     warnings: list[Problem] = field(default_factory=list)  # imported, but worth a look (the first hundred)
     warning_count: int = 0
     passed_over: int = 0  # records a pool-only import did not keep (no pool wants them)
+    filled: int = 0  # of the updated: documents without text (placeholders) given theirs
 
     def add(self, counts: tuple[int, int, int]) -> None:
         """Adds a write service's (created, updated, unchanged)."""
@@ -81,11 +82,13 @@ class ImportReport:
             "warning_count": self.warning_count,
             "warnings": [p.as_dict() for p in self.warnings],
             "passed_over": self.passed_over,
+            "filled": self.filled,
         }
 
     def __str__(self) -> str:
         skipped = f", skipped {self.skipped_count} invalid" if self.skipped_count else ""
         skipped += f", passed over {self.passed_over:,} no pool wants" if self.passed_over else ""
+        skipped += f", {self.filled:,} of the updated given their text" if self.filled else ""
         warned = f"; {self.warning_count} warning(s), e.g. {self.warnings[0]}" if self.warnings else ""
         return (
             f"{self.kind}: {self.created} created, {self.updated} updated, {self.unchanged} unchanged{skipped}{warned}"
@@ -231,6 +234,10 @@ def documents_import(
     first, plain, is not parsed (its docno is all that is read), so what no pool wants is not checked either."""
     problems, report = Problems(), ImportReport("documents")
     wanted = selectors.docnos_wanted(collection=collection, top_k=top_k) if pooled_only else None
+
+    def count_filled(count: int) -> None:
+        report.filled += count
+
     with transaction.atomic():
         batch = []
         keep = wanted.__contains__ if wanted is not None else None
@@ -244,10 +251,10 @@ def documents_import(
                 report.warn(Problem(name or str(path), record.line, "text", f"document {record.docno!r} has no text"))
             batch.append(record)
             if len(batch) == DOCUMENT_BATCH:
-                report.add(documents_upsert(collection=collection, records=batch))
+                report.add(documents_upsert(collection=collection, records=batch, filled=count_filled))
                 batch = []
         if batch and not (problems and not skip_invalid):
-            report.add(documents_upsert(collection=collection, records=batch))
+            report.add(documents_upsert(collection=collection, records=batch, filled=count_filled))
         _settle(problems, report, skip_invalid)
     return report
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from django.db import transaction
 
@@ -24,13 +24,17 @@ DOCUMENT_FIELDS = ["title", "body", "url", "extra"]
 
 
 @transaction.atomic
-def documents_upsert(*, collection: Collection, records) -> tuple[int, int, int]:
+def documents_upsert(*, collection: Collection, records, filled: Callable[[int], None] | None = None):
     """Adds documents whose docno is new and updates those whose content changed; returns (created, updated,
-    unchanged). Called batch by batch inside the caller's transaction by a streamed import."""
+    unchanged). Called batch by batch inside the caller's transaction by a streamed import. `filled` is told how
+    many of the updated were documents without text (placeholders) given theirs, so a summary can say so."""
     records = list(records)
     existing = {
         d.docno: d for d in Document.objects.filter(collection=collection, docno__in=[r.docno for r in records])
     }
+    if filled is not None:
+        empty = {docno for docno, d in existing.items() if not d.body and not d.title}
+        filled(sum(1 for r in records if r.docno in empty and (r.body or r.title)))
     return upsert_by_key(Document, collection, "docno", records, existing, DOCUMENT_FIELDS)
 
 

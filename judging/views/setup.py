@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from judging import selectors, services
-from judging.datasets.services import dataset_import_start
+from judging.datasets.services import dataset_check, dataset_import_start
 from judging.forms import CollectionForm
 from judging.models import Collection
 from judging.permissions import admin_required
@@ -29,6 +29,8 @@ def collection_new(request: HttpRequest) -> HttpResponse:
     form = CollectionForm(request.POST or None, grades=dict(enumerate(services.scale_labels(3))))
     if request.method == "POST" and form.is_valid():
         try:
+            if form.settings().get("ir_datasets_id"):  # its files are here, or nothing is made
+                dataset_check(dataset=form.settings()["ir_datasets_id"])
             collection = services.collection_create(
                 grades=form.cleaned_data["grades"], created_by=request.user, **form.settings()
             )

@@ -169,3 +169,66 @@ def test_a_document_the_store_cannot_give_says_why_on_the_page(tmp_path, client)
     d3 = Document.objects.get(collection=collection, docno="D3")
     page = client.get(reverse("judging:judge_document", args=[topic.id, d3.id])).content.decode()
     assert "This document has no text: " in page and "docs.tsv" in page
+
+
+def _remote(tmp_path, *files: str) -> str:
+    """A dataset whose parts are each one file ir_datasets would download (none is on disk)."""
+    import ir_datasets
+    from ir_datasets.formats import TrecQrels, TsvDocs, TsvQueries
+    from ir_datasets.util import Download, RequestsDownload
+
+    def remote(file: str):
+        return Download([RequestsDownload(f"https://example.org/{file}")], cache_path=str(tmp_path / "home" / file))
+
+    queries, qrels, docs = (remote(file) for file in files)
+    name = f"workbench-tests/remote-{next(_names)}"
+    ir_datasets.registry.register(
+        name, ir_datasets.datasets.base.Dataset(TsvQueries(queries), TrecQrels(qrels, {}), TsvDocs(docs))
+    )
+    return name
+
+
+def test_every_missing_file_is_named_at_once_with_its_source_and_no_collection_is_made(tmp_path, client):
+    from judging.models import Collection
+    from tests.factories import make_user
+    from tests.judging.test_setup_pages import FORM
+
+    name = _remote(tmp_path, "queries.tsv", "qrels.txt", "docs.tsv")
+    collection = make_collection(topics=0, documents=0, runs=0)
+    with pytest.raises(ValidationError) as refused:
+        dataset_import(collection=collection, dataset=name, documents="all")
+    message = refused.value.message_dict["dataset"][0]
+    for file in ("queries.tsv", "qrels.txt", "docs.tsv"):
+        assert str(tmp_path / "home" / file) in message and f"https://example.org/{file}" in message
+    client.force_login(make_user("admin"))
+    before = Collection.objects.count()
+    page = client.post("/judging/collections/new/", {**FORM, "name": "from irds", "ir_datasets_id": f"irds:{name}"})
+    text = page.content.decode()
+    assert page.status_code == 200 and "2 files are missing" in text  # a new collection imports topics and qrels
+    assert "https://example.org/queries.tsv" in text and "https://example.org/qrels.txt" in text
+    assert Collection.objects.count() == before  # nothing made, empty
+
+
+def test_an_html_page_saved_in_place_of_an_archive_is_named_as_not_an_archive(tmp_path):
+    import ir_datasets
+    from ir_datasets.formats import TsvQueries
+    from ir_datasets.util import Download, GzipExtract, RequestsDownload
+
+    saved = tmp_path / "home" / "npl.tar.gz"
+    saved.parent.mkdir(parents=True)
+    saved.write_text("<!doctype html><html><body>Moved</body></html>")
+    download = Download([RequestsDownload("https://example.org/npl.tar.gz")], cache_path=str(saved))
+    name = f"workbench-tests/html-{next(_names)}"
+    ir_datasets.registry.register(name, ir_datasets.datasets.base.Dataset(TsvQueries(GzipExtract(download))))
+    with pytest.raises(ValidationError) as refused:
+        dataset_import(collection=make_collection(topics=0, documents=0, runs=0), dataset=name)
+    message = refused.value.message_dict["dataset"][0]
+    assert str(saved) in message and "not a valid archive" in message
+
+
+def test_the_summary_counts_placeholders_given_their_text(tmp_path):
+    collection = make_collection(topics=0, documents=0, runs=0, max_grade=2)
+    name = _registered(tmp_path)
+    dataset_import(collection=collection, dataset=name)  # the qrels' documents made as placeholders
+    result = dataset_import(collection=collection, dataset=name, documents="all")
+    assert result["documents"]["filled"] == 3 and result["documents"]["created"] == 0
