@@ -308,12 +308,17 @@ def jobs_sweep(*, now=None) -> int:
     was one more copy for the worker to come); it says instead that no worker is taking its queue. Returns how many
     were sent."""
     now = now or timezone.now()
-    Job.objects.filter(state=JobState.RUNNING, updated_at__lt=now - STALLED_AFTER).update(
+    stalled = list(
+        Job.objects.filter(state=JobState.RUNNING, updated_at__lt=now - STALLED_AFTER).values_list("pk", flat=True)
+    )
+    Job.objects.filter(pk__in=stalled, state=JobState.RUNNING).update(
         state=JobState.QUEUED, message="Restarted: its worker stopped.", updated_at=now
     )
     uploads_purge(older_than=now - KEEP_FAILED_UPLOADS)
+    # A job whose worker died is sent again at once (waiting RESEND_QUEUED_AFTER more made a restart take ~115 s).
+    sent = sum(job_enqueue(job_id) for job_id in stalled)
     waiting = Job.objects.filter(state=JobState.QUEUED, updated_at__lt=now - RESEND_QUEUED_AFTER)
-    sent, lengths = 0, {}
+    lengths = {}
     for job_id, task, message in list(waiting.values_list("pk", "task", "message")[:100]):
         queue = job_queue(task)
         if queue not in lengths:
