@@ -200,9 +200,14 @@ def demo_create(*, judged_share: float = 0.6) -> Collection:
         relevance_threshold=2,
         assessors_per_item=2,
         description="Stdlib docstrings as a corpus; questions a Python user would ask as topics.",
-        guidelines="Judge whether the documented function or module **helps answer the question**.\n\n"
-        "- 3 Perfect: it is the thing to use.\n- 2 Relevant: part of the answer.\n"
-        "- 1 Related: on topic, does not answer.\n- 0 Not relevant.",
+        guidelines="Judge whether the documented function or module **helps answer the question**: what would a "
+        "Python user asking it be glad to read? The scale's grades say how much it helps.",
+        grades=[
+            ("Not relevant", "it has nothing to do with the question"),
+            ("Related", "on topic, but it does not answer"),
+            ("Relevant", "part of the answer"),
+            ("Perfect", "it is the thing to use"),
+        ],
     )
     documents = harvest_docstrings()
     services.documents_create(collection=collection, documents=documents)

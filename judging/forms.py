@@ -362,3 +362,13 @@ def service_errors_shown(form: forms.Form, error) -> None:
     form has no such field."""
     for field, reasons in error.message_dict.items():
         form.add_error(field if field in form.fields else None, reasons)
+
+
+def fields_by_kind(form: forms.Form, *, control: str, kinds: dict[str, tuple[str, ...]]) -> None:
+    """Marks each of `form`'s fields that only some kinds use (an engine's, a provider's): `kinds` maps each value of
+    the `control` field to the fields that apply to it, as its registry entry declares them. The page's script
+    (static/js/kind_fields.js) then shows the chosen kind's fields alone; without it every field shows."""
+    for name, field in form.fields.items():
+        owners = [kind for kind, names in kinds.items() if name in names]
+        if owners:
+            field.widget.attrs.update({"data-kinds": " ".join(owners), "data-kind-control": form.add_prefix(control)})

@@ -6,7 +6,9 @@ import json
 
 from django import forms
 
+from judging.forms import fields_by_kind
 from judging.machines.core.prompts import TEMPLATES
+from judging.machines.providers import PROVIDERS
 from judging.models import MachineJudge, MachineProvider, Topic
 
 PROMPTS = [
@@ -88,6 +90,7 @@ class MachineJudgeForm(forms.ModelForm):
         self.fields["members"].queryset = judges.order_by("name")
         self.fields["members"].help_text = "For a panel: two or more of this collection's judges."
         self.fields["members"].widget = forms.CheckboxSelectMultiple(choices=self.fields["members"].choices)
+        fields_by_kind(self, control="provider", kinds={name: p.form_fields for name, p in PROVIDERS.items()})
 
     def settings(self) -> dict:
         data = dict(self.cleaned_data)

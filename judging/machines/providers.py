@@ -78,6 +78,7 @@ class Provider:
     label: Callable[..., None]  # (judge, Pairs, record, stop, *, preview) -> each pair's result to `record`
     offline: bool = False  # runs in the worker: no call, no token, no money
     has_members: bool = False  # a panel: labels from its members' labels
+    form_fields: tuple[str, ...] = ()  # the judge's settings that apply to it (the form shows these alone)
 
 
 def texts(topics, documents) -> tuple[dict[str, TopicText], dict[str, str]]:
@@ -281,9 +282,21 @@ def _panel_label(judge: MachineJudge, asked: Pairs, record: Record, stop: Stop, 
         record(PairResult(*key, grade, None, reply, votes=tuple(g for _, g in given)))
 
 
+CHAT_FIELDS = (
+    "base_url", "model", "api_key_env", "prompt", "template", "template_max_grade", "scale_map", "batch", "samples",
+    "concurrency", "requests_per_minute", "timeout", "retries", "price_prompt", "price_completion", "budget_requests",
+    "budget_tokens", "budget_money", "budget_words", "model_family",
+)  # fmt: skip
+
 PROVIDERS: dict[str, Provider] = {
     MachineProvider.CHAT: Provider(
-        MachineProvider.CHAT, _chat_depends_on, _chat_check, _chat_key_problem, _chat_prompt, _chat_label
+        MachineProvider.CHAT,
+        _chat_depends_on,
+        _chat_check,
+        _chat_key_problem,
+        _chat_prompt,
+        _chat_label,
+        form_fields=CHAT_FIELDS,
     ),
     MachineProvider.LEXICAL: Provider(
         MachineProvider.LEXICAL,
@@ -314,6 +327,7 @@ PROVIDERS: dict[str, Provider] = {
         _panel_label,
         offline=True,
         has_members=True,
+        form_fields=("members", "combine"),
     ),
 }
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from django import forms
 
+from judging.forms import fields_by_kind
 from judging.search_fetch.configs import SETTINGS
-from judging.search_fetch.models import SearchEndpoint
+from judging.search_fetch.core.engines import ENGINES
+from judging.search_fetch.models import Auth, SearchEndpoint
 
 
 def _lines(text: str) -> dict[str, str]:
@@ -45,6 +47,13 @@ class SearchEndpointForm(forms.ModelForm):
             "template": forms.Textarea(attrs={"rows": 6, "spellcheck": "false"}),
             "engine": forms.RadioSelect,
         }
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        fields_by_kind(self, control="engine", kinds={name: engine.FORM_FIELDS for name, engine in ENGINES.items()})
+        secret = ("secret_env",)
+        fields_by_kind(self, control="auth", kinds={Auth.BASIC: secret, Auth.BEARER: secret,
+                                                    Auth.API_KEY: (*secret, "auth_header")})  # fmt: skip
 
     def settings(self) -> dict:
         data = dict(self.cleaned_data)

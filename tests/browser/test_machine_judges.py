@@ -228,3 +228,28 @@ def test_an_admin_sees_the_estimate_the_failures_by_class_and_the_gullibility_fl
     assert page.locator("[data-gullibility-warning]").count() == 1
     page.context.close()
     assert problems == []
+
+
+def test_the_judge_and_endpoint_forms_show_the_chosen_kinds_fields_alone(page, live_server, campaign):
+    collection, _, _ = campaign
+    problems: list[str] = []
+    _watch(page, problems)
+    log_in(page, live_server, make_user("admin").username)
+    page.goto(f"{live_server.url}/judging/collections/{collection.id}/machine-judges/")
+    base_url, combine = page.locator("#id_base_url"), page.locator("#id_combine")
+    assert base_url.is_visible() and not combine.is_visible()  # a chat server's settings, no panel's
+    page.check('input[name="provider"][value="panel"]')
+    assert combine.is_visible() and not base_url.is_visible()
+    page.check('input[name="provider"][value="lexical"]')
+    assert not combine.is_visible() and not base_url.is_visible() and page.locator("#id_name").is_visible()
+    page.goto(f"{live_server.url}/judging/collections/{collection.id}/search/")
+    index, method = page.locator("#id_new-index"), page.locator("#id_new-method")
+    page.check('input[name="new-engine"][value="solr"]')
+    assert index.is_visible() and not method.is_visible()
+    page.check('input[name="new-engine"][value="json"]')
+    assert method.is_visible() and not index.is_visible()
+    secret = page.locator("#id_new-secret_env")
+    assert not secret.is_visible()
+    page.select_option("#id_new-auth", "bearer")
+    assert secret.is_visible() and not page.locator("#id_new-auth_header").is_visible()
+    assert problems == []

@@ -116,6 +116,8 @@ def _version_at(body: bytes, *path: str) -> str | None:
 
 
 class Elastic:
+    FORM_FIELDS = ("index",)  # the endpoint's settings that apply to it (the form shows these alone)
+
     def version_request(self, endpoint: Endpoint) -> Request:
         return Request("GET", endpoint.url.rstrip("/") + "/")
 
@@ -148,6 +150,8 @@ class Elastic:
 
 
 class Solr:
+    FORM_FIELDS = ("index",)
+
     def version_request(self, endpoint: Endpoint) -> Request:
         return Request("GET", endpoint.url.rstrip("/") + "/admin/info/system", params=[("wt", "json")])
 
@@ -181,6 +185,8 @@ class Solr:
 
 
 class JsonApi:
+    FORM_FIELDS = ("method", "results_path", "id_path", "score_path")
+
     def request(self, endpoint: Endpoint, values: Mapping[str, str], start: int, size: int) -> Request:
         paging = {"from": str(start), "size": str(size), "page": str(start // size + 1 if size else 1)}
         values = {**values, **paging}
