@@ -26,8 +26,8 @@ def sources(request: HttpRequest, collection_id: int) -> HttpResponse:
     """Every source of the collection; an admin changes them here, a researcher reads them (as the API allows)."""
     collection = get_object_or_404(Collection, pk=collection_id)
     rows = selectors.collection_sources(collection=collection, reveal=sees_assessors(request.user, collection))
-    context = {"collection": collection, "rows": rows, "kinds": SourceKind.choices, "roles": SourceRole.choices,
-               "changes": ROLE_ADMIN in user_roles(request.user)}  # fmt: skip
+    context = {"collection": collection, "rows": rows, "kind_choices": SourceKind.choices,
+               "role_choices": SourceRole.choices, "changes": ROLE_ADMIN in user_roles(request.user)}  # fmt: skip
     return render(request, "judging/sources.html", context)
 
 

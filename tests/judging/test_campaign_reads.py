@@ -66,3 +66,14 @@ def test_a_researcher_reads_without_a_way_to_change_and_may_not_post(client, col
     leaderboard = client.get(f"/results/{collection.id}/").content.decode()
     assert f'href="/judging/collections/{collection.id}/search/"' in leaderboard
     assert f'href="/judging/collections/{collection.id}/sources/"' in leaderboard
+
+
+@pytest.mark.parametrize("role", ["admin", "researcher"])
+def test_the_sources_page_keeps_the_whole_top_bar_and_a_way_back(client, collection, role):
+    client.force_login(make_user(role))
+    page = client.get(f"/judging/collections/{collection.id}/sources/").content.decode()
+    bar = page[page.index('<nav aria-label="Main">') : page.index("</nav>")]
+    assert 'href="/results/"' in bar  # its context once shadowed the roles the bar is drawn from
+    assert ('href="/judging/dashboard/"' in bar) is (role == "admin")
+    assert f'href="/results/{collection.id}/"' in page
+    assert (f'href="/judging/collections/{collection.id}/"' in page) is (role == "admin")
