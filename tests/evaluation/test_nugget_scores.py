@@ -96,6 +96,8 @@ def test_support_precision_is_over_judged_citations_and_recall_over_sentences():
         ('{"qid": "1", "run_id": "", "nuggets": []}', "run_id"),
         ('{"qid": "1", "run_id": "A", "nuggets": [{"text": "t", "importance": "vital"}]}', "nuggets[0].assignment"),
         ('{"qid": "1", "run_id": "A"}', "nuggets"),
+        ("[" * 5000 + "]" * 5000, "(line)"),  # Python's reader: a RecursionError
+        ('{"qid": "1", "run_id": "A\\u0000", "nuggets": []}', "run_id"),
     ],
 )
 def test_a_bad_record_is_named_by_file_line_and_field(line, field):

@@ -209,3 +209,14 @@ def test_a_lone_surrogate_is_named_by_its_line(tmp_path):
     with pytest.raises(LogImportFailed) as failure:
         store.import_log(tmp_path / "s", files=files, log_format="ubi")
     assert [(p.file, p.line) for p in failure.value.problems] == [("queries.jsonl", 2)]
+
+
+def test_deep_nesting_is_named_by_its_line_never_a_crash(tmp_path):
+    # (a NUL in a log's text is no fault: the log's store, DuckDB and Parquet, keeps it)
+    bad, field, reason = "[" * 5000 + "]" * 5000, None, "nested more than"
+    good = '{"query_id": "ok", "client_id": "c", "timestamp": "2026-11-01T00:00:00Z"}'
+    files = {"queries": lines(tmp_path / "queries.jsonl", good, bad), "events": lines(tmp_path / "e.jsonl", "")}
+    with pytest.raises(LogImportFailed) as failure:
+        store.import_log(tmp_path / "s", files=files, log_format="ubi")
+    (problem,) = failure.value.problems
+    assert (problem.file, problem.line, problem.field) == ("queries.jsonl", 2, field) and reason in problem.reason
