@@ -31,3 +31,18 @@ class JudgingConfig(AppConfig):
             machine_nuggets.ASSIGN_JOB,
             machine_nuggets.SUPPORT_JOB,
         )
+        # The pure readers' limits come from the settings, given to them here and again when the setting changes.
+        from django.conf import settings
+        from django.core.signals import setting_changed
+
+        from judging.imports.core import problems
+
+        problems.limits_configure(settings.WORKBENCH_LIMITS)
+        setting_changed.connect(_limits_changed, dispatch_uid="judging-import-limits")
+
+
+def _limits_changed(*, setting, value, **kwargs) -> None:
+    if setting == "WORKBENCH_LIMITS":
+        from judging.imports.core import problems
+
+        problems.limits_configure(value or {})

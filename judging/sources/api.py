@@ -10,6 +10,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from judging import selectors as judging_selectors
+from judging.machines import selectors as machine_selectors
 from judging.models import Collection, SourceKind, SourceRole
 from judging.permissions import ReadsForResearchersWritesForAdmins, sees_assessors
 from judging.sources import selectors, services
@@ -49,7 +51,9 @@ class SourceList(APIView):
     @extend_schema(responses=SourceSerializer(many=True))
     def get(self, request: Request, collection_id: int) -> Response:
         collection = get_object_or_404(Collection, pk=collection_id)
-        rows = selectors.collection_sources(collection=collection, reveal=sees_assessors(request.user, collection))
+        rows = selectors.collection_sources(
+            collection=collection, names=_names(request, collection), reveal=sees_assessors(request.user, collection)
+        )
         return Response(SourceSerializer(rows, many=True).data)
 
 
@@ -69,3 +73,12 @@ class SourceDetail(APIView):
         )
         row = next(r for r in selectors.collection_sources(collection=collection) if r.account_id == account_id)
         return Response(SourceSerializer(row).data)
+
+
+def _names(request, collection) -> dict[int, str]:
+    """The accounts' names as every page shows them to this reader (machines named, people pseudonymised unless
+    the reader sees assessors)."""
+    reveal = sees_assessors(request.user, collection)
+    return machine_selectors.machine_names(collection=collection) | judging_selectors.assessor_names(
+        collection=collection, reveal=reveal
+    )

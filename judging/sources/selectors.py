@@ -200,12 +200,13 @@ class SourceRow:
     history: list
 
 
-def collection_sources(*, collection: Collection, reveal: bool = True) -> list[SourceRow]:
+def collection_sources(
+    *, collection: Collection, names: dict[int, str] | None = None, reveal: bool = True
+) -> list[SourceRow]:
     """Every account that labels in the collection or has a source row in it, with its kind, role, number of
-    labels and its audit trail (latest change first), people first then by name; in four queries. Each is named
-    as on every page (`judging.selectors.assessor_names`): a machine by its judge, a person by username, or by
-    pseudonym unless `reveal`."""
-    from judging.selectors import assessor_names  # it reads sources itself: imported here, not at the top
+    labels and its audit trail (latest change first), people first then by name; in four queries. `names`, the
+    names every page shows (`judging.selectors.assessor_names`, which the caller reads: it reads sources itself);
+    an account it lacks is shown by username, or as "account N" unless `reveal`."""
 
     counts = dict(
         Judgment.objects.filter(topic__collection=collection).values("assessor_id").annotate(n=Count("id"))
@@ -215,11 +216,10 @@ def collection_sources(*, collection: Collection, reveal: bool = True) -> list[S
     changes: dict[int, list] = {}
     for change in LabelSourceChange.objects.filter(source__collection=collection).select_related("changed_by"):
         changes.setdefault(change.source_id, []).insert(0, change)
-    names = dict(User.objects.filter(pk__in=set(counts) | set(rows)).values_list("pk", "username"))
-    shown = assessor_names(collection=collection, reveal=reveal)
+    usernames = dict(User.objects.filter(pk__in=set(counts) | set(rows)).values_list("pk", "username"))
     found = []
-    for account_id, name in names.items():
-        name = shown.get(account_id) or (name if reveal else f"account {account_id}")
+    for account_id, username in usernames.items():
+        name = (names or {}).get(account_id) or (username if reveal else f"account {account_id}")
         row = rows.get(account_id)
         history = changes.get(row.pk, []) if row else []
         latest = history[0] if history else None

@@ -10,6 +10,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from judging import selectors as judging_selectors
+from judging.machines import selectors as machine_selectors
 from judging.models import ROLE_ADMIN, Collection, SourceKind, SourceRole
 from judging.permissions import admin_required, reads_for_researchers_writes_for_admins, sees_assessors, user_roles
 from judging.sources import selectors, services
@@ -25,7 +27,9 @@ class SourceForm(forms.Form):
 def sources(request: HttpRequest, collection_id: int) -> HttpResponse:
     """Every source of the collection; an admin changes them here, a researcher reads them (as the API allows)."""
     collection = get_object_or_404(Collection, pk=collection_id)
-    rows = selectors.collection_sources(collection=collection, reveal=sees_assessors(request.user, collection))
+    rows = selectors.collection_sources(
+        collection=collection, names=_names(request, collection), reveal=sees_assessors(request.user, collection)
+    )
     context = {"collection": collection, "rows": rows, "kind_choices": SourceKind.choices,
                "role_choices": SourceRole.choices, "changes": ROLE_ADMIN in user_roles(request.user)}  # fmt: skip
     return render(request, "judging/sources.html", context)
@@ -49,3 +53,12 @@ def source_update(request: HttpRequest, collection_id: int, account_id: int) -> 
     else:
         messages.success(request, "Saved; results are recomputed if the role changed.")
     return redirect("judging:sources", collection_id=collection.id)
+
+
+def _names(request, collection) -> dict[int, str]:
+    """The accounts' names as every page shows them to this reader (machines named, people pseudonymised unless
+    the reader sees assessors)."""
+    reveal = sees_assessors(request.user, collection)
+    return machine_selectors.machine_names(collection=collection) | judging_selectors.assessor_names(
+        collection=collection, reveal=reveal
+    )

@@ -171,7 +171,7 @@ def test_after_an_llm_judge_labels_the_whole_pool_where_we_stand_counts_people_o
         page.locator("[data-standing]").scroll_into_view_if_needed()
         screenshot(page, f"standing-after-llm-{width}")
         page.goto(f"{live_server.url}/judging/collections/{collection.id}/sources/")
-        row = page.locator(f"#sources tr[data-source='{judge.account.username}']")
+        row = page.locator(f"#sources tr[data-source='{judge.name}']")
         assert (row.get_attribute("data-kind"), row.get_attribute("data-role")) == ("machine", "advisory")
         assert page.evaluate("document.documentElement.scrollWidth") <= width + 1  # the table scrolls, not the page
         screenshot(page, f"sources-{width}")

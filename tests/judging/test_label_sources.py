@@ -88,7 +88,7 @@ def test_the_sources_page_lists_each_labeller_and_changes_a_role_for_admins_only
     client.force_login(make_user("admin"))
     page = client.get(f"/judging/collections/{collection.id}/sources/").content.decode()
     assert f'data-source="{person.username}" data-kind="person" data-role="counted"' in page
-    assert f'data-source="{judge.account.username}" data-kind="machine" data-role="advisory"' in page
+    assert f'data-source="{judge.name}" data-kind="machine" data-role="advisory"' in page
     client.post(f"/judging/collections/{collection.id}/sources/{person.pk}/", {"kind": "person", "role": "advisory"})
     assert sources.advisory_accounts(collection=collection) == {person.pk, judge.account_id}
     client.force_login(person)

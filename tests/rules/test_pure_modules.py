@@ -5,6 +5,7 @@ Purity is read from the location, not from a list: everything under `measures/`,
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -66,3 +67,33 @@ def test_pure_modules_import_without_django():
 def test_the_check_fails_on_a_module_that_loads_django():
     done = _django_loaded_by(["measures", "judging.machines.selectors"])
     assert done.returncode != 0
+
+
+def django_imports(source: str) -> list[int]:
+    """Lines of a module that import Django anywhere, a function's body included (an import deferred into a
+    function loads Django only when it runs, so importing the module cannot tell)."""
+
+    def imports_django(node) -> bool:
+        if isinstance(node, ast.Import):
+            return any(alias.name.split(".")[0] == "django" for alias in node.names)
+        return isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] == "django"
+
+    return [node.lineno for node in ast.walk(ast.parse(source)) if imports_django(node)]
+
+
+def test_no_pure_module_imports_django_even_inside_a_function():
+    offenders = {}
+    for module in pure_modules():
+        path = ROOT / (module.replace(".", "/") + ".py")
+        path = path if path.exists() else ROOT / module.replace(".", "/") / "__init__.py"
+        lines = django_imports(path.read_text())
+        if lines:
+            offenders[module] = lines
+    assert offenders == {}
+
+
+def test_the_rule_catches_an_import_of_django_deferred_into_a_function():
+    source = "import os\n\ndef f():\n    from django.conf import settings\n    return settings\n"
+    assert django_imports(source) == [4]
+    assert django_imports("def g():\n    import django.db\n") == [2]
+    assert django_imports("from .django import x\n") == []  # a sibling module of that name is not Django

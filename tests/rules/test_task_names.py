@@ -11,16 +11,31 @@ from django.conf import settings
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def _task_decorators(tree: ast.Module) -> set[str]:
+    """The spellings that decorate a Celery task in this module: `shared_task` and `*.task`, and every name
+    `shared_task` or `task` is imported under (`from celery import shared_task as job` makes `job` one)."""
+    names = {"shared_task"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "celery":
+            names |= {alias.asname or alias.name for alias in node.names if alias.name in ("shared_task", "task")}
+        elif isinstance(node, ast.Assign) and ast.unparse(node.value) in names:  # job = shared_task
+            names |= {ast.unparse(target) for target in node.targets}
+    return names
+
+
 def unpinned_tasks(source: str) -> list[str]:
-    """Functions decorated as Celery tasks without a literal `name=`."""
+    """Functions decorated as Celery tasks, under any name the module gives the decorator, without a literal
+    `name=`."""
+    tree = ast.parse(source)
+    decorators = _task_decorators(tree)
     found = []
-    for node in ast.walk(ast.parse(source)):
-        if not isinstance(node, ast.FunctionDef):
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
         for decorator in node.decorator_list:
             call = decorator if isinstance(decorator, ast.Call) else None
             target = ast.unparse(call.func if call else decorator)
-            if not target.endswith(("shared_task", ".task")):
+            if target not in decorators and not target.endswith((".shared_task", ".task")):
                 continue
             names = [k.value for k in (call.keywords if call else []) if k.arg == "name"]
             if not (names and isinstance(names[0], ast.Constant) and isinstance(names[0].value, str)):
@@ -41,6 +56,19 @@ def test_the_rule_catches_a_task_without_a_pinned_name():
         "@shared_task(name='x.a')\ndef c(): ...\n"
     )
     assert unpinned_tasks(source) == ["a", "b"]
+
+
+def test_the_rule_catches_a_task_decorated_through_an_alias():
+    source = (
+        "from celery import shared_task as job\n"
+        "import celery\n"
+        "background = job\n"
+        "@job(acks_late=True)\ndef a(): ...\n"
+        "@background\ndef b(): ...\n"
+        "@celery.shared_task\ndef c(): ...\n"
+        "@job(name='x.d')\ndef d(): ...\n"
+    )
+    assert unpinned_tasks(source) == ["a", "b", "c"]
 
 
 def test_every_routed_task_name_is_a_registered_task():

@@ -18,15 +18,19 @@ DEFAULT_LIMITS = {
     "topics_per_file": 20_000,
     "documents_per_file": 2_000_000,
 }
+_CONFIGURED: dict[str, int] = {}
+
+
+def limits_configure(limits: dict) -> None:
+    """Takes the deployment's limits (settings.WORKBENCH_LIMITS): the judging app gives them as Django starts and
+    whenever the setting changes, so this pure module never reads Django's settings itself."""
+    _CONFIGURED.clear()
+    _CONFIGURED.update({name: value for name, value in limits.items() if name in DEFAULT_LIMITS})
 
 
 def limit(name: str) -> int:
-    """A configured limit (settings.WORKBENCH_LIMITS), or its default outside a configured Django."""
-    from django.conf import settings
-
-    if settings.configured and hasattr(settings, "WORKBENCH_LIMITS"):
-        return settings.WORKBENCH_LIMITS[name]
-    return DEFAULT_LIMITS[name]
+    """A configured limit (`limits_configure`), or its default (the command-line tools, which run without Django)."""
+    return _CONFIGURED.get(name, DEFAULT_LIMITS[name])
 
 
 class ImportFailed(ValueError):
