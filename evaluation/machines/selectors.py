@@ -156,8 +156,7 @@ def _leaderboards(collection, judge, machine, consensus, pooled, verified, unver
         agreement = system_ranking_agreement(mine, consensus, runs, measure=measure, **options)
         scores = agreement["scores"]  # the same scores the taus are of: kendall@10 is their top-heavy view
         top = verify.kendall_at_k(scores["consensus"], scores["machine"])
-        top_runs = min(verify.TOP_SYSTEMS, sum(v is not None for v in scores["consensus"].values()))
-        ranking = {**agreement["against_consensus"]["machine"], "kendall_at_10": top, "top_runs": top_runs}
+        ranking = {**agreement["against_consensus"]["machine"], "kendall_at_10": top}
     stability = verify.correction_stability(
         filled,
         unverified,
@@ -185,6 +184,7 @@ def _leaderboards(collection, judge, machine, consensus, pooled, verified, unver
     return {
         "measure": measure,
         "ranking": ranking,
+        "top_runs": min(verify.TOP_SYSTEMS, len(runs.tags)),  # what τ@10 is over, said so when fewer than ten
         "measures": measures,
         "leaderboard": sorted(rows, key=lambda r: r["run"]),
         "holes": holes,

@@ -164,6 +164,7 @@ def test_the_page_the_api_and_the_holes_filled_qrels_show_the_same(judged, clien
     assert page.status_code == 200
     text = page.content.decode()
     assert f"{body['against_consensus']['cohen_kappa']:.3f}" in text and 'data-measure="AP"' in text
+    assert "over all 3 runs" in text and "over the ten runs" not in text  # τ@10 over the runs there are
     qrels = _text(client.get(f"/results/{collection.id}/qrels/?source=filled&assessor=bm25")).splitlines()
     people = _text(client.get(f"/results/{collection.id}/qrels/")).splitlines()
     assert len(qrels) == len(people) + 6 and set(qrels) >= set(people)

@@ -92,7 +92,7 @@ def test_the_leaderboard_reads_a_fixed_number_of_queries(client, judged):
     client = _client_as(client, "researcher")
     with CaptureQueriesContext(connection) as queries:
         _page(client, f"/results/{collection.id}/", sort="AP")
-    assert len(queries) <= 15
+    assert len(queries) <= 16  # with the machine judges' gullibility flags
 
 
 def test_assessors_cannot_open_results_pages(client, judged):
