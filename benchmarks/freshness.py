@@ -547,7 +547,7 @@ def imports_beside(collection, args, warmed, importing) -> None:
     from django.db import connection
 
     from judging.imports import services as imports
-    from judging.models import Job, JobState
+    from judging.jobs.models import Job, JobState
 
     warmed.wait()
     blank = io.BytesIO()

@@ -136,7 +136,8 @@ def through_the_app(pairs: int) -> None:
     from judging import services
     from judging.demo import DEMO_JUDGE, demo_create
     from judging.machines import services as machine_judges
-    from judging.models import MachineJudge, PoolItem
+    from judging.machines.models import MachineJudge
+    from judging.models import PoolItem
 
     call_command("migrate", verbosity=0)
     collection = services.collection_create(name="bench", max_grade=3, relevance_threshold=2)

@@ -9,6 +9,12 @@ app = Celery("workbench")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
+# How every recompute task retries, in one place: a recompute is idempotent, so it is retried with backoff through a
+# broker or database hiccup.
+RECOMPUTE_RETRY = dict(
+    acks_late=True, autoretry_for=(Exception,), retry_backoff=True, retry_backoff_max=60, max_retries=8
+)
+
 # Celery's Django fixup closes every database connection before and after each task unless this is set (read
 # under this literal name, outside the CELERY_ namespace): a judgment's recompute then opened a new PostgreSQL
 # connection each time, a server process forked and its catalog caches filled again (PostgreSQL's CPU per judgment

@@ -302,8 +302,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     # Two choice sets share a field name ("kind"): each gets its own schema name.
     "ENUM_NAME_OVERRIDES": {
-        "LabelSourceKindEnum": "judging.models.SourceKind",
-        "LabelSourceRoleEnum": "judging.models.SourceRole",
+        "LabelSourceKindEnum": "judging.sources.models.SourceKind",
+        "LabelSourceRoleEnum": "judging.sources.models.SourceRole",
     },
 }
 

@@ -7,7 +7,8 @@ from django.contrib import admin
 from django.db import transaction
 
 from evaluation import services
-from evaluation.models import RunAggregates, SearchLog, TopicAgreement, TopicState, TopicValues
+from evaluation.models import RunAggregates, TopicAgreement, TopicState, TopicValues
+from evaluation.online.models import SearchLog
 from judging.admin import CollectionAdmin, ReadOnlyAdmin, ServiceAdmin
 from judging.models import Collection
 

@@ -27,7 +27,8 @@ from evaluation.api_serializers import (
 from evaluation.machines import selectors as verification
 from evaluation.preferences import selectors as preference_results
 from judging.jobs.api import JobSerializer, job_accepted
-from judging.models import Collection, MachineJudge, Run
+from judging.machines.models import MachineJudge
+from judging.models import Collection, Run
 from judging.permissions import IsResearcherOrAdmin, ReadsOwnCollectionStatus, sees_assessors
 
 MAX_STATUS_PAGE = 1_000_000  # far past any collection's last page, and far inside the database's integers

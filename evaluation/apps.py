@@ -7,7 +7,16 @@ class EvaluationConfig(AppConfig):
     name = "evaluation"
     default_auto_field = "django.db.models.BigAutoField"
 
+    def import_models(self) -> None:
+        super().import_models()
+        # The features' models are this app's, imported as Django imports the app's own (see `judging.apps`).
+        import evaluation.nuggets.models
+        import evaluation.online.models  # noqa: F401
+
     def ready(self) -> None:
+        import evaluation.analysis.tasks
+        import evaluation.nuggets.tasks
+        import evaluation.online.tasks  # noqa: F401
         from evaluation import receivers, tasks  # noqa: F401  (tasks: every process knows them by name, to send them)
         from evaluation.analysis import trial_runs
         from evaluation.online import services as search_logs

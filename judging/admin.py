@@ -19,13 +19,13 @@ from rest_framework.authtoken.admin import TokenAdmin
 from rest_framework.authtoken.models import TokenProxy
 
 from judging import services
+from judging.jobs.models import Job
 from judging.models import (
     Adjudication,
     Assignment,
     Collection,
     Document,
     Grade,
-    Job,
     Judgment,
     JudgmentHistory,
     PoolItem,

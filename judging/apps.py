@@ -7,9 +7,29 @@ class JudgingConfig(AppConfig):
     name = "judging"
     default_auto_field = "django.db.models.BigAutoField"
 
+    def import_models(self) -> None:
+        super().import_models()
+        # The features' models are this app's (its tables and migrations), imported as Django imports the app's
+        # own: so the core's models.py never imports a feature.
+        import judging.answers.models
+        import judging.jobs.models
+        import judging.machines.models
+        import judging.nuggets.models
+        import judging.preferences.models
+        import judging.quality.models
+        import judging.search_fetch.models
+        import judging.sources.models  # noqa: F401
+
     def ready(self) -> None:
         # The project's Celery app, loaded as Django starts, so that every shared task binds to it (Celery's Django
-        # guide does this in the project package's __init__, which the pure outbound rules also live in).
+        # guide does this in the project package's __init__, which the pure outbound rules also live in); and every
+        # feature's tasks, so that every process knows every task by name, to send it.
+        import judging.datasets.tasks
+        import judging.imports.tasks
+        import judging.jobs.tasks
+        import judging.machines.tasks
+        import judging.nuggets.tasks
+        import judging.search_fetch.tasks  # noqa: F401
         from config import celery  # noqa: F401
         from judging.datasets import services as datasets
         from judging.imports import services as imports

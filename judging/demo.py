@@ -18,7 +18,8 @@ from django.db import transaction
 from judging import services
 from judging.machines import services as machine_judges
 from judging.machines.core import embedding
-from judging.models import Collection, Document, MachineProvider, Topic
+from judging.machines.models import MachineProvider
+from judging.models import Collection, Document, Topic
 
 DEMO_NAME = "Python docstrings (demo)"
 DEMO_JUDGE = "offline-judge"  # MiniLM where the embedding extra is installed, else BM25

@@ -17,11 +17,11 @@ from judging.models import (
     Collection,
     ConsensusMethod,
     Run,
-    SourceRole,
     Topic,
 )
 from judging.ordering.core import pool_strategies
 from judging.ordering.core.orders import order_choices
+from judging.sources.models import SourceRole
 
 NUL_MESSAGE = "contains a NUL character (often pasted by accident); remove it"
 

@@ -20,23 +20,21 @@ from judging.machines import selectors as verifying
 from judging.models import (
     ROLE_ASSESSOR,
     Adjudication,
-    AssessorPause,
     Assignment,
     Collection,
     Document,
     Judgment,
     JudgmentHistory,
-    LabelSource,
     PoolItem,
-    QualityCheck,
     Ranking,
     Run,
-    SourceRole,
     Topic,
 )
 from judging.ordering import selectors as adaptive
 from judging.ordering.core.stopping import Standing, TopicInput, campaign_standing
+from judging.quality.models import AssessorPause, QualityCheck
 from judging.sources import selectors as sources
+from judging.sources.models import LabelSource, SourceRole
 
 User = get_user_model()
 

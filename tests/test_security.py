@@ -131,7 +131,7 @@ def test_the_demo_refuses_its_public_accounts_with_debug_off(settings):
 def test_an_upload_over_the_limit_is_refused_before_its_body_is_read(client, settings):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    from judging.models import Job
+    from judging.jobs.models import Job
     from tests.api_clients import api_as
     from tests.factories import make_collection
 

@@ -24,7 +24,7 @@ from evaluation.exports import spreadsheet_text
 from evaluation.models import AgreementReport
 from judging import selectors as judging_selectors
 from judging.machines import selectors as machine_selectors
-from judging.models import AssessorPause, Collection
+from judging.models import Collection
 from judging.quality import selectors as checking
 from judging.quality.core import (
     Label,
@@ -34,6 +34,7 @@ from judging.quality.core import (
     others_labels,
     relevant_blocks,
 )
+from judging.quality.models import AssessorPause
 from judging.sources import selectors as sources
 from measures.consensus import dawid_skene
 

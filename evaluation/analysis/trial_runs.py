@@ -22,7 +22,8 @@ from judging.imports.core.trec_lines import parse_run
 from judging.jobs import kinds as job_kinds
 from judging.jobs import runner as jobs
 from judging.jobs import uploads
-from judging.models import Collection, Document, Job, Run, Topic
+from judging.jobs.models import Job
+from judging.models import Collection, Document, Run, Topic
 from measures import PreparedQrels, PreparedRun, as_measures, evaluate, trec_order
 
 COVERAGE_DEPTH = 10

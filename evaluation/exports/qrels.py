@@ -19,7 +19,9 @@ from evaluation.machines.selectors import holes_filled_qrels
 from evaluation.preferences.selectors import BRADLEY_TERRY, bradley_terry_qrels
 from judging import selectors as judging_selectors
 from judging.machines import selectors as machine_selectors
-from judging.models import Collection, Document, MachineJudge, QualityCheck, Topic
+from judging.machines.models import MachineJudge
+from judging.models import Collection, Document, Topic
+from judging.quality.models import QualityCheck
 from judging.sources import selectors as sources
 
 SOURCES = ("consensus", "assessor", "all", "filled", "preferences")

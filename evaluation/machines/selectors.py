@@ -15,7 +15,8 @@ from evaluation.machines import core as verify
 from evaluation.selectors import consensus_labels, engine_options, results_version, stored_measures
 from judging import selectors as judging_selectors
 from judging.machines import selectors as machine_selectors
-from judging.models import Collection, MachineJudge, MachineReply, PoolItem, Topic
+from judging.machines.models import MachineJudge, MachineReply
+from judging.models import Collection, PoolItem, Topic
 from judging.sources import selectors as sources
 
 

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 
 from django.db.models import F, Q
 
-from evaluation.models import AnswerScores, AnswerTopicState
 from evaluation.nuggets.core import (
     ASSIGNMENT_LABELS,
     FAILED,
@@ -20,17 +19,12 @@ from evaluation.nuggets.core import (
     mean_scores,
     nugget_scores,
 )
+from evaluation.nuggets.models import AnswerScores, AnswerTopicState
 from evaluation.selectors import run_aggregates, stored_measures
-from judging.models import (
-    Answer,
-    AssignmentAdjudication,
-    Collection,
-    Document,
-    MachineJudge,
-    Nugget,
-    Run,
-    Topic,
-)
+from judging.answers.models import Answer
+from judging.machines.models import MachineJudge
+from judging.models import Collection, Document, Run, Topic
+from judging.nuggets.models import AssignmentAdjudication, Nugget
 from judging.sources import selectors as sources
 from measures import agreement
 from measures.correlation import kendall_tau, tau_ap

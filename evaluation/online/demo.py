@@ -11,9 +11,9 @@ from pathlib import Path
 from django.utils import timezone
 
 from evaluation import selectors
-from evaluation.models import SearchLog
 from evaluation.online import services as search_logs
 from evaluation.online.core.simulate import SimulatedTopic, simulated_log, write_jsonl
+from evaluation.online.models import SearchLog
 from judging import selectors as judging_selectors
 from judging.models import Collection, Document
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django import forms
 
-from evaluation.models import SearchLog
 from evaluation.online.core import click_models, traffic
+from evaluation.online.models import SearchLog
 
 
 def _names(text: str) -> list[str]:

@@ -15,16 +15,18 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.urls import reverse
 
-from evaluation.models import SearchLog
 from evaluation.online.core import click_models, store, traffic
+from evaluation.online.models import SearchLog
 from evaluation.selectors import SEARCH_LOG_SETTING_NAMES, online_settings
 from judging.imports.core.topics import TopicRecord
 from judging.imports.services import IMPORTED_NAMESPACE
 from judging.jobs import kinds as job_kinds
 from judging.jobs import runner as jobs
 from judging.jobs import uploads
-from judging.models import Collection, Document, Job, SourceKind, SourceRole, Topic, Upload
+from judging.jobs.models import Job, Upload
+from judging.models import Collection, Document, Topic
 from judging.services import imported_assessors, judgments_record_bulk, topics_upsert
+from judging.sources.models import SourceKind, SourceRole
 from judging.sources.services import label_source_made
 
 IMPORT_TASK = "evaluation.tasks.import_search_log"

@@ -12,7 +12,6 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from evaluation import selectors
-from evaluation.models import SearchLog
 from evaluation.online import services as search_logs
 from evaluation.online.core.ab import MIN_SESSIONS
 from evaluation.online.core.measures import BUCKETS, MAX_RATE_BUCKETS, RATE_UNITS, RATIO_REGISTRY
@@ -23,6 +22,7 @@ from evaluation.online.forms import (
     SearchLogUploadForm,
     TrafficTopicsForm,
 )
+from evaluation.online.models import SearchLog
 from evaluation.views import researcher_collection
 from judging.models import ROLE_ADMIN
 from judging.permissions import admin_required, user_roles

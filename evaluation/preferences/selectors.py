@@ -21,8 +21,9 @@ from evaluation.cached_reads import cached_for_version
 from evaluation.exports import export_name, provenance
 from evaluation.selectors import results_version
 from judging import selectors as judging_selectors
-from judging.models import Collection, Document, Preference, PreferenceHistory, Ranking, Run, Topic
+from judging.models import Collection, Document, Ranking, Run, Topic
 from judging.preferences import selectors as preferring
+from judging.preferences.models import Preference, PreferenceHistory
 from measures.bradley_terry import bradley_terry, grades_from_strengths
 from measures.preferences import PrefLine, evaluate_prefs, summary, topic_prefs
 

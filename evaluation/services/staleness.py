@@ -20,7 +20,8 @@ from django.utils import timezone
 
 from config import sql
 from config.broker import messages_waiting
-from evaluation.models import AnswerTopicState, CollectionState, TopicState
+from evaluation.models import CollectionState, TopicState
+from evaluation.nuggets.models import AnswerTopicState
 from judging.models import Topic
 
 logger = logging.getLogger(__name__)

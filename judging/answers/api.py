@@ -18,7 +18,8 @@ from config.ids import IdField
 from judging.answers import selectors, services
 from judging.answers.models import Answer, SupportLabel
 from judging.jobs.api import job_accepted
-from judging.models import ROLE_ADMIN, Assignment, Collection, MachineJudge, Topic
+from judging.machines.models import MachineJudge
+from judging.models import ROLE_ADMIN, Assignment, Collection, Topic
 from judging.nuggets.models import AssignmentLabel, Importance, Nugget
 from judging.nuggets.services import assignments, machine
 from judging.nuggets.services import nuggets as edits

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django import forms
 
+from judging.machines.models import MachineJudge
 from judging.machines.providers import PROVIDERS
-from judging.models import MachineJudge
 
 
 class AnswerRunImportForm(forms.Form):

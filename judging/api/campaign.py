@@ -15,11 +15,12 @@ from config.ids import IdField
 from judging import progress, selectors, services
 from judging.imports.services import IMPORT_KINDS, import_start
 from judging.jobs.api import job_accepted
-from judging.models import Assignment, Collection, Document, PoolItem, Run, SourceRole, Topic
+from judging.models import Assignment, Collection, Document, PoolItem, Run, Topic
 from judging.ordering.core import pool_strategies
 from judging.permissions import IsAdmin, ReadsForResearchersWritesForAdmins
 from judging.services import pools
 from judging.sources import selectors as sources
+from judging.sources.models import SourceRole
 
 
 class AccountsInRole(serializers.ListField):

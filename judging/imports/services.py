@@ -30,12 +30,13 @@ from judging.jobs import runner as jobs
 from judging.jobs import uploads
 from judging.jobs.runner import JobRefused
 from judging.jobs.uploads import upload_local_copy, upload_size_limit
-from judging.models import Collection, Document, SourceKind, SourceRole, Topic
+from judging.models import Collection, Document, Topic
 from judging.services.documents import documents_upsert
 from judging.services.judgments import judgments_record_bulk
 from judging.services.runs import run_store
 from judging.services.topics import topics_upsert
 from judging.services.users import imported_assessors
+from judging.sources.models import SourceKind, SourceRole
 from judging.sources.services import label_source_made
 from measures.lines import MAX_LINE_BYTES
 

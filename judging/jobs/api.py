@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
-from judging.models import Job
+from judging.jobs.models import Job
 from judging.permissions import IsAdmin
 
 

@@ -22,8 +22,8 @@ from django.utils import timezone
 from config import sql
 from config.broker import messages_waiting
 from judging.jobs import kinds as job_kinds
+from judging.jobs.models import Job, JobState
 from judging.jobs.uploads import upload_delete, uploads_purge
-from judging.models import Job, JobState
 
 __all__ = [
     "Job",

@@ -14,7 +14,7 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.db.models import Exists, OuterRef
 
-from judging.models import Job, JobState, Upload, UploadChunk
+from judging.jobs.models import Job, JobState, Upload, UploadChunk
 
 CHUNK_BYTES = 1 << 20
 MAX_NAME_CHARS = 200

@@ -15,9 +15,11 @@ from rest_framework.views import APIView
 from judging import selectors
 from judging.jobs import runner as jobs
 from judging.jobs.api import JobSerializer, job_accepted
+from judging.jobs.models import Job
 from judging.machines import selectors as machine_selectors
 from judging.machines import services as service
-from judging.models import Assignment, Collection, Document, Job, MachineJudge, MachineReply, PoolItem, Topic
+from judging.machines.models import MachineJudge, MachineReply
+from judging.models import Assignment, Collection, Document, PoolItem, Topic
 from judging.permissions import IsAdmin, IsAssessor, ReadsForResearchersWritesForAdmins
 from judging.quality import selectors as checking
 

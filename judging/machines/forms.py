@@ -8,8 +8,9 @@ from django import forms
 
 from judging.forms import fields_by_kind
 from judging.machines.core.prompts import TEMPLATES
+from judging.machines.models import MachineJudge, MachineProvider
 from judging.machines.providers import PROVIDERS
-from judging.models import MachineJudge, MachineProvider, Topic
+from judging.models import Topic
 
 PROMPTS = [
     ("umbrela", "UMBRELA, 0–3 (Upadhyay et al. 2024, after Thomas et al.)"),

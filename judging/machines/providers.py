@@ -27,7 +27,8 @@ from judging.machines.core.judge import SAMPLING_TEMPERATURE, PairResult, TopicT
 from judging.machines.core.lexical import lexical_labels
 from judging.machines.core.panels import combined
 from judging.machines.core.prompts import Template, render
-from judging.models import Document, MachineJudge, MachineProvider, PoolItem, Topic
+from judging.machines.models import MachineJudge, MachineProvider
+from judging.models import Document, PoolItem, Topic
 from judging.sources import selectors as sources
 
 LEXICAL_VERSION = "bm25-quantiles-1"

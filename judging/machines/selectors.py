@@ -14,8 +14,9 @@ from django.db.models import F
 from judging.machines.core.judge import BATCH_SIZE
 from judging.machines.core.prompts import judge_template
 from judging.machines.core.verification import impact_weights, verification_scores
+from judging.machines.models import MachineJudge, MachineReply
 from judging.machines.providers import RunSpent, provider_of
-from judging.models import Document, Judgment, MachineJudge, MachineReply, PoolItem, Run, Topic
+from judging.models import Document, Judgment, PoolItem, Run, Topic
 from judging.sources import selectors as sources
 
 

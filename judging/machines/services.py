@@ -27,25 +27,18 @@ from config.core.secrets import secret_name_problem
 from judging.core.identifiers import identifier, identifier_problem
 from judging.jobs import kinds as job_kinds
 from judging.jobs import runner as jobs
+from judging.jobs.models import Job
 from judging.machines import selectors as machine_selectors
 from judging.machines.core.judge import PairResult, TopicText
 from judging.machines.core.probes import KINDS as PROBE_KINDS
 from judging.machines.core.probes import ProbeAnswer, flip_report, probe_sources, probe_text
 from judging.machines.core.prompts import TEMPLATES, custom, judge_template, template_problem
+from judging.machines.models import MachineJudge, MachineReply
 from judging.machines.providers import Pairs, provider_of, texts
 from judging.machines.selectors import judge_spending
-from judging.models import (
-    Collection,
-    Document,
-    Job,
-    Judgment,
-    MachineJudge,
-    MachineReply,
-    SourceKind,
-    SourceRole,
-    Topic,
-)
+from judging.models import Collection, Document, Judgment, Topic
 from judging.services.judgments import judgments_record_bulk
+from judging.sources.models import SourceKind, SourceRole
 from judging.sources.services import label_source_set
 
 User = get_user_model()

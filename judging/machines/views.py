@@ -12,10 +12,12 @@ from django.views.decorators.http import require_POST
 
 from judging.forms import service_errors_shown
 from judging.jobs import runner as jobs
+from judging.jobs.models import Job
 from judging.machines import selectors as machine_selectors
 from judging.machines import services as service
 from judging.machines.forms import MachineJudgeForm, MachinePreviewForm, MachineRunForm
-from judging.models import Collection, Job, MachineJudge, PoolItem
+from judging.machines.models import MachineJudge
+from judging.models import Collection, PoolItem
 from judging.permissions import admin_required
 from judging.sources import selectors as sources
 

@@ -12,8 +12,9 @@ import hashlib
 from collections import defaultdict
 
 from judging import selectors
-from judging.models import PoolItem, Preference, PreferenceOutcome, Topic
+from judging.models import PoolItem, Topic
 from judging.preferences import core as tournament
+from judging.preferences.models import Preference, PreferenceOutcome
 from judging.sources import selectors as sources
 from measures.agreement import krippendorff_alpha, percent_agreement
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 
-from judging.models import Assignment, Document, PoolItem, Preference, PreferenceHistory, PreferenceOutcome, Topic
+from judging.models import Assignment, Document, PoolItem, Topic
+from judging.preferences.models import Preference, PreferenceHistory, PreferenceOutcome
 from judging.services.judgments import refuse_if_paused
 
 ANSWERS = ("better", "equal", "neither")

@@ -14,9 +14,10 @@ from django.views.decorators.http import require_GET, require_POST
 
 from judging import selectors
 from judging.highlighting import document_blocks, query_terms
-from judging.models import Document, PoolItem, Preference
+from judging.models import Document, PoolItem
 from judging.preferences import selectors as preferring
 from judging.preferences import services as preferences
+from judging.preferences.models import Preference
 from judging.quality.services import pauses as quality
 from judging.views.assessor import _assigned_topic
 

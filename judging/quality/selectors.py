@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from django.utils.crypto import salted_hmac
 
 from judging import selectors
-from judging.models import CheckKind, Judgment, QualityCheck, Topic
+from judging.models import Judgment, Topic
+from judging.quality.models import CheckKind, QualityCheck
 
 KEY_SALT = "judging.quality.selectors.entry"
 

@@ -12,8 +12,9 @@ from django.shortcuts import get_object_or_404, redirect
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from judging.models import AssessorPause, Collection
+from judging.models import Collection
 from judging.permissions import admin_required
+from judging.quality.models import AssessorPause
 from judging.quality.services import pauses as quality
 
 

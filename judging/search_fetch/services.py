@@ -17,7 +17,8 @@ from config.core import outbound
 from config.core.secrets import header_secrets, masked_everywhere
 from judging.jobs import kinds as job_kinds
 from judging.jobs import runner as jobs
-from judging.models import Collection, Document, Job, Topic
+from judging.jobs.models import Job
+from judging.models import Collection, Document, Topic
 from judging.search_fetch.configs import SETTINGS, auth_headers, checked, endpoint_of, policy_of, values_for
 from judging.search_fetch.core.fetch import Fetcher
 from judging.search_fetch.models import SearchEndpoint, SearchSnapshot

@@ -10,7 +10,8 @@ from django.db import transaction
 
 from judging import signals
 from judging.datasets.core import dataset_id
-from judging.models import MAX_SCALE, Collection, Grade, Judgment, MachineJudge
+from judging.machines.models import MachineJudge
+from judging.models import MAX_SCALE, Collection, Grade, Judgment
 from judging.sources.services import label_roles_set
 from measures import canonical_names
 

@@ -13,7 +13,6 @@ from judging import selectors, signals
 from judging.models import (
     MAX_NOTE_CHARS,
     MAX_REASON_CHARS,
-    AssessorPause,
     Assignment,
     AssignmentState,
     Document,
@@ -22,6 +21,7 @@ from judging.models import (
     PoolItem,
     Topic,
 )
+from judging.quality.models import AssessorPause
 from judging.sources import selectors as sources
 
 

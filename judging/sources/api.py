@@ -12,9 +12,10 @@ from rest_framework.views import APIView
 
 from judging import selectors as judging_selectors
 from judging.machines import selectors as machine_selectors
-from judging.models import Collection, SourceKind, SourceRole
+from judging.models import Collection
 from judging.permissions import ReadsForResearchersWritesForAdmins, sees_assessors
 from judging.sources import selectors, services
+from judging.sources.models import SourceKind, SourceRole
 
 
 class SourceChangeSerializer(serializers.Serializer):

@@ -13,18 +13,10 @@ from dataclasses import dataclass
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
-from judging.models import (
-    Collection,
-    Judgment,
-    LabelSource,
-    LabelSourceChange,
-    NuggetAssignment,
-    PoolItem,
-    SourceKind,
-    SourceRole,
-    SupportJudgment,
-    Topic,
-)
+from judging.answers.models import SupportJudgment
+from judging.models import Collection, Judgment, PoolItem, Topic
+from judging.nuggets.models import NuggetAssignment
+from judging.sources.models import LabelSource, LabelSourceChange, SourceKind, SourceRole
 
 User = get_user_model()
 

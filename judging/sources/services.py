@@ -12,7 +12,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from judging import signals
-from judging.models import Collection, LabelSource, LabelSourceChange, SourceKind, SourceRole
+from judging.models import Collection
+from judging.sources.models import LabelSource, LabelSourceChange, SourceKind, SourceRole
 
 # The name a role change is announced under (evaluation's settings key and staleness read it).
 LABEL_SOURCES = "label_sources"

@@ -12,9 +12,10 @@ from django.views.decorators.http import require_POST
 
 from judging import selectors as judging_selectors
 from judging.machines import selectors as machine_selectors
-from judging.models import ROLE_ADMIN, Collection, SourceKind, SourceRole
+from judging.models import ROLE_ADMIN, Collection
 from judging.permissions import admin_required, reads_for_researchers_writes_for_admins, sees_assessors, user_roles
 from judging.sources import selectors, services
+from judging.sources.models import SourceKind, SourceRole
 
 
 class SourceForm(forms.Form):

@@ -15,7 +15,8 @@ from judging.forms import ImportForm, PoolForm
 from judging.imports import services as imports
 from judging.jobs import kinds as job_kinds
 from judging.jobs import runner as jobs
-from judging.models import ROLE_ASSESSOR, Collection, Job, JobState
+from judging.jobs.models import Job, JobState
+from judging.models import ROLE_ASSESSOR, Collection
 from judging.ordering.core import stopping
 from judging.permissions import admin_required, reads_for_researchers_writes_for_admins
 from judging.services import pools

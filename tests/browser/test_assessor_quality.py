@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from judging import services
-from judging.models import AssessorPause, Judgment, PoolItem, Topic
+from judging.models import Judgment, PoolItem, Topic
+from judging.quality.models import AssessorPause
 from tests.browser.conftest import log_in
 from tests.browser.test_judging_page import grade_key, open_topic
 from tests.browser.test_machine_judges import _watch

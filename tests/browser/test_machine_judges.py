@@ -11,7 +11,8 @@ import pytest
 from evaluation import services as evaluation_services
 from judging import services
 from judging.machines import services as machine_judges
-from judging.models import MachineJudge, PoolItem
+from judging.machines.models import MachineJudge
+from judging.models import PoolItem
 from tests.browser.conftest import log_in
 from tests.browser.test_judging_page import grade_key, open_topic
 from tests.chat_server import chat_server

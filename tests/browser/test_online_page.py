@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from evaluation import selectors
-from evaluation.models import SearchLog
 from evaluation.online import services as search_logs
+from evaluation.online.models import SearchLog
 from tests.browser.conftest import log_in
 from tests.factories import make_collection, make_user
 

@@ -9,7 +9,8 @@ import pytest
 
 from evaluation.cli.trec_eval import main
 from judging import services
-from judging.models import Preference, Topic
+from judging.models import Topic
+from judging.preferences.models import Preference
 from tests.browser.conftest import log_in
 from tests.browser.test_judging_page import GUARD_MS
 from tests.browser.test_machine_judges import _watch

@@ -10,7 +10,8 @@ import re
 import pytest
 
 from judging import services
-from judging.models import CheckKind, Document, PoolItem, QualityCheck, Topic
+from judging.models import Document, PoolItem, Topic
+from judging.quality.models import CheckKind, QualityCheck
 from tests.browser.test_judging_page import GUARD_MS, open_topic
 from tests.browser.test_machine_judges import _watch
 from tests.factories import make_collection, make_user

@@ -5,7 +5,7 @@ import pytest
 from django.core.management import call_command
 
 from evaluation import selectors
-from evaluation.models import SearchLog
+from evaluation.online.models import SearchLog
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]  # recomputes run on commit
 

@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 from evaluation import services as evaluation_services
 from evaluation.models import RunAggregates
 from judging import services
-from judging.models import Job, JobState
+from judging.jobs.models import Job, JobState
 from tests.factories import make_collection, make_user
 
 pytestmark = pytest.mark.django_db

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from evaluation import services as evaluation_services
 from evaluation.models import AgreementReport, CollectionState, RunAggregates, TopicState, TopicValues
 from judging import selectors, services
-from judging.models import Job, JobState
+from judging.jobs.models import Job, JobState
 from measures import PreparedQrels, PreparedRun, as_measures, evaluate, totals
 from measures.consensus import consensus
 from tests.factories import make_collection, make_user, stored_aggregates, stored_values

@@ -17,12 +17,14 @@ from django.test import Client
 from django.urls import reverse
 
 from evaluation import selectors
-from evaluation.models import SearchLog, TopicValues
+from evaluation.models import TopicValues
 from evaluation.online import services as search_logs
 from evaluation.online.core import store
 from evaluation.online.core.measures import OnlineSettings, online_measures
 from evaluation.online.core.simulate import SimulatedTopic, simulated_log, write_jsonl
-from judging.models import Job, JobState, Judgment, Topic, Upload
+from evaluation.online.models import SearchLog
+from judging.jobs.models import Job, JobState, Upload
+from judging.models import Judgment, Topic
 from judging.sources import selectors as sources
 from tests.evaluation.online.worked_log import EVENTS, QUERIES
 from tests.factories import make_collection, make_user

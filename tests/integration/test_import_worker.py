@@ -8,7 +8,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from config.celery import app
-from judging.models import Job, JobState, Run, Upload
+from judging.jobs.models import Job, JobState, Upload
+from judging.models import Run
 from tests.factories import make_collection, make_user
 from tests.integration.test_recompute_resilience import stop, worker_process
 from tests.integration.test_worker_recompute import wait_until

@@ -13,8 +13,10 @@ from django.utils import timezone
 
 from config.celery import app
 from judging.jobs import runner as jobs
+from judging.jobs.models import Job, JobState
 from judging.machines import services as machine_judges
-from judging.models import Job, JobState, Judgment, MachineReply, PoolItem
+from judging.machines.models import MachineReply
+from judging.models import Judgment, PoolItem
 from tests.chat_server import chat_server
 from tests.factories import make_collection
 from tests.integration.test_recompute_resilience import stop, worker_process

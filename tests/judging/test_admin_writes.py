@@ -170,7 +170,7 @@ def test_history_and_derived_rows_cannot_be_deleted_in_the_admin(judged):
 def test_a_collection_deleted_in_the_admin_takes_its_search_log_stores_with_it(
     judged, django_capture_on_commit_callbacks
 ):
-    from evaluation.models import SearchLog
+    from evaluation.online.models import SearchLog
     from evaluation.online.services import search_log_create
 
     collection, _, client = judged

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from judging.models import Assignment, Job, JobState, PoolItem, Topic
+from judging.jobs.models import Job, JobState
+from judging.models import Assignment, PoolItem, Topic
 from judging.sources import selectors as sources
 from tests.api_clients import role_clients
 from tests.factories import make_collection, make_user

@@ -9,7 +9,8 @@ from django.test import Client
 from django.utils import timezone
 
 from judging import progress, services
-from judging.models import Adjudication, Assignment, Job, JobState, Judgment, PoolItem
+from judging.jobs.models import Job, JobState
+from judging.models import Adjudication, Assignment, Judgment, PoolItem
 from tests.factories import make_collection, make_user
 
 pytestmark = pytest.mark.django_db

@@ -18,7 +18,8 @@ from judging.machines import providers
 from judging.machines import services as machine_judges
 from judging.machines.core import embedding
 from judging.machines.core.embedding import embedding_labels
-from judging.models import Judgment, MachineReply, PoolItem
+from judging.machines.models import MachineReply
+from judging.models import Judgment, PoolItem
 from tests.factories import make_collection, make_user
 
 ROOT = Path(__file__).resolve().parents[2]

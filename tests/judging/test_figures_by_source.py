@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from judging import selectors, services
 from judging.machines import services as machine_judges
-from judging.models import PoolItem, SourceKind, SourceRole, Topic
+from judging.models import PoolItem, Topic
+from judging.sources.models import SourceKind, SourceRole
 from judging.sources.services import label_source_set
 from tests.api_clients import role_clients
 from tests.factories import make_collection, make_user

@@ -8,10 +8,12 @@ from __future__ import annotations
 import pytest
 
 from judging import services
+from judging.jobs.models import Job
 from judging.machines import services as machine_judges
 from judging.machines.core.probes import INJECTION, KINDS, ProbeAnswer, flip_report, probe_sources, probe_text
+from judging.machines.models import MachineJudge, MachineReply
 from judging.machines.selectors import gullibility
-from judging.models import Job, Judgment, MachineJudge, MachineReply, PoolItem
+from judging.models import Judgment, PoolItem
 from measures.intervals import wilson
 from tests.chat_server import chat_server
 from tests.factories import make_collection, make_user

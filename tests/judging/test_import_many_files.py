@@ -13,7 +13,8 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from judging.imports.core import archives
-from judging.models import Job, JobState, Judgment, Run
+from judging.jobs.models import Job, JobState
+from judging.models import Judgment, Run
 from tests.factories import make_collection, make_user
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from judging.models import Job, JobState, Run, Upload
+from judging.jobs.models import Job, JobState, Upload
+from judging.models import Run
 from tests.factories import make_collection, make_user
 
 pytestmark = pytest.mark.django_db

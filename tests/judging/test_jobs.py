@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from judging.jobs import runner as jobs
 from judging.jobs import uploads
-from judging.models import Job, JobState, Upload
+from judging.jobs.models import Job, JobState, Upload
 from tests.factories import make_collection
 
 pytestmark = pytest.mark.django_db
@@ -186,7 +186,7 @@ def test_a_long_silent_step_keeps_its_job_alive_through_the_heartbeat(monkeypatc
 
 @pytest.mark.django_db
 def test_a_kind_longer_than_its_column_is_shortened_never_a_server_error():
-    from judging.models import Job
+    from judging.jobs.models import Job
 
     job = jobs.job_start(kind="import " + "msmarco-v2.1-document-segmented/" * 4, task="x", arguments={})
     stored = Job.objects.get(pk=job.pk).kind

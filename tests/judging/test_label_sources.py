@@ -13,8 +13,9 @@ from evaluation.models import TopicState
 from judging import services
 from judging.imports.services import qrels_import
 from judging.machines import services as machine_judges
-from judging.models import LabelSource, PoolItem, SourceKind, SourceRole, Topic
+from judging.models import PoolItem, Topic
 from judging.sources import selectors as sources
+from judging.sources.models import LabelSource, SourceKind, SourceRole
 from judging.sources.services import label_source_set
 from tests.api_clients import role_clients
 from tests.factories import make_collection, make_user

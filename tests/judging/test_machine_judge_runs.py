@@ -12,9 +12,11 @@ from django.core.management.base import CommandError
 
 from judging import services
 from judging.jobs import runner as jobs
+from judging.jobs.models import Job, JobState
 from judging.machines import providers
 from judging.machines import services as machine_judges
-from judging.models import Job, JobState, Judgment, MachineReply, PoolItem
+from judging.machines.models import MachineReply
+from judging.models import Judgment, PoolItem
 from judging.selectors import items_filled_by_others
 from judging.sources import selectors as sources
 from tests.chat_server import chat_server

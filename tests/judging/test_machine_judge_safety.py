@@ -12,9 +12,11 @@ from django.core.exceptions import ValidationError
 from django.db import connection
 
 from judging.jobs import runner as jobs
+from judging.jobs.models import Job, JobState
 from judging.machines import providers
 from judging.machines import services as machine_judges
-from judging.models import Job, JobState, MachineJudge, MachineReply, PoolItem
+from judging.machines.models import MachineJudge, MachineReply
+from judging.models import PoolItem
 from tests.chat_server import chat_server
 from tests.factories import make_collection, make_user
 

@@ -7,13 +7,13 @@ from __future__ import annotations
 import pytest
 from django.core.exceptions import ValidationError
 
-from evaluation.models import AnswerScores
 from evaluation.nuggets import selectors as scores
+from evaluation.nuggets.models import AnswerScores
 from judging import services
 from judging.answers.models import SupportJudgment
 from judging.jobs import runner as jobs
+from judging.jobs.models import Job
 from judging.machines.services import machine_judge_create
-from judging.models import Job
 from judging.nuggets.core import assigned_labels, proposed_nuggets, support_label
 from judging.nuggets.models import Nugget, NuggetAssignment
 from judging.nuggets.services import assignments, machine

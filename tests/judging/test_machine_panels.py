@@ -11,7 +11,8 @@ from evaluation.machines.selectors import judge_verification
 from judging import services
 from judging.machines import services as machine_judges
 from judging.machines.core.panels import combined
-from judging.models import Judgment, MachineReply, PoolItem
+from judging.machines.models import MachineReply
+from judging.models import Judgment, PoolItem
 from tests.api_clients import role_clients
 from tests.chat_server import chat_server
 from tests.factories import make_collection, make_user

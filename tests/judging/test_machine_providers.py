@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ValidationError
 
+from judging.machines.models import MachineJudge, MachineProvider
 from judging.machines.providers import PROVIDERS, provider_of
-from judging.models import MachineJudge, MachineProvider
 
 ROOT = Path(__file__).resolve().parents[2]
 

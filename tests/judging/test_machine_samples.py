@@ -18,7 +18,8 @@ from judging.machines.core.client import ChatClient, ServerConfig
 from judging.machines.core.judge import TopicText, judge_pairs, majority
 from judging.machines.core.prompts import UMBRELA
 from judging.machines.core.verification import verification_scores
-from judging.models import MachineReply, PoolItem
+from judging.machines.models import MachineReply
+from judging.models import PoolItem
 from tests.chat_server import chat_server
 from tests.factories import make_collection, make_user
 

@@ -133,7 +133,8 @@ def _killed_after(replies: int):
     ("limits", "limit", "expected"), [({"budget_requests": 5}, None, 5), ({}, 6, 6)], ids=["budget", "limit"]
 )
 def test_a_run_started_again_after_its_worker_died_counts_what_it_already_stored(limits, limit, expected):
-    from judging.models import Job, MachineReply
+    from judging.jobs.models import Job
+    from judging.machines.models import MachineReply
 
     collection = make_collection(max_grade=3, topics=1, documents=10, runs=1, depth=10)
     pool = list(PoolItem.objects.filter(topic__collection=collection).select_related("topic", "document"))

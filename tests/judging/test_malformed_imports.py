@@ -8,7 +8,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 
 from judging import services
-from judging.models import Document, Job, JobState, Judgment, Ranking, Run, Topic
+from judging.jobs.models import Job, JobState
+from judging.models import Document, Judgment, Ranking, Run, Topic
 from tests.api_clients import api_as
 from tests.factories import make_user
 from tests.judging.malformed_inputs import CASES, Malformed

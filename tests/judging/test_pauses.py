@@ -13,7 +13,8 @@ from django.utils import timezone
 from evaluation import selectors as evaluation_selectors
 from evaluation import services as evaluation_services
 from judging import services
-from judging.models import AssessorPause, Judgment, JudgmentHistory, PoolItem, Topic
+from judging.models import Judgment, JudgmentHistory, PoolItem, Topic
+from judging.quality.models import AssessorPause
 from judging.quality.services import pauses as quality
 from tests.factories import make_collection, make_user
 

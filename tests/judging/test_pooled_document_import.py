@@ -74,7 +74,7 @@ def test_the_page_and_the_api_take_the_option(client, tmp_path, settings, django
     from django.core.files.uploadedfile import SimpleUploadedFile
     from django.urls import reverse
 
-    from judging.models import Job
+    from judging.jobs.models import Job
     from tests.api_clients import role_clients
     from tests.factories import make_user
 

@@ -15,10 +15,12 @@ from evaluation import services as evaluation_services
 from evaluation.cli.trec_eval import main
 from evaluation.preferences import selectors as preference_results
 from judging import services
-from judging.models import AssessorPause, Document, PoolItem, Preference, PreferenceHistory, Ranking, Topic
+from judging.models import Document, PoolItem, Ranking, Topic
 from judging.preferences import core as tournament
 from judging.preferences import selectors as preferring
 from judging.preferences import services as preferences
+from judging.preferences.models import Preference, PreferenceHistory
+from judging.quality.models import AssessorPause
 from measures.bradley_terry import bradley_terry, grades_from_strengths
 from tests.factories import make_collection, make_user
 

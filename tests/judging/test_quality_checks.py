@@ -13,9 +13,10 @@ from evaluation import selectors as evaluation_selectors
 from evaluation.agreement.reliability import assessor_reliability
 from evaluation.exports.qrels import qrels_export
 from judging import services
-from judging.models import AssessorPause, CheckKind, Judgment, PoolItem, QualityCheck, Topic
+from judging.models import Judgment, PoolItem, Topic
 from judging.quality import selectors as checking
 from judging.quality.core import Label, assessor_quality
+from judging.quality.models import AssessorPause, CheckKind, QualityCheck
 from judging.quality.services import checks
 from tests.factories import make_collection, make_user
 from tests.judging.test_judging_pages import config_of

@@ -115,8 +115,8 @@ def test_my_assignments_offers_a_topics_answers(client):
 
 
 def test_the_machine_nuggets_form_refuses_a_work_it_does_not_know(client):
+    from judging.jobs.models import Job
     from judging.machines.services import machine_judge_create
-    from judging.models import Job
     from tests.chat_server import outbound_allowed
 
     rag = rag_campaign()

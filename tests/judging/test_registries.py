@@ -90,7 +90,7 @@ def test_every_kind_of_job_is_registered_with_its_result_and_a_toy_kind_shows_it
     from evaluation.services.recompute import RECOMPUTE_TASK
     from judging.imports.services import IMPORT_TASK
     from judging.jobs import kinds as job_kinds
-    from judging.models import Job, JobState
+    from judging.jobs.models import Job, JobState
     from judging.services.pools import POOL_TASK
 
     for task in (IMPORT_TASK, POOL_TASK, RECOMPUTE_TASK, LOG_TASK, TRIAL_TASK):

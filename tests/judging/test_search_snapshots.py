@@ -186,7 +186,7 @@ def test_a_scheduled_endpoint_is_fetched_when_due_and_not_twice_at_once():
 
     from django.utils import timezone
 
-    from judging.models import Job
+    from judging.jobs.models import Job
 
     collection = _collection()
     with search_server() as server:

@@ -14,7 +14,8 @@ from django.core.management import call_command
 
 from judging.datasets.core import dataset_id
 from judging.datasets.services import dataset_import
-from judging.models import Document, Judgment, LabelSource, Topic
+from judging.models import Document, Judgment, Topic
+from judging.sources.models import LabelSource
 from tests.factories import make_collection
 
 pytestmark = pytest.mark.django_db
@@ -95,7 +96,7 @@ def test_the_command_imports_by_id(tmp_path, capsys):
 def test_the_import_page_and_the_api_start_it_as_a_job(client, tmp_path, django_capture_on_commit_callbacks):
     from django.urls import reverse
 
-    from judging.models import Job
+    from judging.jobs.models import Job
     from tests.api_clients import role_clients
     from tests.factories import make_user
 

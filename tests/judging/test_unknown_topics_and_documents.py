@@ -12,7 +12,8 @@ from django.urls import reverse
 from evaluation import services as evaluation_services
 from judging.imports.core.problems import ImportFailed
 from judging.imports.services import documents_import, qrels_import, runs_import
-from judging.models import Document, Job, JobState, Judgment, Run, Topic
+from judging.jobs.models import Job, JobState
+from judging.models import Document, Judgment, Run, Topic
 from tests.api_clients import role_clients
 from tests.factories import make_collection, make_user, stored_values
 

@@ -11,7 +11,8 @@ from judging import selectors, services
 from judging.machines import providers
 from judging.machines import services as machine_judges
 from judging.machines.core.lexical import lexical_labels
-from judging.models import PoolItem, SourceKind, Topic
+from judging.models import PoolItem, Topic
+from judging.sources.models import SourceKind
 from judging.sources.services import label_source_set
 from tests.factories import make_collection, make_user
 

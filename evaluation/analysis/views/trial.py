@@ -14,7 +14,7 @@ from django.urls import reverse
 
 from evaluation.analysis.trial_runs import TrialResult, trial_run_start
 from evaluation.views import researcher_collection
-from judging.models import Job, JobState
+from judging.jobs.models import Job, JobState
 
 
 class TrialRunForm(forms.Form):

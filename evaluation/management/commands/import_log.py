@@ -4,9 +4,9 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from evaluation.models import SearchLog
 from evaluation.online import services as search_logs
 from evaluation.online.core.store import LogImportFailed
+from evaluation.online.models import SearchLog
 from judging.management.commands._importing import collection_named
 
 

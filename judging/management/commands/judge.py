@@ -9,9 +9,9 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from judging import selectors
+from judging.machines.models import MachineJudge
 from judging.machines.services import machine_judge_run
 from judging.management.commands._importing import collection_named
-from judging.models import MachineJudge
 
 
 class Command(BaseCommand):

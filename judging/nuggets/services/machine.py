@@ -22,8 +22,9 @@ from judging.answers.services import support_record
 from judging.jobs import kinds as job_kinds
 from judging.jobs import runner as jobs
 from judging.machines.core.client import ChatClient
+from judging.machines.models import MachineJudge
 from judging.machines.providers import judge_budget, provider_of, server_config
-from judging.models import Document, MachineJudge, Topic
+from judging.models import Document, Topic
 from judging.nuggets.core import (
     assigned_labels,
     assignment_prompt,

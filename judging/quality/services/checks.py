@@ -25,8 +25,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from judging import selectors
-from judging.models import Assignment, CheckKind, Judgment, PoolItem, QualityCheck, Topic
+from judging.models import Assignment, Judgment, PoolItem, Topic
 from judging.quality import selectors as checking
+from judging.quality.models import CheckKind, QualityCheck
 from judging.services.judgments import _validate_judgment, refuse_if_paused
 from judging.sources import selectors as sources
 

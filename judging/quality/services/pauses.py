@@ -17,7 +17,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from judging import selectors
-from judging.models import AssessorPause, CheckKind, Collection, Judgment, QualityCheck
+from judging.models import Collection, Judgment
+from judging.quality.models import AssessorPause, CheckKind, QualityCheck
 from judging.services.judgments import PAUSED_MESSAGE, AssessorPaused, judgment_delete, refuse_if_paused
 from judging.sources import selectors as sources
 from measures.consensus import others_consensus
