@@ -33,6 +33,7 @@ from judging.models import (
     Run,
     Topic,
 )
+from judging.sources.selectors import every_label
 
 
 class ServiceAdmin(admin.ModelAdmin):
@@ -229,6 +230,9 @@ class JudgmentAdmin(ServiceAdmin):
     list_filter = ["topic__collection", "grade", "assessor"]
     list_select_related = ["topic", "document", "assessor"]
     search_fields = ["document__docno", "topic__number", "assessor__username"]
+
+    def get_queryset(self, request):
+        return every_label().select_related(*self.list_select_related)
 
     @staticmethod
     def delete_through(request, obj):

@@ -49,6 +49,39 @@ def _real_services_gate(request):
         pytest.skip(message)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def statement_watch():
+    """The rule that watches what runs (tests/rules/statements.py), installed once on every database connection."""
+    from django.apps import apps
+    from django.db import connections
+    from django.db.backends.signals import connection_created
+
+    from tests.rules.statements import Ownership, StatementWatch, stamp_querysets
+
+    stamp_querysets()
+    tables = {model.__name__: model._meta.db_table for model in apps.get_models()}
+    watch = StatementWatch(Ownership.from_docs(tables))
+    for connection in connections.all():
+        watch.install(connection)
+    connection_created.connect(lambda sender, connection, **kwargs: watch.install(connection), weak=False)
+    return watch
+
+
+@pytest.fixture(autouse=True)
+def _statements_where_they_belong(statement_watch):
+    """A test fails when code it ran wrote a table outside that table's owner or read the labels outside the
+    selectors and services (WORKBENCH_STATEMENT_WATCH=report lists them in a file instead, to survey)."""
+    statement_watch.taken()
+    yield
+    found = statement_watch.taken()
+    report = os.environ.get("WORKBENCH_STATEMENT_WATCH", "")
+    if found and report:
+        with open(report, "a") as out:
+            out.writelines(f"{line}\n" for line in found)
+    elif found:
+        pytest.fail("statements issued where they do not belong:\n" + "\n".join(sorted(set(found))))
+
+
 @pytest.fixture(autouse=True)
 def _eager_celery(request):
     """Outside integration tests, tasks run in-process (the embedded mode), whatever broker is configured."""

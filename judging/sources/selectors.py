@@ -228,3 +228,8 @@ def collection_sources(
             )
         )
     return sorted(found, key=lambda r: (r.kind != SourceKind.PERSON, r.name))
+
+
+def every_label() -> QuerySet:
+    """Every judgment row, whatever its source counts for: the operators' view (the Django admin), never a figure."""
+    return Judgment.objects.all()
