@@ -33,7 +33,7 @@ from judging.models import (
     Run,
     Topic,
 )
-from judging.sources.selectors import every_label
+from judging.sources.selectors import labels_for_operators
 
 
 class ServiceAdmin(admin.ModelAdmin):
@@ -232,7 +232,7 @@ class JudgmentAdmin(ServiceAdmin):
     search_fields = ["document__docno", "topic__number", "assessor__username"]
 
     def get_queryset(self, request):
-        return every_label().select_related(*self.list_select_related)
+        return labels_for_operators().select_related(*self.list_select_related)
 
     @staticmethod
     def delete_through(request, obj):

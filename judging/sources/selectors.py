@@ -230,6 +230,6 @@ def collection_sources(
     return sorted(found, key=lambda r: (r.kind != SourceKind.PERSON, r.name))
 
 
-def every_label() -> QuerySet:
+def labels_for_operators() -> QuerySet:
     """Every judgment row, whatever its source counts for: the operators' view (the Django admin), never a figure."""
     return Judgment.objects.all()
