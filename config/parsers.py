@@ -1,5 +1,5 @@
 """The API's JSON parser: DRF's, refusing JSON nested too deeply to parse (a 400 in the one error shape, not the
-interpreter's recursion error as a 500), and JSON that would not mean what it says (`judging.core.strict_json`: 1e400,
+interpreter's recursion error as a 500), and JSON that would not mean what it says (`config.core.strict_json`: 1e400,
 NaN, a key given twice)."""
 
 import codecs
@@ -8,7 +8,7 @@ from django.conf import settings
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
-from judging.core import strict_json
+from config.core import strict_json
 
 
 class BoundedJSONParser(JSONParser):

@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404
 from rest_framework import permissions
 
-from judging.models import ROLE_ADMIN, ROLE_ASSESSOR, ROLE_RESEARCHER
+from judging.models import ROLE_ADMIN, ROLE_ASSESSOR, ROLE_RESEARCHER, Assignment, Topic
+
+
+def assigned_topic(user, topic_id: int) -> Topic:
+    """The topic, with its collection, when it is assigned to this user; 404 for no such topic, refused otherwise."""
+    topic = get_object_or_404(Topic.objects.select_related("collection"), pk=topic_id)
+    if not Assignment.objects.filter(assessor=user, topic=topic).exists():
+        raise PermissionDenied("this topic is not assigned to you")
+    return topic
 
 
 def user_roles(user) -> set[str]:

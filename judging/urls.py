@@ -9,8 +9,7 @@ from judging.nuggets import views as nuggets
 from judging.preferences import views as preferences
 from judging.quality import views as pauses
 from judging.search_fetch import views as searches
-from judging.sources import views as sources
-from judging.views import adjudication, assessor, assigning, campaign, people, setup
+from judging.views import adjudication, assessor, assigning, campaign, people, setup, sources
 
 app_name = "judging"
 urlpatterns = [

@@ -15,7 +15,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from judging.core import strict_json
+from config.core import strict_json
 from judging.core.identifiers import identifier_problem
 from measures.lines import Problems, numbered_lines
 

@@ -3,12 +3,11 @@
 from django.urls import path
 
 from judging.answers import api as answers
-from judging.api import campaign, judgments
+from judging.api import campaign, judgments, sources
 from judging.datasets import api as datasets
 from judging.jobs import api as jobs
 from judging.machines import api as machines
 from judging.search_fetch import api as searches
-from judging.sources import api as sources
 
 urlpatterns = [
     path("jobs/<int:job_id>/", jobs.JobView.as_view(), name="api-job"),

@@ -15,11 +15,11 @@ from django.views.decorators.http import require_GET, require_POST
 from judging import selectors
 from judging.highlighting import document_blocks, query_terms
 from judging.models import Document, PoolItem
+from judging.permissions import assigned_topic
 from judging.preferences import selectors as preferring
 from judging.preferences import services as preferences
 from judging.preferences.models import Preference
 from judging.quality.services import pauses as quality
-from judging.views.assessor import _assigned_topic
 
 ANSWERS = {"left": "better", "right": "better", "equal": "equal", "neither": "neither"}
 
@@ -32,7 +32,7 @@ def _shown(topic, document_id: int) -> dict:
 @login_required
 @require_GET
 def compare(request: HttpRequest, topic_id: int) -> HttpResponse:
-    topic = _assigned_topic(request, topic_id)
+    topic = assigned_topic(request.user, topic_id)
     standing = preferring.standing(assessor_id=request.user.id, topic=topic)
     left = right = None
     if standing.next_pair is not None:
@@ -63,7 +63,7 @@ def compare(request: HttpRequest, topic_id: int) -> HttpResponse:
 def compare_save(request: HttpRequest, topic_id: int) -> HttpResponse:
     """Records the answer for the pair shown (`left`, `right` document ids; `answer` left, right, equal or neither;
     `seconds`), or with `undo` takes the assessor's latest comparison of the topic back."""
-    topic = _assigned_topic(request, topic_id)
+    topic = assigned_topic(request.user, topic_id)
     if "undo" in request.POST:
         latest = Preference.objects.filter(assessor=request.user, topic=topic).order_by("-updated_at", "-id").first()
         if latest is not None:

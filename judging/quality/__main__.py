@@ -17,7 +17,7 @@ import math
 import sys
 from pathlib import Path
 
-from judging.core.strict_json import StrictJSONError, loads
+from config.core.strict_json import StrictJSONError, loads
 from judging.quality.core import ALPHA, FAST_FLOOR_S, FAST_RUN, FAST_SHARE, WINDOW, Label, quality_report
 from measures.trec_files import TrecFormatError, qrels_lines
 

@@ -20,7 +20,8 @@ from judging.datasets.services import document_text_fetch
 from judging.forms import JudgmentSaveForm
 from judging.highlighting import document_blocks, query_terms
 from judging.machines import selectors as verifying
-from judging.models import Assignment, Document, PoolItem, Topic
+from judging.models import Document, PoolItem, Topic
+from judging.permissions import assigned_topic
 from judging.quality import selectors as checking
 from judging.quality.services import pauses as quality
 from judging.services import entries
@@ -48,13 +49,6 @@ def my_assignments(request: HttpRequest) -> HttpResponse:
         "remaining": remaining,
     }
     return render(request, "judging/assignments.html", context)
-
-
-def _assigned_topic(request: HttpRequest, topic_id: int) -> Topic:
-    topic = get_object_or_404(Topic.objects.select_related("collection"), pk=topic_id)
-    if not Assignment.objects.filter(assessor=request.user, topic=topic).exists():
-        raise PermissionDenied("this topic is not assigned to you")
-    return topic
 
 
 def _pool_item(topic: Topic, document_id: int) -> PoolItem:
@@ -88,7 +82,7 @@ def _grade_keys(topic: Topic, grades) -> dict[str, int]:
 @require_GET
 def judge(request: HttpRequest, topic_id: int) -> HttpResponse:
     """The judging page, opened at `?doc=ID` or at the first document the assessor has not judged yet."""
-    topic = _assigned_topic(request, topic_id)
+    topic = assigned_topic(request.user, topic_id)
     page = checking.judging_page_queue(assessor_id=request.user.id, topic=topic)
     repeating = (
         checking.repeats_waiting(assessor_id=request.user.id, topic_ids=[topic.id])
@@ -148,7 +142,7 @@ def judge(request: HttpRequest, topic_id: int) -> HttpResponse:
 @require_GET
 def judge_document(request: HttpRequest, topic_id: int, document_id: int) -> HttpResponse:
     """One document's panel (what judge.js fetches and prefetches)."""
-    topic = _assigned_topic(request, topic_id)
+    topic = assigned_topic(request.user, topic_id)
     return render(request, "judging/_document.html", _document_context(topic, _pool_item(topic, document_id)))
 
 

@@ -4,8 +4,8 @@ surrogates (no encoding can store them), lengths the columns hold, and JSON shal
 
 from __future__ import annotations
 
+from config.core.strict_json import MAX_JSON_DEPTH, NUL_REASON, json_problem, surrogate_problem
 from judging.core.identifiers import identifier, identifier_problem
-from judging.core.strict_json import MAX_JSON_DEPTH, NUL_REASON, json_problem, surrogate_problem
 
 __all__ = ["MAX_JSON_DEPTH", "NUL_REASON", "identifier", "identifier_problem", "json_problem", "text_problem"]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from judging.core import strict_json
+from config.core import strict_json
 from measures.lines import LISTED_PROBLEMS, Problem, Problems, Progress, numbered_lines
 
 __all__ = ["LISTED_PROBLEMS", "ImportFailed", "Problem", "Problems", "Progress", "limit", "numbered_lines"]
