@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from judging.core import strict_json
+from config.core import strict_json
 
 SUPPORT, PARTIAL, NOT_SUPPORT, FAILED = "support", "partial_support", "not_support", "failed"
 ASSIGNMENT_LABELS = (NOT_SUPPORT, PARTIAL, SUPPORT)  # in order: a tie in a vote goes to the later

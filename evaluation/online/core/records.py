@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from judging.core import strict_json
+from config.core import strict_json
 from measures.lines import Problems, Progress, numbered_lines
 
 MAX_RECORD_BYTES = 1 << 20
