@@ -51,6 +51,7 @@ class JudgingConfig(AppConfig):
             machine_nuggets.ASSIGN_JOB,
             machine_nuggets.SUPPORT_JOB,
         )
+        _plug_features_into_the_core()
         # The pure readers' limits come from the settings, given to them here and again when the setting changes.
         from django.conf import settings
         from django.core.signals import setting_changed
@@ -66,3 +67,16 @@ def _limits_changed(*, setting, value, **kwargs) -> None:
         from judging.imports.core import problems
 
         problems.limits_configure(value or {})
+
+
+def _plug_features_into_the_core() -> None:
+    """What the core asks of the features (`judging.plugins`), answered by the features installed."""
+    from judging import plugins
+    from judging.machines import selectors as machines
+    from judging.quality import selectors as quality
+    from judging.quality.services import pauses
+
+    plugins.plug(plugins.label_guards, pauses.refuse_if_paused)
+    plugins.plug(plugins.account_namers, machines.machine_names)
+    plugins.plug(plugins.other_labellers, quality.check_answerers)
+    plugins.plug(plugins.queue_orders, machines.verification_queue_order)

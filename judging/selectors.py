@@ -16,7 +16,7 @@ from django.db.models import Count, Exists, F, Min, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
 from config import sql as db
-from judging.machines import selectors as verifying
+from judging import plugins
 from judging.models import (
     ROLE_ASSESSOR,
     Adjudication,
@@ -32,7 +32,6 @@ from judging.models import (
 )
 from judging.ordering import selectors as adaptive
 from judging.ordering.core.stopping import Standing, TopicInput, campaign_standing
-from judging.quality.models import AssessorPause, QualityCheck
 from judging.sources import selectors as sources
 from judging.sources.models import LabelSource, SourceRole
 
@@ -220,8 +219,8 @@ def assessor_names(*, collection: Collection, reveal: bool) -> dict[int, str]:
     when the person first judged in the collection (the append-only history), so it never changes when somebody else
     judges or a judgment is removed."""
     current = set(Judgment.objects.filter(topic__collection=collection).values_list("assessor_id", flat=True))
-    answered = QualityCheck.objects.filter(topic__collection=collection, answered_at__isnull=False)
-    current |= set(answered.values_list("assessor_id", flat=True))  # only checks' answers left: still named
+    for labellers in plugins.other_labellers:  # only checks' answers left: still named
+        current |= labellers(collection=collection)
     first = (
         JudgmentHistory.objects.filter(topic__collection=collection)
         .values("assessor_id", "assessor__username")
@@ -232,7 +231,7 @@ def assessor_names(*, collection: Collection, reveal: bool) -> dict[int, str]:
     seen = {pk for pk, _ in order}
     missing = current - seen  # judgments written without history (none through the services)
     order += list(User.objects.filter(pk__in=missing).order_by("pk").values_list("pk", "username"))
-    machines = verifying.machine_names(collection=collection)
+    machines = {pk: name for namer in plugins.account_namers for pk, name in namer(collection=collection).items()}
     people = [(pk, name) for pk, name in order if pk not in machines]
     named = {pk: (name if reveal else f"assessor-{number}") for number, (pk, name) in enumerate(people, start=1)}
     return {pk: machines.get(pk) or named[pk] for pk, _ in order if pk in current}
@@ -431,7 +430,7 @@ def judging_queue(*, assessor_id: int, topic: Topic) -> list[dict]:
     shuffling on, the frontier is dealt in bands as wide as the topic has assessors, each assessor starting at their
     own place, so assessors judging the topic at the same time get different documents. With a verification judge
     (a machine judge whose labels people verify), the documents still to judge come in verification order
-    (`verifying.verification_order`: the machine's likeliest errors first), whatever the judging order."""
+    (`plugins.queue_orders`: the machine's likeliest errors first), whatever the judging order."""
     collection = topic.collection
     own = {
         j["document_id"]: j
@@ -471,8 +470,10 @@ def judging_queue(*, assessor_id: int, topic: Topic) -> list[dict]:
                 for item in _rotated(upcoming[start : start + width], turn)
             ]
         items = mine + others + upcoming
-    if collection.verification_judge_id is not None:  # the machine's likeliest errors first, after what is judged
-        scores = verifying.verification_order(topic=topic, rankings=topic_rankings(topic_id=topic.id))
+    for order in plugins.queue_orders:  # e.g. the machine's likeliest errors first, after what is judged
+        scores = order(topic=topic, rankings=lambda: topic_rankings(topic_id=topic.id))
+        if scores is None:
+            continue
         waiting = sorted((i for i in items if i[0] not in own), key=lambda item: -scores.get(item[0], 0.0))
         items = [i for i in items if i[0] in own] + waiting
     queue = []
@@ -553,13 +554,6 @@ def collection_assessors(*, collection: Collection) -> list[tuple[int, str]]:
     sources = LabelSource.objects.filter(collection=collection).values_list("account_id", flat=True)
     ids = set(judged.distinct()) | set(assigned) | set(sources)
     return list(User.objects.filter(pk__in=ids).order_by("username").values_list("pk", "username"))
-
-
-def open_pause(*, collection_id: int, assessor_id: int) -> AssessorPause | None:
-    """The assessor's open pause in the collection (`services.quality`), or None."""
-    return AssessorPause.objects.filter(
-        collection_id=collection_id, assessor_id=assessor_id, resumed_at__isnull=True
-    ).first()
 
 
 def gold_reserved(*, collection: Collection, assessor_id: int, topic_ids=None) -> set[tuple[int, int]]:

@@ -21,11 +21,12 @@ from evaluation.nuggets.core import (
 )
 from evaluation.nuggets.models import AnswerScores, AnswerTopicState
 from evaluation.selectors import run_aggregates, stored_measures
+from judging.answers import selectors as answer_labels
 from judging.answers.models import Answer
 from judging.machines.models import MachineJudge
 from judging.models import Collection, Document, Run, Topic
+from judging.nuggets import selectors as nugget_labels
 from judging.nuggets.models import AssignmentAdjudication, Nugget
-from judging.sources import selectors as sources
 from measures import agreement
 from measures.correlation import kendall_tau, tau_ap
 
@@ -72,9 +73,13 @@ def _consensus(collection: Collection, topic_ids: list[int], nugget_ids: set[int
     votes: dict[tuple[int, int], list[str]] = defaultdict(list)
     people: dict[tuple[int, int], dict[int, str]] = defaultdict(dict)
     persons = set(
-        sources.people_assignments(collection=collection, topic_ids=topic_ids).values_list("assessor_id", flat=True)
+        nugget_labels.people_assignments(collection=collection, topic_ids=topic_ids).values_list(
+            "assessor_id", flat=True
+        )
     )
-    rows = sources.counted_assignments(collection=collection, topic_ids=topic_ids).filter(nugget_id__in=nugget_ids)
+    rows = nugget_labels.counted_assignments(collection=collection, topic_ids=topic_ids).filter(
+        nugget_id__in=nugget_ids
+    )
     for answer_id, nugget_id, assessor_id, label in rows.values_list("answer_id", "nugget_id", "assessor_id", "label"):
         votes[answer_id, nugget_id].append(label)
         if assessor_id in persons and label != FAILED:
@@ -105,7 +110,7 @@ def answer_topic_inputs(*, topic_id: int) -> AnswerTopicInputs:
     nuggets = _scored_nuggets([topic_id])[topic_id]
     labels, people, adjudicated = _consensus(collection, [topic_id], {n for n, _ in nuggets})
     support_votes: dict[tuple[int, int, int], list[str]] = defaultdict(list)
-    rows = sources.counted_support(collection=collection, topic_ids=[topic_id])
+    rows = answer_labels.counted_support(collection=collection, topic_ids=[topic_id])
     for answer_id, sentence, document_id, label in rows.values_list("answer_id", "sentence", "document_id", "label"):
         support_votes[answer_id, sentence, document_id].append(label)
     support = {key: majority(found, SUPPORT_LABELS) for key, found in support_votes.items()}
@@ -191,7 +196,9 @@ def machine_against_people(*, collection: Collection) -> list[dict]:
     nuggets = _scored_nuggets(topic_ids)
     scored = {n for found_ in nuggets.values() for n, _ in found_}
     people_labels, _, _ = _consensus(collection, topic_ids, scored)
-    advisory = sources.advisory_assignments(collection=collection, topic_ids=topic_ids).filter(nugget_id__in=scored)
+    advisory = nugget_labels.advisory_assignments(collection=collection, topic_ids=topic_ids).filter(
+        nugget_id__in=scored
+    )
     by_account: dict[int, dict[tuple[int, int], str]] = defaultdict(dict)
     for account, answer_id, nugget_id, label in advisory.values_list("assessor_id", "answer_id", "nugget_id", "label"):
         by_account[account][answer_id, nugget_id] = label

@@ -6,11 +6,12 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from django.db.models import Count
+from django.db.models import Count, QuerySet
 
 from judging.answers.models import Answer, SupportJudgment
 from judging.models import Collection, Document, Run, Topic
 from judging.nuggets.models import Nugget, NuggetAssignment
+from judging.sources.selectors import answer_labels
 
 
 def answer_runs(*, collection: Collection) -> list[dict]:
@@ -120,3 +121,8 @@ def answer_for_judging(*, answer: Answer, assessor_id: int) -> dict:
         "citations": sum(len(s.citations) for s in sentences),
         "citations_done": sum(1 for s in sentences for c in s.citations if c.label),
     }
+
+
+def counted_support(*, collection: Collection, topic_ids=None) -> QuerySet:
+    """The support judgments that count in `collection` (every source but the advisory ones)."""
+    return answer_labels(SupportJudgment.objects.all(), collection, role=None, topic_ids=topic_ids)

@@ -12,8 +12,8 @@ from config.ids import BoundedPrimaryKeyRelatedField
 from judging.models import Document, Judgment, Topic
 from judging.permissions import IsAssessor
 from judging.quality import selectors as checking
+from judging.quality.services import entries
 from judging.quality.services import pauses as quality
-from judging.services import entries
 from judging.sources import selectors as sources
 
 

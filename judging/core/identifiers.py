@@ -41,3 +41,17 @@ def identifier_problem(text: str) -> str | None:
         scripts_named = " and ".join(script.title() for script in mixed)
         return f"mixes {scripts_named} letters, whose look-alikes would name two things the same"
     return None
+
+
+DATASET_PREFIX = "irds:"
+_DATASET_ID = re.compile(r"[A-Za-z0-9][\w./-]{0,200}")
+
+
+def dataset_id(text: str) -> str:
+    """The bare ir_datasets id of either spelling; ValueError for text that is no id."""
+    text = (text or "").strip()
+    if text.startswith(DATASET_PREFIX):
+        text = text[len(DATASET_PREFIX) :]
+    if not _DATASET_ID.fullmatch(text):
+        raise ValueError(f"{text!r} is not an ir_datasets id, e.g. msmarco-passage/trec-dl-2019/judged")
+    return text

@@ -9,15 +9,13 @@ import contextlib
 import gzip
 import lzma
 import os
-import re
 import tarfile
 import zipfile
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
-PREFIX = "irds:"
-_ID = re.compile(r"[A-Za-z0-9][\w./-]{0,200}")
+from judging.core.identifiers import dataset_id  # noqa: F401  (the feature's own spelling of it)
 
 
 class DatasetUnavailable(Exception):
@@ -47,16 +45,6 @@ def missing_message(missing: list[tuple[str, list[str]]]) -> str:
 # What a file that is not the archive it should be raises as it is opened (an HTML page saved in place of a
 # .tar.gz, a truncated download).
 _NOT_AN_ARCHIVE = (gzip.BadGzipFile, tarfile.ReadError, zipfile.BadZipFile, zlib.error, EOFError, lzma.LZMAError)
-
-
-def dataset_id(text: str) -> str:
-    """The bare ir_datasets id of either spelling; ValueError for text that is no id."""
-    text = (text or "").strip()
-    if text.startswith(PREFIX):
-        text = text[len(PREFIX) :]
-    if not _ID.fullmatch(text):
-        raise ValueError(f"{text!r} is not an ir_datasets id, e.g. msmarco-passage/trec-dl-2019/judged")
-    return text
 
 
 def home() -> Path:

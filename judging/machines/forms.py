@@ -6,7 +6,7 @@ import json
 
 from django import forms
 
-from judging.forms import fields_by_kind
+from config.forms import fields_by_kind
 from judging.machines.core.prompts import TEMPLATES
 from judging.machines.models import MachineJudge, MachineProvider
 from judging.machines.providers import PROVIDERS

@@ -28,6 +28,14 @@ def _labels(topic: Topic, account_ids) -> dict[int, dict[int, int]]:
     return labels
 
 
+def verification_queue_order(*, topic: Topic, rankings) -> dict[int, float] | None:
+    """The judging queue's order under the collection's verification judge (`judging.plugins.queue_orders`); None,
+    reading nothing, when it has none. `rankings` reads the topic's rankings when called."""
+    if topic.collection.verification_judge_id is None:
+        return None
+    return verification_order(topic=topic, rankings=rankings())
+
+
 def verification_order(*, topic: Topic, rankings) -> dict[int, float]:
     """{document id: verification score} for the topic's pool under its collection's verification judge (empty when
     it has none). `rankings` is `selectors.topic_rankings` of the topic."""

@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from judging.forms import service_errors_shown
+from config.forms import service_errors_shown
 from judging.jobs import runner as jobs
 from judging.jobs.models import Job
 from judging.machines import selectors as machine_selectors

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from django.db.models import QuerySet
+
 from judging.models import Collection, Topic
-from judging.nuggets.models import AssignmentAdjudication, Nugget, NuggetChange, NuggetVote
-from judging.sources import selectors as sources
+from judging.nuggets.models import AssignmentAdjudication, Nugget, NuggetAssignment, NuggetChange, NuggetVote
+from judging.sources.models import SourceRole
+from judging.sources.selectors import answer_labels
 
 
 def topic_nuggets(*, topic: Topic, voter_id: int | None = None) -> list[dict]:
@@ -42,8 +45,8 @@ def nugget_history(*, topic: Topic, limit: int = 100) -> list[NuggetChange]:
 def assignment_disputes(*, collection: Collection) -> list[dict]:
     """The (answer, nugget) items the counted people label differently and no admin has settled, each with the
     labels given (who gave them is not shown: the adjudicator decides on the labels)."""
-    people = sources.people_assignments(collection=collection).filter(nugget__removed=False)
-    counted_rows = sources.counted_assignments(collection=collection).filter(nugget__removed=False)
+    people = people_assignments(collection=collection).filter(nugget__removed=False)
+    counted_rows = counted_assignments(collection=collection).filter(nugget__removed=False)
     counted = set(counted_rows.values_list("id", flat=True))
     labels: dict[tuple[int, int], list[str]] = defaultdict(list)
     for row_id, answer_id, nugget_id, label in people.values_list("id", "answer_id", "nugget_id", "label"):
@@ -57,3 +60,19 @@ def assignment_disputes(*, collection: Collection) -> list[dict]:
     disputed = [key for key, found in labels.items() if len(set(found)) > 1 and key not in settled]
     nuggets = Nugget.objects.in_bulk([n for _, n in disputed])
     return [{"answer_id": a, "nugget": nuggets[n], "labels": sorted(labels[a, n])} for a, n in sorted(disputed)]
+
+
+def counted_assignments(*, collection: Collection, topic_ids=None) -> QuerySet:
+    """The nugget assignments that count in `collection` (what the answers are scored from), decided as for
+    judgments: every source but the advisory ones (a machine assigner is advisory until made counted)."""
+    return answer_labels(NuggetAssignment.objects.all(), collection, role=None, topic_ids=topic_ids)
+
+
+def advisory_assignments(*, collection: Collection, topic_ids=None) -> QuerySet:
+    """The nugget assignments of advisory sources (machine assigners): measured against people, never counted."""
+    return answer_labels(NuggetAssignment.objects.all(), collection, role=SourceRole.ADVISORY, topic_ids=topic_ids)
+
+
+def people_assignments(*, collection: Collection, topic_ids=None) -> QuerySet:
+    """The nugget assignments of people, whatever their role: what a machine assigner is measured against."""
+    return answer_labels(NuggetAssignment.objects.all(), collection, role=None, people=True, topic_ids=topic_ids)

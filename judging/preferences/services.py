@@ -8,7 +8,7 @@ from django.db import IntegrityError, transaction
 
 from judging.models import Assignment, Document, PoolItem, Topic
 from judging.preferences.models import Preference, PreferenceHistory, PreferenceOutcome
-from judging.services.judgments import refuse_if_paused
+from judging.quality.services.pauses import refuse_if_paused
 
 ANSWERS = ("better", "equal", "neither")
 

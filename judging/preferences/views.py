@@ -19,6 +19,7 @@ from judging.permissions import assigned_topic
 from judging.preferences import selectors as preferring
 from judging.preferences import services as preferences
 from judging.preferences.models import Preference
+from judging.quality import selectors as quality_selectors
 from judging.quality.services import pauses as quality
 
 ANSWERS = {"left": "better", "right": "better", "equal": "equal", "neither": "neither"}
@@ -40,7 +41,7 @@ def compare(request: HttpRequest, topic_id: int) -> HttpResponse:
         left, right = _shown(topic, left_id), _shown(topic, right_id)
     docnos = dict(Document.objects.filter(pk__in=standing.top).values_list("pk", "docno"))
     made = Preference.objects.filter(assessor=request.user, topic=topic).count()
-    paused = topic.collection.pause_below is not None and selectors.open_pause(
+    paused = topic.collection.pause_below is not None and quality_selectors.open_pause(
         collection_id=topic.collection_id, assessor_id=request.user.id
     )
     context = {

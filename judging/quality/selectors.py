@@ -19,7 +19,7 @@ from django.utils.crypto import salted_hmac
 
 from judging import selectors
 from judging.models import Judgment, Topic
-from judging.quality.models import CheckKind, QualityCheck
+from judging.quality.models import AssessorPause, CheckKind, QualityCheck
 
 KEY_SALT = "judging.quality.selectors.entry"
 
@@ -127,3 +127,16 @@ def own_judged_in_order(*, assessor_id: int, topic: Topic) -> list[int]:
         .order_by("created_at", "id")
         .values_list("document_id", flat=True)
     )
+
+
+def open_pause(*, collection_id: int, assessor_id: int) -> AssessorPause | None:
+    """The assessor's open pause in the collection (`judging.quality.services.pauses`), or None."""
+    return AssessorPause.objects.filter(
+        collection_id=collection_id, assessor_id=assessor_id, resumed_at__isnull=True
+    ).first()
+
+
+def check_answerers(*, collection) -> set[int]:
+    """The accounts that answered a quality check in the collection (named on the pages even with no judgment)."""
+    answered = QualityCheck.objects.filter(topic__collection=collection, answered_at__isnull=False)
+    return set(answered.values_list("assessor_id", flat=True))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
-from judging.forms import fields_by_kind
+from config.forms import fields_by_kind
 from judging.search_fetch.configs import SETTINGS
 from judging.search_fetch.core.engines import ENGINES
 from judging.search_fetch.models import Auth, SearchEndpoint

@@ -10,8 +10,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from config.forms import service_errors_shown
 from config.ids import id_given
-from judging.forms import service_errors_shown
 from judging.models import Collection
 from judging.permissions import (
     admin_required,

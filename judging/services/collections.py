@@ -9,8 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from judging import signals
-from judging.datasets.core import dataset_id
-from judging.machines.models import MachineJudge
+from judging.core.identifiers import dataset_id
 from judging.models import MAX_SCALE, Collection, Grade, Judgment
 from judging.sources.services import label_roles_set
 from measures import canonical_names
@@ -96,7 +95,7 @@ def _verification_judge(collection: Collection, judge):
     if judge is None or judge == "":
         return None
     judge_id = getattr(judge, "pk", judge)
-    found = MachineJudge.objects.filter(pk=judge_id, collection=collection).first()
+    found = collection.machine_judges.filter(pk=judge_id).first() if collection.pk else None
     if found is None:
         raise ValidationError({"verification_judge": f"no machine judge {judge_id!r} in this collection"})
     return found

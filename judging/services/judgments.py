@@ -9,7 +9,7 @@ from django.db.models import F, Value
 from django.db.models.functions import Greatest
 
 from config import sql
-from judging import selectors, signals
+from judging import plugins, selectors, signals
 from judging.models import (
     MAX_NOTE_CHARS,
     MAX_REASON_CHARS,
@@ -21,7 +21,6 @@ from judging.models import (
     PoolItem,
     Topic,
 )
-from judging.quality.models import AssessorPause
 from judging.sources import selectors as sources
 
 
@@ -51,31 +50,10 @@ def _validate_judgment(
         raise ValidationError({"grade": f"grade {grade!r} is outside this collection's scale 0..{scale}"})
 
 
-class AssessorPaused(PermissionDenied):
-    """The assessor's judging of this collection is paused until an admin resumes it (the API answers 403)."""
-
-    http_status, code = 403, "paused"
-
-
-PAUSED_MESSAGE = (
-    "Your judging of this collection is paused for now: your latest judgments differ from the reference more often "
-    "than the campaign allows. Nothing you judged is lost. Please talk to the campaign's admin, who can resume it."
-)
-
-
 class ItemFull(PermissionDenied):
     """The item already has its collection's k judgments from other assessors (the API answers 409)."""
 
     http_status, code = 409, "item_full"
-
-
-def refuse_if_paused(*, collection, assessor) -> None:
-    """Raises AssessorPaused when the collection pauses assessors and this one is paused (one query; none when the
-    collection has no pause threshold)."""
-    if collection.pause_below is None:
-        return
-    if AssessorPause.objects.filter(collection=collection, assessor=assessor, resumed_at__isnull=True).exists():
-        raise AssessorPaused(PAUSED_MESSAGE)
 
 
 def _assignment_and_item(*, assessor, topic: Topic, document: Document) -> tuple[str | None, bool]:
@@ -155,14 +133,14 @@ def judgment_record(
     `seconds_total` instead, its running total for the document, which only ever raises the stored seconds: a save
     retried after a lost response never counts its time twice. A changed grade is
     appended to the history and marks the topic stale (the recompute is enqueued after commit, never before).
-    Raises AssessorPaused (a PermissionDenied) while the assessor's judging of the collection is paused,
+    Raises what a label guard raises (`plugins.label_guards`: AssessorPaused while the assessor is paused),
     ValidationError for a grade outside the collection's scale or a document of another collection, and
     PermissionDenied when `require_assignment` and the assessor is not assigned the topic or the document is not in
     its pool; ItemFull (a PermissionDenied) when the item already has its k judgments from other assessors.
     """
     _validate_judgment(topic, document, grade, cannot_judge_reason, note)
     if require_assignment:
-        refuse_if_paused(collection=topic.collection, assessor=assessor)
+        plugins.refuse_label(collection=topic.collection, assessor=assessor)
     assignment_state = None  # unknown without the check: the state is then moved as it must
     if require_assignment:
         assignment_state, in_pool = _assignment_and_item(assessor=assessor, topic=topic, document=document)
@@ -226,7 +204,7 @@ def judgment_delete(
     deletion (no other `changed_by`) is refused with AssessorPaused while they are paused, as every write of theirs
     is; an admin discarding a paused assessor's labels is not."""
     if changed_by is None or changed_by == assessor:
-        refuse_if_paused(collection=topic.collection, assessor=assessor)
+        plugins.refuse_label(collection=topic.collection, assessor=assessor)
     if require_assignment and not Assignment.objects.filter(assessor=assessor, topic=topic).exists():
         raise PermissionDenied(f"{assessor} is not assigned topic {topic.number}")
     judgment = Judgment.objects.select_for_update().filter(assessor=assessor, topic=topic, document=document).first()

@@ -13,9 +13,7 @@ from dataclasses import dataclass
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
-from judging.answers.models import SupportJudgment
 from judging.models import Collection, Judgment, PoolItem, Topic
-from judging.nuggets.models import NuggetAssignment
 from judging.sources.models import LabelSource, LabelSourceChange, SourceKind, SourceRole
 
 User = get_user_model()
@@ -100,13 +98,15 @@ def gold_labels(*, collection: Collection, topic_ids=None) -> QuerySet:
     return _labels_of(collection, source_is(role=SourceRole.GOLD), topic_ids=topic_ids)
 
 
-def _answer_labels(model, collection: Collection, *, role: str | None, people: bool = False, topic_ids=None):
-    """An answer label table's rows in `collection` (nugget assignments, support judgments), by their account's
-    role (None: every role but advisory, the counted ones) or, with `people`, of people whatever their role."""
+def answer_labels(rows: QuerySet, collection: Collection, *, role: str | None, people: bool = False, topic_ids=None):
+    """An answer label table's rows (nugget assignments, support judgments: `rows` is the table's queryset) in
+    `collection`, by their account's role (None: every role but advisory, the counted ones) or, with `people`, of
+    people whatever their role. The features that own those tables read them through this, so whose answer labels
+    count is decided here, as for judgments."""
     sources = LabelSource.objects.filter(
         collection_id=OuterRef("answer__topic__collection_id"), account_id=OuterRef("assessor_id")
     )
-    rows = model.objects.filter(answer__topic__collection=collection)
+    rows = rows.filter(answer__topic__collection=collection)
     if topic_ids is not None:
         rows = rows.filter(answer__topic_id__in=topic_ids)
     if people:
@@ -114,27 +114,6 @@ def _answer_labels(model, collection: Collection, *, role: str | None, people: b
     if role is None:
         return rows.filter(~Exists(sources.filter(role=SourceRole.ADVISORY)))
     return rows.filter(Exists(sources.filter(role=role)))
-
-
-def counted_assignments(*, collection: Collection, topic_ids=None) -> QuerySet:
-    """The nugget assignments that count in `collection` (what the answers are scored from), decided as for
-    judgments: every source but the advisory ones (a machine assigner is advisory until made counted)."""
-    return _answer_labels(NuggetAssignment, collection, role=None, topic_ids=topic_ids)
-
-
-def advisory_assignments(*, collection: Collection, topic_ids=None) -> QuerySet:
-    """The nugget assignments of advisory sources (machine assigners): measured against people, never counted."""
-    return _answer_labels(NuggetAssignment, collection, role=SourceRole.ADVISORY, topic_ids=topic_ids)
-
-
-def people_assignments(*, collection: Collection, topic_ids=None) -> QuerySet:
-    """The nugget assignments of people, whatever their role: what a machine assigner is measured against."""
-    return _answer_labels(NuggetAssignment, collection, role=None, people=True, topic_ids=topic_ids)
-
-
-def counted_support(*, collection: Collection, topic_ids=None) -> QuerySet:
-    """The support judgments that count in `collection` (every source but the advisory ones)."""
-    return _answer_labels(SupportJudgment, collection, role=None, topic_ids=topic_ids)
 
 
 def accounts_in_role(*, collection: Collection, role: str) -> set[int]:

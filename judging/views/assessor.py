@@ -23,8 +23,8 @@ from judging.machines import selectors as verifying
 from judging.models import Document, PoolItem, Topic
 from judging.permissions import assigned_topic
 from judging.quality import selectors as checking
+from judging.quality.services import entries
 from judging.quality.services import pauses as quality
-from judging.services import entries
 
 BINARY_KEYS = {"n": 0, "r": 1}
 
@@ -98,7 +98,7 @@ def judge(request: HttpRequest, topic_id: int) -> HttpResponse:
         start = next((i for i, e in enumerate(queue) if not e["judged"]), len(queue))
     item = _pool_item(topic, queue[start]["id"]) if start < len(queue) else None
     judged = page.judged
-    paused = topic.collection.pause_below is not None and selectors.open_pause(
+    paused = topic.collection.pause_below is not None and checking.open_pause(
         collection_id=topic.collection_id, assessor_id=request.user.id
     )
     context = {

@@ -28,7 +28,8 @@ from judging import selectors
 from judging.models import Assignment, Judgment, PoolItem, Topic
 from judging.quality import selectors as checking
 from judging.quality.models import CheckKind, QualityCheck
-from judging.services.judgments import _validate_judgment, refuse_if_paused
+from judging.quality.services.pauses import refuse_if_paused
+from judging.services.judgments import _validate_judgment
 from judging.sources import selectors as sources
 
 LEAD = 5  # judgments looked ahead when topping up, so that the first gold item comes early

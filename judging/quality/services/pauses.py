@@ -12,18 +12,38 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils import timezone
 
 from judging import selectors
 from judging.models import Collection, Judgment
+from judging.quality import selectors as quality_selectors
 from judging.quality.models import AssessorPause, CheckKind, QualityCheck
-from judging.services.judgments import PAUSED_MESSAGE, AssessorPaused, judgment_delete, refuse_if_paused
+from judging.services.judgments import judgment_delete
 from judging.sources import selectors as sources
 from measures.consensus import others_consensus
 
-__all__ = ["PAUSED_MESSAGE", "AssessorPaused", "refuse_if_paused"]
+
+class AssessorPaused(PermissionDenied):
+    """The assessor's judging of this collection is paused until an admin resumes it (the API answers 403)."""
+
+    http_status, code = 403, "paused"
+
+
+PAUSED_MESSAGE = (
+    "Your judging of this collection is paused for now: your latest judgments differ from the reference more often "
+    "than the campaign allows. Nothing you judged is lost. Please talk to the campaign's admin, who can resume it."
+)
+
+
+def refuse_if_paused(*, collection, assessor) -> None:
+    """Raises AssessorPaused when the collection pauses assessors and this one is paused (one query; none when the
+    collection has no pause threshold)."""
+    if collection.pause_below is None:
+        return
+    if AssessorPause.objects.filter(collection=collection, assessor=assessor, resumed_at__isnull=True).exists():
+        raise AssessorPaused(PAUSED_MESSAGE)
 
 
 def _latest_comparable(collection: Collection, assessor, window: int) -> list[tuple[bool, datetime]]:
@@ -69,7 +89,7 @@ def assessor_pause_check(*, collection: Collection, assessor) -> AssessorPause |
     judges, clicks) are never paused: they are measured, not counted."""
     if collection.pause_below is None or assessor.pk in sources.advisory_accounts(collection=collection):
         return None
-    existing = selectors.open_pause(collection_id=collection.pk, assessor_id=assessor.pk)
+    existing = quality_selectors.open_pause(collection_id=collection.pk, assessor_id=assessor.pk)
     if existing is not None:
         return existing
     window = collection.pause_window
