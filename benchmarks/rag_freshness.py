@@ -82,8 +82,7 @@ def build(topics: int, runs: int):
 
 
 def load(collection, args, seconds: float) -> dict:
-    from evaluation.models import TopicState
-    from evaluation.nuggets.models import AnswerTopicState
+    from evaluation.models import AnswerTopicState, TopicState
     from judging.answers.models import Answer
     from judging.models import PoolItem
     from judging.nuggets.models import Nugget

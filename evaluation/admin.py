@@ -8,6 +8,7 @@ from django.db import transaction
 
 from evaluation import services
 from evaluation.models import RunAggregates, TopicAgreement, TopicState, TopicValues
+from evaluation.online import services as search_logs
 from evaluation.online.models import SearchLog
 from judging.admin import CollectionAdmin, ReadOnlyAdmin, ServiceAdmin
 from judging.models import Collection
@@ -55,7 +56,7 @@ class SearchLogAdmin(ServiceAdmin):
 
     @staticmethod
     def delete_through(request, obj):
-        services.search_log_delete(search_log=obj)
+        search_logs.search_log_delete(search_log=obj)
 
 
 class CollectionWithRecomputeAdmin(CollectionAdmin):

@@ -159,3 +159,14 @@ class AgreementReport(models.Model):
 
     def __str__(self) -> str:
         return f"agreement report {self.collection_id}/{self.topic_id or 'all'}"
+
+
+class AnswerTopicState(StaleResults):
+    """Whether a topic's answer scores (nuggets and support) and its assignment agreement are up to date with its
+    nuggets, assignments and support judgments: the same protocol as a topic's document measures, on its own row."""
+
+    topic = models.OneToOneField(Topic, on_delete=models.CASCADE, primary_key=True, related_name="answer_state")
+    agreement = models.JSONField(default=dict, help_text="The people's agreement on the topic's assignments.")
+
+    def __str__(self) -> str:
+        return f"answers of {self.topic_id}: {'stale' if self.dirty else 'fresh'} (generation {self.generation})"

@@ -9,16 +9,10 @@ from collections.abc import Iterable
 
 from django.db.models import F, Q
 
-from evaluation.analysis.core.estimates import SampledTopic, sampled_estimates
-from evaluation.cached_reads import cached_for_version, version_of
-from evaluation.machines.core import same_family
 from evaluation.models import CollectionState, RunAggregates, TopicAgreement, TopicState, TopicValues
-from evaluation.online.core import store as online_store
-from evaluation.online.core import traffic
-from evaluation.online.core.ab import arm_comparison
-from evaluation.online.core.measures import OnlineSettings, online_measures, query_rate, rate_unit
 from judging import selectors as judging_selectors
-from judging.models import Collection, PoolItem, Run, Topic
+from judging.core.model_families import same_family
+from judging.models import Collection, Run, Topic
 from judging.sources import selectors as sources
 from measures.consensus import collection_consensus
 
@@ -163,30 +157,6 @@ def consensus_qrels(*, collection: Collection) -> dict[int, dict[int, int]]:
     """{topic id: {document id: consensus grade}}: the labels every stored value was computed from, topics with no
     label left out."""
     return {topic: result.labels for topic, result in consensus_labels(collection=collection).items() if result.labels}
-
-
-def sampled_pool_estimates(*, collection: Collection) -> dict | None:
-    """The measures estimated from the collection's sampled pool (`estimates.sampled_estimates`) from the
-    consensus labels, over the topics with a sample: {"topics": n, "names": [...], "runs": {tag: {name: Estimate}}};
-    None when no pool item was sampled. Computed on request (a bootstrap over the sample, no stored values)."""
-    sample: dict[int, dict[int, tuple[int, float]]] = {}
-    items = PoolItem.objects.filter(topic__collection=collection, stratum__gt=0)
-    for topic_id, document_id, stratum, inclusion in items.values_list(
-        "topic_id", "document_id", "stratum", "inclusion_probability"
-    ):
-        sample.setdefault(topic_id, {})[document_id] = (stratum, inclusion)
-    if not sample:
-        return None
-    tags = dict(Run.objects.filter(collection=collection).values_list("id", "tag"))
-    rankings: dict[int, dict[str, list[int]]] = {}
-    for run_id, per_topic in judging_selectors.collection_rankings(collection_id=collection.id).items():
-        for topic_id, documents in per_topic.items():
-            if topic_id in sample:
-                rankings.setdefault(topic_id, {})[tags[run_id]] = documents.tolist()
-    labels = consensus_qrels(collection=collection)
-    topics = [SampledTopic(rankings.get(t, {}), sample[t], labels.get(t, {})) for t in sorted(sample)]
-    runs = sampled_estimates(topics, relevance_level=collection.relevance_threshold, seed=collection.id)
-    return {"topics": len(topics), "names": list(next(iter(runs.values()), {})), "runs": runs}
 
 
 def chosen_measure(*, collection: Collection, value: str | None, default: str = "AP") -> str:
@@ -337,7 +307,7 @@ def collection_status(*, collection_id: int, page: int = 1, stale_only: bool = F
     """Whether the collection's stored values are fresh or being recomputed, with the qrels version and settings
     they came from, and one page of topics (STATUS_PAGE_SIZE, in topic order; only the stale ones on request): the
     answer stays small however many topics the collection has."""
-    from judging.models import Collection, Topic
+    from judging.models import Collection
 
     collection = Collection.objects.get(pk=collection_id)
     state = CollectionState.objects.filter(collection_id=collection_id).first()
@@ -382,77 +352,3 @@ def collection_status(*, collection_id: int, page: int = 1, stale_only: bool = F
 
 
 # --- search logs: figures read from the log's columnar store (prepared once per import set and settings) ---
-
-SEARCH_LOG_FIGURES_SECONDS = 3600
-SEARCH_LOG_SETTING_NAMES = ("click_actions", "success_actions", "dwell_seconds", "session_gap_minutes", "arm")
-
-
-def online_settings(search_log) -> OnlineSettings:
-    """The log's measure settings (defaults for what it does not set)."""
-    chosen = {name: search_log.settings[name] for name in SEARCH_LOG_SETTING_NAMES if name in search_log.settings}
-    for name in ("click_actions", "success_actions"):
-        if name in chosen:
-            chosen[name] = tuple(chosen[name])
-    return OnlineSettings(**chosen)
-
-
-def search_log_figures(*, search_log, by: str = "day", rate: str = "day") -> dict | None:
-    """Every online measure of the log (overall, per `by` bucket, per arm), the query rate per `rate` unit with its
-    spikes (per a coarser unit, named in "rate_unit", when the log spans too many), and the A/B comparison when an
-    arm field is set; None before the first import."""
-    if not search_log.imports:
-        return None
-    # The page and each of its plots ask for the same figures: computed once per store, imports, settings and
-    # buckets (a new import or a settings change is a new version), then read from the cache.
-    version = version_of(str(search_log.store_path), search_log.imports, search_log.settings, by, rate)
-
-    def compute() -> dict:
-        settings = online_settings(search_log)
-        with online_store.prepared_connection(search_log.store_path, settings) as con:
-            figures = online_measures(con, settings, by=by, prepared=True)
-            figures["rate_unit"] = rate_unit(con, rate)
-            figures["rate"] = query_rate(con, figures["rate_unit"], spike_z=settings.spike_z)
-            figures["ab"] = arm_comparison(con, control=search_log.settings.get("control")) if settings.arm else None
-        return figures
-
-    return cached_for_version("log-figures", version, compute, seconds=SEARCH_LOG_FIGURES_SECONDS)
-
-
-def search_log_query_counts(*, search_log) -> list[int]:
-    """Each distinct normalised query's count, most frequent first (the rank-frequency plot)."""
-    if not search_log.imports:
-        return []
-    with online_store.connect(search_log.store_path) as con:
-        return [q.count for q in traffic.logged_queries(con)]
-
-
-def online_offline(*, search_log, measure: str = "AP", online_measure: str = "query_ctr") -> list[dict]:
-    """For each arm tied to a run (`arm_runs`): Kendall's τ and Pearson's r, over the queries that are also topics
-    (by normalised title), between the run's stored per-topic `measure` and the arm's per-query `online_measure`."""
-    if not search_log.imports or not search_log.arm_runs:
-        return []
-    settings = online_settings(search_log)
-    with online_store.prepared_connection(search_log.store_path, settings) as con:
-        online = traffic.per_query_online(con, measure=online_measure)
-    runs = {run.tag: run for run in search_log.collection.runs.all()}
-    rows = []
-    for arm, tag in sorted(search_log.arm_runs.items()):
-        if tag not in runs:
-            continue
-        stored = topic_values(collection_id=search_log.collection_id, measures=[measure], run_ids=[runs[tag].id])
-        titles = dict(Topic.objects.filter(collection_id=search_log.collection_id).values_list("id", "title"))
-        offline = {
-            traffic.normalised_query(titles[topic_id]): value
-            for topic_id, value in stored[measure][runs[tag].id].items()
-            if value is not None
-        }
-        rows.append(
-            {
-                "arm": arm,
-                "run": tag,
-                "measure": measure,
-                "online_measure": online_measure,
-                **traffic.online_offline_correlation(offline, online.get(arm, {})),
-            }
-        )
-    return rows

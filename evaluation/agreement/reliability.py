@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 
 from django.contrib.auth import get_user_model
 
-from evaluation.exports import spreadsheet_text
+from evaluation.files import spreadsheet_text
 from evaluation.models import AgreementReport
 from judging import selectors as judging_selectors
 from judging.machines import selectors as machine_selectors

@@ -15,10 +15,11 @@ import numpy as np
 
 from evaluation import selectors
 from evaluation.analysis.core import curves, significance
+from evaluation.analysis.core.estimates import SampledTopic, sampled_estimates
 from evaluation.models import AgreementReport
 from evaluation.selectors import consensus_qrels, engine_options
 from judging import selectors as judging_selectors
-from judging.models import Collection, Run, Topic
+from judging.models import Collection, PoolItem, Run, Topic
 from judging.search_fetch import selectors as search_selectors
 from measures import PreparedQrels, PreparedRun, RunSet, evaluate
 
@@ -236,3 +237,27 @@ def search_regressions(*, collection: Collection) -> list[dict]:
             )
         found.append(row)
     return found
+
+
+def sampled_pool_estimates(*, collection: Collection) -> dict | None:
+    """The measures estimated from the collection's sampled pool (`estimates.sampled_estimates`) from the
+    consensus labels, over the topics with a sample: {"topics": n, "names": [...], "runs": {tag: {name: Estimate}}};
+    None when no pool item was sampled. Computed on request (a bootstrap over the sample, no stored values)."""
+    sample: dict[int, dict[int, tuple[int, float]]] = {}
+    items = PoolItem.objects.filter(topic__collection=collection, stratum__gt=0)
+    for topic_id, document_id, stratum, inclusion in items.values_list(
+        "topic_id", "document_id", "stratum", "inclusion_probability"
+    ):
+        sample.setdefault(topic_id, {})[document_id] = (stratum, inclusion)
+    if not sample:
+        return None
+    tags = dict(Run.objects.filter(collection=collection).values_list("id", "tag"))
+    rankings: dict[int, dict[str, list[int]]] = {}
+    for run_id, per_topic in judging_selectors.collection_rankings(collection_id=collection.id).items():
+        for topic_id, documents in per_topic.items():
+            if topic_id in sample:
+                rankings.setdefault(topic_id, {})[tags[run_id]] = documents.tolist()
+    labels = consensus_qrels(collection=collection)
+    topics = [SampledTopic(rankings.get(t, {}), sample[t], labels.get(t, {})) for t in sorted(sample)]
+    runs = sampled_estimates(topics, relevance_level=collection.relevance_threshold, seed=collection.id)
+    return {"topics": len(topics), "names": list(next(iter(runs.values()), {})), "runs": runs}

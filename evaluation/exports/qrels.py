@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from evaluation import selectors
-from evaluation.exports import export_name, provenance, spreadsheet_text
+from evaluation.files import export_name, provenance, spreadsheet_text
 from evaluation.machines.selectors import holes_filled_qrels
 from evaluation.preferences.selectors import BRADLEY_TERRY, bradley_terry_qrels
 from judging import selectors as judging_selectors

@@ -10,7 +10,7 @@ import math
 from collections.abc import Iterator
 
 from evaluation import selectors
-from evaluation.exports import export_name, provenance, spreadsheet_text
+from evaluation.files import export_name, provenance, spreadsheet_text
 from judging.models import Collection, Run, Topic
 from measures import as_measures, output_name
 

@@ -19,11 +19,11 @@ Conventions:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from judging.core.model_families import same_family  # noqa: F401  (the feature's spelling)
 from measures import PreparedQrels, RunSet, evaluate, kendall_tau, parse_measure
 from measures.agreement import cohen_kappa, confusion_matrix, krippendorff_alpha
 from measures.correlation import tau_ap
@@ -128,16 +128,6 @@ def correction_stability(
         taus.append(1.0 if tau != tau else float(tau))
     share = float(np.mean([t >= TAU_THRESHOLD for t in taus]))
     return {"draws": draws, "share": share, "tau_median": float(np.median(taus))}
-
-
-def _family(name: str) -> str:
-    return re.sub(r"[\s_-]+", "-", (name or "").strip().lower())
-
-
-def same_family(a: str, b: str) -> bool:
-    """Whether two declared model families are one (case, spaces, '-' and '_' aside); an undeclared (empty) family
-    shares nothing: circularity is claimed only where both sides said which model they use."""
-    return bool(_family(a)) and _family(a) == _family(b)
 
 
 def ranking_agreement(

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections import defaultdict
 
 from evaluation import ranking_cache
-from evaluation.agreement.core import system_ranking_agreement
 from evaluation.cached_reads import cached_for_version
 from evaluation.machines import core as verify
 from evaluation.selectors import consensus_labels, engine_options, results_version, stored_measures
@@ -18,6 +17,7 @@ from judging.machines import selectors as machine_selectors
 from judging.machines.models import MachineJudge, MachineReply
 from judging.models import Collection, PoolItem, Topic
 from judging.sources import selectors as sources
+from measures.ranking_agreement import system_ranking_agreement
 
 
 def machine_judges(*, collection: Collection) -> list[MachineJudge]:

@@ -9,7 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from evaluation.machines import selectors as verification
-from evaluation.views import researcher_collection
+from evaluation.pages import researcher_collection
 from judging.permissions import sees_assessors
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from django.db.models import F, Q
 
+from evaluation.models import AnswerTopicState
 from evaluation.nuggets.core import (
     ASSIGNMENT_LABELS,
     FAILED,
@@ -19,7 +20,7 @@ from evaluation.nuggets.core import (
     mean_scores,
     nugget_scores,
 )
-from evaluation.nuggets.models import AnswerScores, AnswerTopicState
+from evaluation.nuggets.models import AnswerScores
 from evaluation.selectors import run_aggregates, stored_measures
 from judging.answers import selectors as answer_labels
 from judging.answers.models import Answer

@@ -7,9 +7,10 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
+from evaluation.models import AnswerTopicState
 from evaluation.nuggets import selectors
 from evaluation.nuggets.core import support_scores
-from evaluation.nuggets.models import AnswerScores, AnswerTopicState
+from evaluation.nuggets.models import AnswerScores
 from evaluation.services.recompute import _exclusively
 
 ANSWERS = 3  # the lock namespace (TOPIC = 1 and COLLECTION = 2 are the document measures')

@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from evaluation.nuggets import selectors
-from evaluation.views import researcher_collection
+from evaluation.pages import researcher_collection
 from judging.models import Run
 
 

@@ -17,7 +17,7 @@ from django.urls import reverse
 
 from evaluation.online.core import click_models, store, traffic
 from evaluation.online.models import SearchLog
-from evaluation.selectors import SEARCH_LOG_SETTING_NAMES, online_settings
+from evaluation.online.selectors import SEARCH_LOG_SETTING_NAMES, online_settings
 from judging.imports.core.topics import TopicRecord
 from judging.imports.services import IMPORTED_NAMESPACE
 from judging.jobs import kinds as job_kinds

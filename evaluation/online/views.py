@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from evaluation import selectors
+from evaluation.online import selectors as online_selectors
 from evaluation.online import services as search_logs
 from evaluation.online.core.ab import MIN_SESSIONS
 from evaluation.online.core.measures import BUCKETS, MAX_RATE_BUCKETS, RATE_UNITS, RATIO_REGISTRY
@@ -23,7 +23,7 @@ from evaluation.online.forms import (
     TrafficTopicsForm,
 )
 from evaluation.online.models import SearchLog
-from evaluation.views import researcher_collection
+from evaluation.pages import researcher_collection
 from judging.models import ROLE_ADMIN
 from judging.permissions import admin_required, user_roles
 
@@ -129,7 +129,7 @@ def online(request: HttpRequest, collection_id: int) -> HttpResponse:
         "new_form": SearchLogForm(),
     }
     if search_log is not None:
-        figures = selectors.search_log_figures(search_log=search_log, by=by, rate=rate)
+        figures = online_selectors.search_log_figures(search_log=search_log, by=by, rate=rate)
         context.update(
             figures=figures,
             overall=_measure_rows(figures["overall"]) if figures else [],
@@ -140,7 +140,7 @@ def online(request: HttpRequest, collection_id: int) -> HttpResponse:
             ],
             measure_labels=list(measure_labels().values()),
             spikes=[row for row in (figures or {}).get("rate", []) if row["spike"]],
-            correlations=selectors.online_offline(search_log=search_log),
+            correlations=online_selectors.online_offline(search_log=search_log),
             upload_form=SearchLogUploadForm(search_log=search_log),
             settings_form=SearchLogSettingsForm(initial=SearchLogSettingsForm.initial_for(search_log)),
             implicit_form=ImplicitJudgmentsForm(),

@@ -18,7 +18,7 @@ import numpy as np
 from django.db.models import Count, Max
 
 from evaluation.cached_reads import cached_for_version
-from evaluation.exports import export_name, provenance
+from evaluation.files import export_name, provenance
 from evaluation.selectors import results_version
 from judging import selectors as judging_selectors
 from judging.models import Collection, Document, Ranking, Run, Topic

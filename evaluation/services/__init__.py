@@ -7,7 +7,6 @@ results stamped with the generation it read; it repeats while the topic is dirty
 whatever was left stale.
 """
 
-from evaluation.online.services import search_log_delete
 from evaluation.selectors import EVALUATION_SETTINGS
 from evaluation.services.recompute import (
     collection_agreement_recompute,
@@ -28,7 +27,6 @@ __all__ = [
     "collection_recompute_job_work",
     "collection_recompute_start",
     "runs_aggregate",
-    "search_log_delete",
     "stale_topics_sweep",
     "topic_recompute",
     "topics_changed",

@@ -12,7 +12,6 @@ from django.utils import timezone
 
 from config import sql
 from evaluation import ranking_cache
-from evaluation.agreement.core import system_ranking_agreement
 from evaluation.models import CollectionState, TopicState
 from evaluation.selectors import consensus_inputs, consensus_labels, engine_options, settings_key, stored_measures
 from evaluation.services import storage
@@ -23,6 +22,7 @@ from judging.jobs import runner as jobs
 from judging.models import Collection, Topic
 from judging.sources import selectors as sources
 from measures import PreparedQrels, agreement, as_measures, evaluate, parse_measure
+from measures.ranking_agreement import system_ranking_agreement
 
 # The lock namespaces of the staleness protocol (the first of PostgreSQL's two advisory-lock keys).
 TOPIC, COLLECTION = 1, 2

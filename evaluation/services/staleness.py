@@ -20,8 +20,7 @@ from django.utils import timezone
 
 from config import sql
 from config.broker import messages_waiting
-from evaluation.models import CollectionState, TopicState
-from evaluation.nuggets.models import AnswerTopicState
+from evaluation.models import AnswerTopicState, CollectionState, TopicState
 from judging.models import Topic
 
 logger = logging.getLogger(__name__)

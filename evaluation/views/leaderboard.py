@@ -10,9 +10,10 @@ from django.shortcuts import render
 from evaluation import downloads, selectors
 from evaluation.agreement import assessor_groups as assessor_groups_reads
 from evaluation.analysis import selectors as analysis
+from evaluation.analysis import selectors as analysis_selectors
+from evaluation.pages import researcher_collection
 from evaluation.preferences import selectors as preference_results
 from evaluation.selectors import COVERAGE_MEASURE
-from evaluation.views import researcher_collection
 from judging import selectors as judging_selectors
 from judging.machines import selectors as machine_selectors
 from judging.models import ROLE_ADMIN, ROLE_RESEARCHER, Collection
@@ -72,7 +73,7 @@ def leaderboard(request: HttpRequest, collection_id: int) -> HttpResponse:
         "rows": rows,
         "freshness": selectors.collection_freshness(collection=collection),
         "agreement": selectors.collection_agreement_labelled(collection_id=collection.id),
-        "estimates": selectors.sampled_pool_estimates(collection=collection),
+        "estimates": analysis_selectors.sampled_pool_estimates(collection=collection),
         "regressions": [r for r in analysis.search_regressions(collection=collection) if r["flagged"]],
         "gullible": list(machine_selectors.gullible_machines(collection=collection).values()),
     }
@@ -83,7 +84,7 @@ def leaderboard(request: HttpRequest, collection_id: int) -> HttpResponse:
 def estimates_download(request: HttpRequest, collection_id: int) -> HttpResponse:
     """The sampled pool's estimates as CSV, each named as an estimate with its interval; 404 without a sample."""
     collection = researcher_collection(request, collection_id)
-    estimates = selectors.sampled_pool_estimates(collection=collection)
+    estimates = analysis_selectors.sampled_pool_estimates(collection=collection)
     if estimates is None:
         raise Http404("this collection has no sampled pool")
     return downloads.estimates_download(collection, estimates)

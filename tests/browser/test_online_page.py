@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from evaluation import selectors
+from evaluation.online import selectors as online_selectors
 from evaluation.online import services as search_logs
 from evaluation.online.models import SearchLog
 from tests.browser.conftest import log_in
@@ -46,7 +46,7 @@ def test_an_admin_imports_a_log_in_the_browser_and_reads_its_online_measures(
     page.click("#log-settings button[type=submit]")
     page.wait_for_selector("#ab-table")
     log.refresh_from_db()
-    figures = selectors.search_log_figures(search_log=log)
+    figures = online_selectors.search_log_figures(search_log=log)
     shown = page.inner_text("#online-overall tr[data-measure=query_ctr] td.num")
     assert shown == f"{figures['overall']['query_ctr']:.3f}"
     arms = page.eval_on_selector_all("#ab-table thead th", "cells => cells.slice(1).map(c => c.innerText)")

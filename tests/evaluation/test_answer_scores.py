@@ -7,9 +7,10 @@ import json
 
 import pytest
 
+from evaluation.models import AnswerTopicState
 from evaluation.nuggets import selectors
 from evaluation.nuggets.core import read_assignments, score_records
-from evaluation.nuggets.models import AnswerScores, AnswerTopicState
+from evaluation.nuggets.models import AnswerScores
 from judging.answers.services import support_record
 from judging.machines.services import machine_judge_create
 from judging.nuggets.services import assignments

@@ -151,7 +151,7 @@ def test_the_export_commands_write_the_file_and_its_provenance_sidecar(judged, t
 
 
 def test_csv_exports_neutralise_formulas_in_text_cells():
-    from evaluation.exports import spreadsheet_text
+    from evaluation.files import spreadsheet_text
 
     assert spreadsheet_text('=HYPERLINK("http://x","click")') == '\'=HYPERLINK("http://x","click")'
     assert [spreadsheet_text(v) for v in ("+1", "-x", "@SUM(A1)", "\tx", "plain", "")] == [

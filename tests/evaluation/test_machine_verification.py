@@ -14,7 +14,6 @@ from statsmodels.stats.proportion import proportion_confint
 
 from evaluation import ranking_cache
 from evaluation import services as evaluation_services
-from evaluation.agreement.core import system_ranking_agreement
 from evaluation.machines import core as verify
 from evaluation.machines import selectors as verification
 from evaluation.selectors import consensus_qrels, engine_options
@@ -23,6 +22,7 @@ from judging.machines import services as machine_judges
 from judging.models import PoolItem, Topic
 from judging.sources import selectors as sources
 from measures.intervals import wilson
+from measures.ranking_agreement import system_ranking_agreement
 from tests.api_clients import api_as
 from tests.factories import make_collection, make_user, stored_aggregates
 

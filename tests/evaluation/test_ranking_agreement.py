@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from evaluation.agreement.core import assessor_qrels, system_ranking_agreement
 from measures import PreparedRun
 from measures.correlation import tau_ap
+from measures.ranking_agreement import assessor_qrels, system_ranking_agreement
 
 # Topic 1; documents 10, 11, 12. Run "x" finds 10 first, "y" finds 11 first, "z" finds 12 first.
 RUNS = [

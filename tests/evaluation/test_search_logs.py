@@ -16,8 +16,8 @@ from django.core.management.base import CommandError
 from django.test import Client
 from django.urls import reverse
 
-from evaluation import selectors
 from evaluation.models import TopicValues
+from evaluation.online import selectors as online_selectors
 from evaluation.online import services as search_logs
 from evaluation.online.core import store
 from evaluation.online.core.measures import OnlineSettings, online_measures
@@ -95,7 +95,7 @@ def test_the_logs_figures_are_the_pure_engines_on_the_same_files(collection, tmp
     log.refresh_from_db()
     assert entry["queries"] == len(QUERIES) and entry["events"] == len(EVENTS)
     assert log.imports == [entry]
-    figures = selectors.search_log_figures(search_log=log, by="day")
+    figures = online_selectors.search_log_figures(search_log=log, by="day")
     root = tmp_path / "reference"
     store.import_log(root, files=worked_files, log_format="ubi")
     with store.connect(root) as con:
@@ -109,7 +109,7 @@ def test_the_logs_figures_are_the_pure_engines_on_the_same_files(collection, tmp
 
 def test_an_empty_log_has_no_figures_and_the_page_says_so(collection):
     log = search_logs.search_log_create(collection=collection, name="empty")
-    assert selectors.search_log_figures(search_log=log) is None
+    assert online_selectors.search_log_figures(search_log=log) is None
     page = _client("researcher").get(f"/results/{collection.id}/online/?log={log.id}")
     assert page.status_code == 200 and b'id="no-imports"' in page.content
 
@@ -132,7 +132,7 @@ def test_an_upload_from_the_page_imports_as_a_job_and_the_page_shows_the_figures
     assert job.state == JobState.DONE, job.message
     assert job.result["queries"] == len(QUERIES) and job.result["files"] == ["ubi_events.jsonl", "ubi_queries.jsonl"]
     page = admin.get(f"/results/{collection.id}/online/?log={log.id}")
-    overall = selectors.search_log_figures(search_log=SearchLog.objects.get(pk=log.pk))["overall"]
+    overall = online_selectors.search_log_figures(search_log=SearchLog.objects.get(pk=log.pk))["overall"]
     assert (
         f'data-measure="query_ctr"><td>Query CTR</td><td class="num">{overall["query_ctr"]:.3f}'.encode()
         in page.content
@@ -180,7 +180,7 @@ def test_only_admins_change_logs_and_assessors_see_no_online_figures(collection)
 def test_settings_from_the_page_change_the_figures(collection, worked_files):
     log = search_logs.search_log_create(collection=collection, name="prod")
     search_logs.search_log_import(search_log=log, files=worked_files)
-    before = selectors.search_log_figures(search_log=log)["overall"]["session_success_rate"]
+    before = online_selectors.search_log_figures(search_log=log)["overall"]["session_success_rate"]
     admin = _client("admin")
     admin.post(
         f"/results/{collection.id}/online/{log.id}/settings/",
@@ -196,7 +196,7 @@ def test_settings_from_the_page_change_the_figures(collection, worked_files):
     )
     log.refresh_from_db()
     assert log.settings["dwell_seconds"] == 0 and log.arm_runs == {"A": "run0", "B": "run1"}
-    after = selectors.search_log_figures(search_log=log)
+    after = online_selectors.search_log_figures(search_log=log)
     assert after["overall"]["session_success_rate"] > before
     assert after["ab"] is not None
     response = admin.post(
@@ -257,7 +257,7 @@ def test_online_offline_correlation_pairs_each_arms_run_with_its_clicks(collecti
                 "settings_key": "test",
             },
         )
-    rows = selectors.online_offline(search_log=log)
+    rows = online_selectors.online_offline(search_log=log)
     assert [(r["arm"], r["run"], r["queries"]) for r in rows] == [("run0", "run0", 4), ("run1", "run1", 4)]
     assert all(r["kendall_tau"] is None or -1 <= r["kendall_tau"] <= 1 for r in rows)
 

@@ -64,7 +64,8 @@ def test_a_judgment_through_the_view_updates_stored_metrics_through_the_worker(c
 
 
 def test_an_assignment_through_the_answer_page_updates_the_answer_scores_through_the_worker(client, worker):
-    from evaluation.nuggets.models import AnswerScores, AnswerTopicState
+    from evaluation.models import AnswerTopicState
+    from evaluation.nuggets.models import AnswerScores
     from tests.rag_campaign import rag_campaign
 
     rag = rag_campaign()

@@ -9,7 +9,7 @@ from django.shortcuts import render
 
 from evaluation import selectors
 from evaluation.analysis import selectors as analysis
-from evaluation.views import researcher_collection
+from evaluation.pages import researcher_collection
 from judging.permissions import sees_assessors
 
 

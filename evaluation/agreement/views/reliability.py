@@ -9,8 +9,8 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
 from evaluation.agreement import reliability as reads
-from evaluation.exports import collection_slug
-from evaluation.views import researcher_collection
+from evaluation.files import collection_slug
+from evaluation.pages import researcher_collection
 from judging.permissions import sees_assessors
 
 

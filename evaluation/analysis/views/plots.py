@@ -16,9 +16,10 @@ from evaluation.agreement import reliability
 from evaluation.analysis import selectors as analysis
 from evaluation.analysis.core import curves, plots
 from evaluation.cached_reads import cached_for_version, version_of
-from evaluation.exports import collection_slug
+from evaluation.files import collection_slug
+from evaluation.online import selectors as online_selectors
 from evaluation.online.core.measures import RATE_UNITS
-from evaluation.views import chosen_measure, chosen_run, chosen_runs, researcher_collection
+from evaluation.pages import chosen_measure, chosen_run, chosen_runs, researcher_collection
 from judging.models import Collection
 from judging.permissions import sees_assessors
 from judging.quality.core import WINDOW
@@ -115,7 +116,7 @@ def _online_rate(request: HttpRequest, collection: Collection) -> Figure:
     unit = request.GET.get("rate", "day")
     if unit not in RATE_UNITS:
         raise BadRequest(f"rate must be one of {', '.join(RATE_UNITS)}")
-    figures = selectors.search_log_figures(search_log=_search_log(request, collection), rate=unit)
+    figures = online_selectors.search_log_figures(search_log=_search_log(request, collection), rate=unit)
     figures = figures or {"rate": [], "rate_unit": unit}
     rows = figures["rate"]
     return plots.query_rate(
@@ -124,7 +125,7 @@ def _online_rate(request: HttpRequest, collection: Collection) -> Figure:
 
 
 def _online_positions(request: HttpRequest, collection: Collection) -> Figure:
-    figures = selectors.search_log_figures(search_log=_search_log(request, collection))
+    figures = online_selectors.search_log_figures(search_log=_search_log(request, collection))
     if not figures:
         return plots.ctr_by_position({})
     curves = {arm: values["ctr_at"] for arm, values in figures["arms"].items()} or {
@@ -134,7 +135,7 @@ def _online_positions(request: HttpRequest, collection: Collection) -> Figure:
 
 
 def _online_frequency(request: HttpRequest, collection: Collection) -> Figure:
-    return plots.rank_frequency(selectors.search_log_query_counts(search_log=_search_log(request, collection)))
+    return plots.rank_frequency(online_selectors.search_log_query_counts(search_log=_search_log(request, collection)))
 
 
 def _reliability(request: HttpRequest, collection: Collection) -> Figure:

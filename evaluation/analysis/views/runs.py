@@ -12,7 +12,7 @@ from django.utils.http import urlencode
 
 from evaluation import selectors
 from evaluation.analysis import selectors as analysis
-from evaluation.views import chosen_measure, chosen_run, chosen_runs, researcher_collection
+from evaluation.pages import chosen_measure, chosen_run, chosen_runs, researcher_collection
 from judging.models import Run
 
 

@@ -13,7 +13,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 
 from evaluation.analysis.trial_runs import TrialResult, trial_run_start
-from evaluation.views import researcher_collection
+from evaluation.pages import researcher_collection
 from judging.jobs.models import Job, JobState
 
 

@@ -1,0 +1,44 @@
+"""What every downloaded file carries: its name (collection, kind, results version) and its provenance, and text made
+safe for a spreadsheet. Used by every export, page and command line that writes a file."""
+
+from __future__ import annotations
+
+import re
+
+from django.utils import timezone
+
+from evaluation.models import CollectionState
+from evaluation.selectors import settings_key
+from judging.models import Collection
+
+
+def provenance(collection: Collection, **details) -> dict:
+    state = CollectionState.objects.filter(collection=collection).first()
+    return {
+        "collection": collection.name,
+        "qrels_version": state.qrels_version if state else 0,
+        "settings": settings_key(collection),
+        "fresh": state.fresh if state else True,
+        "exported_at": timezone.now().isoformat(),
+        **details,
+    }
+
+
+def collection_slug(collection: Collection) -> str:
+    """The collection's name as a safe file-name part: letters, digits, '.', '_' and '-' only (no quote, no line
+    break can reach a Content-Disposition header)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", collection.name).strip("-.") or f"collection-{collection.pk}"
+
+
+def export_name(collection: Collection, kind: str, version: int, extension: str) -> str:
+    """A file name that says what it is: `<collection>-<kind>-v<qrels version>.<ext>`."""
+    return f"{collection_slug(collection)}-{kind}-v{version}.{extension}"
+
+
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_text(value: str) -> str:
+    """A text cell a spreadsheet shows as text, never runs: one starting like a formula gets a leading apostrophe
+    (OWASP's CSV-injection rule). For text columns only; numbers are written as numbers."""
+    return "'" + value if value.startswith(FORMULA_PREFIXES) else value
