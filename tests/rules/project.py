@@ -18,10 +18,13 @@ def source_files(root: Path = ROOT):
 
 
 def project_copy(target: Path) -> Path:
-    """A copy of the project's packages and README under `target`, to break one module and run a rule on it."""
+    """A copy of the project's packages, README and architecture notes under `target`, to break one module and run
+    a rule on it."""
     for package in PACKAGES:
         shutil.copytree(ROOT / package, target / package, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "README.md", target / "README.md")
+    (target / "docs").mkdir(exist_ok=True)
+    shutil.copy(ROOT / "docs" / "architecture.md", target / "docs" / "architecture.md")
     return target
 
 

@@ -44,10 +44,10 @@ class Ownership:
     @classmethod
     def from_docs(cls, models: dict[str, str], root: Path = ROOT) -> Ownership:
         """`models` maps each model's name to its table."""
-        from tests.rules.test_write_locations import readme_table
+        from tests.rules.test_write_locations import ownership_table
 
         writers: dict[str, set[str]] = {}
-        for names, modules in readme_table(root):
+        for names, modules in ownership_table(root):
             for name in names:
                 if name in models and models[name].startswith(APP_TABLES):
                     writers.setdefault(models[name], set()).update(

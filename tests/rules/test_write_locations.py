@@ -1,6 +1,6 @@
-"""Every write lives where the README says it does: ORM writes and hand-written INSERT/UPDATE/DELETE statements
-appear only in services (`services.py` or `services/`), the job runner and uploads; each writer writes only the
-models the README's table gives it; and every database cursor, raw query and look at the vendor is in the one SQL
+"""Every write lives where docs/architecture.md says it does: ORM writes and hand-written INSERT/UPDATE/DELETE
+statements appear only in services (`services.py` or `services/`), the job runner and uploads; each writer writes
+only the models the ownership table gives it; and every database cursor, raw query and look at the vendor is in the one SQL
 layer. Each rule is also run on a copy of the project broken on purpose, and must fail there."""
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ import pytest
 from tests.rules.project import ROOT, inject, project_copy, source_files
 from tests.rules.writes import model_names, writes_in
 
-# Outside services only these write: the job runner and the upload store (README, "Which module writes each entity").
+# Outside services only these write: the job runner and the upload store (docs/architecture.md, "Which module writes
+# each entity").
 ALLOWED_ELSEWHERE = {"judging/jobs/runner.py", "judging/jobs/uploads.py", "config/sql.py"}
 # Every hand-written statement and every switch on the database's vendor: the one SQL layer, and the list field's
 # own conversions (a Django field says how it is stored per vendor).
@@ -69,10 +70,10 @@ def raw_sql_outside_the_sql_layer(root: Path = ROOT) -> dict[str, list]:
     return outside
 
 
-def readme_table(root: Path = ROOT) -> list[tuple[set[str], set[str]]]:
-    """(models, modules) of each row of the README's table of who writes what."""
-    readme = (root / "README.md").read_text()
-    table = readme.split("### Which module writes each entity", 1)[1].split("\n\n", 2)[1]
+def ownership_table(root: Path = ROOT) -> list[tuple[set[str], set[str]]]:
+    """(models, modules) of each row of the ownership table of who writes what."""
+    doc = (root / "docs" / "architecture.md").read_text()
+    table = doc.split("### Which module writes each entity", 1)[1].split("\n\n", 2)[1]
     rows = [line for line in table.splitlines() if line.startswith("|") and not line.startswith("|---")][1:]
     parsed = []
     for row in rows:
@@ -82,9 +83,9 @@ def readme_table(root: Path = ROOT) -> list[tuple[set[str], set[str]]]:
 
 
 def writes_not_granted(root: Path = ROOT) -> dict[str, list]:
-    """Each module's writes of a model the README's table does not give it."""
+    """Each module's writes of a model the ownership table does not give it."""
     granted: dict[str, set[str]] = {}
-    for models, modules in readme_table(root):
+    for models, modules in ownership_table(root):
         for module in modules:
             granted.setdefault(module, set()).update(models)
     return {
@@ -106,14 +107,14 @@ def test_cursors_raw_queries_and_the_vendor_switch_live_in_the_one_sql_layer():
     assert raw_sql_outside_the_sql_layer() == {}
 
 
-def test_each_module_writes_only_the_models_the_readme_gives_it():
+def test_each_module_writes_only_the_models_the_ownership_table_gives_it():
     assert writes_not_granted() == {}
 
 
-def test_the_readme_table_names_exactly_the_modules_that_write_and_every_model():
+def test_the_ownership_table_names_exactly_the_modules_that_write_and_every_model():
     writers = set(modules_that_write())
     assert {m for m in writers if not is_service(m)} == ALLOWED_ELSEWHERE
-    table = readme_table()
+    table = ownership_table()
     assert set().union(*(modules for _, modules in table)) == writers
     written = {entity for writes in modules_that_write().values() for _, _, entity in writes if entity}
     assert written <= set().union(*(models for models, _ in table)) <= model_names(ROOT)
