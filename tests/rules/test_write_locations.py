@@ -1,7 +1,7 @@
 """Every write lives where docs/architecture.md says it does: ORM writes and hand-written INSERT/UPDATE/DELETE
 statements appear only in services (`services.py` or `services/`), the job runner and uploads; each writer writes
-only the models the ownership table gives it; and every database cursor, raw query and look at the vendor is in the one SQL
-layer. Each rule is also run on a copy of the project broken on purpose, and must fail there."""
+only the models the ownership table gives it; and every database cursor, raw query and look at the vendor is in the
+one SQL layer. Each rule is also run on a copy of the project broken on purpose, and must fail there."""
 
 from __future__ import annotations
 
