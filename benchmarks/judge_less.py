@@ -60,7 +60,7 @@ def demo_campaign():
     django.setup()
     from types import SimpleNamespace
 
-    from judging.demo import TOPICS, _simulated_grade, demo_runs, harvest_docstrings
+    from judging.demo.corpus import TOPICS, _simulated_grade, demo_runs, harvest_docstrings
 
     documents = harvest_docstrings()
     ids = {d["docno"]: i for i, d in enumerate(documents)}

@@ -17,7 +17,7 @@ from evaluation.services.recompute import (
     topics_recompute,
 )
 from evaluation.services.staleness import collection_changed, stale_topics_sweep, topics_changed
-from evaluation.services.storage import runs_aggregate
+from evaluation.services.totals import runs_aggregate
 
 __all__ = [
     "EVALUATION_SETTINGS",

@@ -14,7 +14,7 @@ from config import sql
 from evaluation import ranking_cache
 from evaluation.models import CollectionState, TopicState
 from evaluation.selectors import consensus_inputs, consensus_labels, engine_options, settings_key, stored_measures
-from evaluation.services import storage
+from evaluation.services import storage, totals
 from evaluation.services.phases import NO_PHASES, Phases
 from judging import selectors as judging_selectors
 from judging.jobs import kinds as job_kinds
@@ -213,7 +213,7 @@ def collection_recompute(*, collection_id: int, progress: Callable[[int, int], N
             progress(done, total)
     # The topics moved the runs' totals only by what changed; a full recompute also rebuilds them from the stored
     # values, so totals that were lost or edited by hand come back.
-    storage.runs_aggregate(collection=Collection.objects.get(pk=collection_id))
+    totals.runs_aggregate(collection=Collection.objects.get(pk=collection_id))
     collection_agreement_recompute(collection_id=collection_id)
     if progress:
         progress(total, total)

@@ -66,7 +66,7 @@ def test_only_admins_can_recompute_or_read_jobs(role):
 def test_status_lists_topics_a_page_at_a_time_and_can_list_only_the_stale_ones(monkeypatch):
     from evaluation import selectors as evaluation_selectors
 
-    monkeypatch.setattr(evaluation_selectors, "STATUS_PAGE_SIZE", 2)
+    monkeypatch.setattr(evaluation_selectors.freshness, "STATUS_PAGE_SIZE", 2)
     collection = make_collection(topics=5)
     evaluation_services.collection_recompute(collection_id=collection.id)
     topic = collection.topics.order_by("id").last()

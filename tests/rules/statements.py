@@ -70,7 +70,7 @@ def issuer(frame) -> str | None:
 def _judged(module: str) -> bool:
     """Whether statements made in this module are its own (not the SQL layer's or a model's, run for a caller)."""
     inside = module.startswith(PROJECT) or module.startswith("tests.")
-    return inside and not (module in LOOKED_THROUGH or module.endswith(".models"))
+    return inside and not (module in LOOKED_THROUGH or "models" in module.split("."))
 
 
 def reader(frame) -> str | None:

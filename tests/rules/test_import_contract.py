@@ -11,7 +11,7 @@ from pathlib import Path
 from tests.rules.project import ROOT, inject, project_copy, source_files
 
 # Imports by a name computed at run time, allowed only here and for the reason given (never into evaluation).
-DYNAMIC_IMPORTS = {"judging/demo.py": "reads the docstrings of Python's own modules as the demo's documents"}
+DYNAMIC_IMPORTS = {"judging/demo/corpus.py": "reads the docstrings of Python's own modules as the demo's documents"}
 
 
 def _module_name(relative: str) -> str:

@@ -43,7 +43,7 @@ def test_the_project_keeps_its_layers():
 @pytest.mark.parametrize(
     ("module", "forbidden", "contract"),
     [
-        ("judging/selectors.py", "from judging.machines import selectors as machines", "Judging: the wiring"),
+        ("judging/selectors/queue.py", "from judging.machines import selectors as machines", "Judging: the wiring"),
         ("judging/services/topics.py", "from evaluation import selectors", "Evaluation reads judging"),
         ("measures/engine.py", "from judging import models", "Evaluation reads judging"),
         ("judging/quality/selectors.py", "from judging.nuggets import selectors", "features import only"),

@@ -19,7 +19,7 @@ def model_names(root: Path) -> set[str]:
     """Every model class of the project's apps (classes in an app's or a feature package's models module), and the
     user model."""
     names = {"User"}
-    for path in [*root.glob("*/models.py"), *root.glob("*/*/models.py")]:
+    for path in [*root.glob("*/models.py"), *root.glob("*/*/models.py"), *root.glob("*/models/*.py")]:
         for node in ast.parse(path.read_text()).body:
             if isinstance(node, ast.ClassDef) and not any(ast.unparse(b).endswith("Choices") for b in node.bases):
                 names.add(node.name)

@@ -1,25 +1,21 @@
-"""Reads of stored evaluation results for pages, the API and the aggregation step."""
+"""The stored measures and their values as the pages and the API show them: the settings they were computed
+under, a topic's values, a run's aggregates, the leaderboard, and the measure and runs a request names."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections import defaultdict
 from collections.abc import Iterable
 
-from django.db.models import F, Q
-
-from evaluation.models import CollectionState, RunAggregates, TopicAgreement, TopicState, TopicValues
-from judging import selectors as judging_selectors
+from evaluation.models import RunAggregates, TopicAgreement, TopicValues
+from evaluation.selectors.consensus import _advisory
 from judging.core.model_families import same_family
-from judging.models import Collection, Run, Topic
-from judging.sources import selectors as sources
-from measures.consensus import collection_consensus
+from judging.models import Collection, Run
 
 LEADERBOARD_KEYS = ("tag", "topics", "judged")
 
 
 COVERAGE_MEASURE = "Judged@10"
+
 
 # How each stored statistic is named on the pages.
 STATISTIC_LABELS = {
@@ -51,6 +47,8 @@ VALUE_SETTINGS = (
     "trec_eval_version",
     "label_sources",  # which accounts are advisory (judging.sources): their labels leave the consensus
 )
+
+
 # Changing any of these makes a collection recompute (judging's settings service asks evaluation for this list).
 EVALUATION_SETTINGS = (*VALUE_SETTINGS, "measures", "agreement_measure")
 
@@ -111,52 +109,6 @@ def run_aggregates(*, collection_id: int, measures: Iterable[str]) -> dict[int, 
             if run_id in current:
                 aggregates[run_id][measure] = (value, count)
     return aggregates
-
-
-ConsensusInputs = dict[int, tuple[dict[int, dict[int, int]], dict[int, int]]]
-
-
-def consensus_inputs(*, collection_id: int) -> ConsensusInputs:
-    """{topic id: ({document id: {assessor id: grade}}, {document id: adjudicated grade})} for every topic with a
-    graded judgment or an adjudication: two queries, whatever the collection's size."""
-    judgments = judging_selectors.collection_judgments(collection_id=collection_id)
-    adjudicated = judging_selectors.collection_adjudications(collection_id=collection_id)
-    topics = set(judgments) | set(adjudicated)
-    return {topic: (judgments.get(topic, {}), adjudicated.get(topic, {})) for topic in topics}
-
-
-def consensus_labels(
-    *,
-    collection: Collection,
-    topic_ids=None,
-    inputs: ConsensusInputs | None = None,
-    advisory: Iterable[int] | None = None,
-) -> dict:
-    """The one place the labels every stored value is computed from are made: {topic id: Consensus} (its `labels`
-    {document id: grade} and their `confidence`) under the collection's consensus method, primary assessor and
-    scale, for each topic with a graded judgment or an adjudication (a topic adjudicated but not judged counts).
-    Advisory sources' labels (`judging.sources.selectors.advisory_accounts`) never count here; agreement measures
-    them.
-    The recompute, the collection-wide agreement, the qrels exports and the pages all call it; `inputs` (from
-    `consensus_inputs`, or a recompute's one topic) saves reading them again, as `advisory` (the collection's
-    advisory accounts, read with them) does; `topic_ids` keeps those topics only."""
-    inputs = consensus_inputs(collection_id=collection.id) if inputs is None else inputs
-    wanted = inputs if topic_ids is None else {t: inputs[t] for t in topic_ids if t in inputs}
-    advisory = _advisory(collection) if advisory is None else set(advisory)
-    return {
-        topic: collection_consensus(collection, sources.counted_grades(judgments, advisory=advisory), adjudicated)
-        for topic, (judgments, adjudicated) in wanted.items()
-    }
-
-
-def _advisory(collection: Collection) -> set[int]:
-    return sources.advisory_accounts(collection=collection)
-
-
-def consensus_qrels(*, collection: Collection) -> dict[int, dict[int, int]]:
-    """{topic id: {document id: consensus grade}}: the labels every stored value was computed from, topics with no
-    label left out."""
-    return {topic: result.labels for topic, result in consensus_labels(collection=collection).items() if result.labels}
 
 
 def chosen_measure(*, collection: Collection, value: str | None, default: str = "AP") -> str:
@@ -245,50 +197,6 @@ def runs_judged_at_10(*, collection: Collection) -> list[tuple[str, float | None
     return sorted(rows, key=lambda r: (r[1] is not None, r[1] or 0, r[0]))
 
 
-def _stale_states(collection_id: int):
-    """Topics whose stored values are not those of their current judgments and rankings: dirty, or claimed by a
-    recompute that has not stored its results yet."""
-    return TopicState.objects.filter(topic__collection_id=collection_id).filter(
-        Q(dirty=True) | Q(computed_generation__lt=F("generation"))
-    )
-
-
-def _missing_measures(collection: Collection) -> list[str]:
-    """Measures the collection asks for that have no stored aggregate although its runs have been evaluated: a
-    value that would be shown as "–" beside a fresh badge, so the collection is not fresh while any is missing."""
-    if not Run.objects.filter(collection=collection).exists():
-        return []
-    stored = set(RunAggregates.objects.filter(collection=collection).values_list("measure", flat=True))
-    return [measure for measure in stored_measures(collection) if measure not in stored]
-
-
-def collection_freshness(*, collection: Collection) -> dict:
-    """The one definition of a collection's freshness, for every page and the API: no topic stale and every
-    measure asked for stored. Returns {"fresh", "stale_topics", "missing_measures"}."""
-    stale = _stale_states(collection.id).count()
-    missing = _missing_measures(collection)
-    return {"fresh": stale == 0 and not missing, "stale_topics": stale, "missing_measures": missing}
-
-
-def results_version(*, collection: Collection) -> str | None:
-    """A key for what the results pages and plots of a collection show: it changes with every judgment, ranking or
-    settings change (the collection's generation, its settings, its measures) and every search-log import or
-    setting. None while anything is stale, so that nothing computed from values about to change is kept."""
-    state = CollectionState.objects.filter(pk=collection.pk).values_list("generation", "dirty").first()
-    if state is None or state[1] or _stale_states(collection.id).exists():
-        return None
-    logs = list(collection.search_logs.order_by("pk").values_list("pk", "imports", "settings", "arm_runs"))
-    parts = [collection.pk, state[0], settings_key(collection), collection.measures, collection.agreement_measure, logs]
-    return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()
-
-
-def collection_agreement_fresh(*, collection_id: int) -> bool:
-    """Whether the collection-wide agreement report reflects every judgment (the sweep refreshes it seconds after
-    a change)."""
-    state = CollectionState.objects.filter(collection_id=collection_id).first()
-    return state is None or state.fresh
-
-
 def collection_agreement(*, collection_id: int) -> dict[str, float | None]:
     """Mean of each per-topic agreement statistic over the topics where it is defined, keyed by statistic name."""
     sums: dict[str, list[float]] = defaultdict(list)
@@ -298,57 +206,3 @@ def collection_agreement(*, collection_id: int) -> dict[str, float | None]:
         if value is not None:
             sums[statistic].append(value)
     return {name: (sum(v) / len(v) if v else None) for name, v in sums.items()}
-
-
-STATUS_PAGE_SIZE = 500
-
-
-def collection_status(*, collection_id: int, page: int = 1, stale_only: bool = False) -> dict:
-    """Whether the collection's stored values are fresh or being recomputed, with the qrels version and settings
-    they came from, and one page of topics (STATUS_PAGE_SIZE, in topic order; only the stale ones on request): the
-    answer stays small however many topics the collection has."""
-    from judging.models import Collection
-
-    collection = Collection.objects.get(pk=collection_id)
-    state = CollectionState.objects.filter(collection_id=collection_id).first()
-    stale_states = _stale_states(collection_id)
-    freshness = collection_freshness(collection=collection)
-    topics = Topic.objects.filter(collection_id=collection_id).order_by("id")
-    if stale_only:
-        topics = topics.filter(evaluation_state__in=stale_states)
-    total = topics.count()
-    start = (max(page, 1) - 1) * STATUS_PAGE_SIZE
-    rows = topics[start : start + STATUS_PAGE_SIZE].values_list(
-        "number",
-        "evaluation_state__dirty",
-        "evaluation_state__generation",
-        "evaluation_state__computed_generation",
-        "evaluation_state__computed_at",
-    )
-    listed = [
-        {
-            "topic": number,
-            "fresh": not dirty and (computed or 0) >= (generation or 0),
-            "generation": generation or 0,
-            "computed_generation": computed or 0,
-            "computed_at": computed_at,
-        }
-        for number, dirty, generation, computed, computed_at in rows
-    ]
-    agreement_fresh = state.fresh if state else True
-    return {
-        "collection": collection.name,
-        "qrels_version": state.qrels_version if state else 0,
-        "settings": settings_key(collection),
-        "fresh": freshness["fresh"] and agreement_fresh,
-        "stale_topics": freshness["stale_topics"],
-        "missing_measures": freshness["missing_measures"],
-        "agreement_fresh": agreement_fresh,
-        "topics_count": total,
-        "page": max(page, 1),
-        "pages": max(1, -(-total // STATUS_PAGE_SIZE)),
-        "topics": listed,
-    }
-
-
-# --- search logs: figures read from the log's columnar store (prepared once per import set and settings) ---

@@ -1,0 +1,108 @@
+"""Whether the stored results are fresh: the stale topics, the measures not yet computed, the results'
+version (what caches and downloads are keyed by), the agreement's freshness and the paged status."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from django.db.models import F, Q
+
+from evaluation.models import CollectionState, RunAggregates, TopicState
+from evaluation.selectors.values import settings_key, stored_measures
+from judging.models import Collection, Run, Topic
+
+
+def _stale_states(collection_id: int):
+    """Topics whose stored values are not those of their current judgments and rankings: dirty, or claimed by a
+    recompute that has not stored its results yet."""
+    return TopicState.objects.filter(topic__collection_id=collection_id).filter(
+        Q(dirty=True) | Q(computed_generation__lt=F("generation"))
+    )
+
+
+def _missing_measures(collection: Collection) -> list[str]:
+    """Measures the collection asks for that have no stored aggregate although its runs have been evaluated: a
+    value that would be shown as "–" beside a fresh badge, so the collection is not fresh while any is missing."""
+    if not Run.objects.filter(collection=collection).exists():
+        return []
+    stored = set(RunAggregates.objects.filter(collection=collection).values_list("measure", flat=True))
+    return [measure for measure in stored_measures(collection) if measure not in stored]
+
+
+def collection_freshness(*, collection: Collection) -> dict:
+    """The one definition of a collection's freshness, for every page and the API: no topic stale and every
+    measure asked for stored. Returns {"fresh", "stale_topics", "missing_measures"}."""
+    stale = _stale_states(collection.id).count()
+    missing = _missing_measures(collection)
+    return {"fresh": stale == 0 and not missing, "stale_topics": stale, "missing_measures": missing}
+
+
+def results_version(*, collection: Collection) -> str | None:
+    """A key for what the results pages and plots of a collection show: it changes with every judgment, ranking or
+    settings change (the collection's generation, its settings, its measures) and every search-log import or
+    setting. None while anything is stale, so that nothing computed from values about to change is kept."""
+    state = CollectionState.objects.filter(pk=collection.pk).values_list("generation", "dirty").first()
+    if state is None or state[1] or _stale_states(collection.id).exists():
+        return None
+    logs = list(collection.search_logs.order_by("pk").values_list("pk", "imports", "settings", "arm_runs"))
+    parts = [collection.pk, state[0], settings_key(collection), collection.measures, collection.agreement_measure, logs]
+    return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()
+
+
+def collection_agreement_fresh(*, collection_id: int) -> bool:
+    """Whether the collection-wide agreement report reflects every judgment (the sweep refreshes it seconds after
+    a change)."""
+    state = CollectionState.objects.filter(collection_id=collection_id).first()
+    return state is None or state.fresh
+
+
+STATUS_PAGE_SIZE = 500
+
+
+def collection_status(*, collection_id: int, page: int = 1, stale_only: bool = False) -> dict:
+    """Whether the collection's stored values are fresh or being recomputed, with the qrels version and settings
+    they came from, and one page of topics (STATUS_PAGE_SIZE, in topic order; only the stale ones on request): the
+    answer stays small however many topics the collection has."""
+    from judging.models import Collection
+
+    collection = Collection.objects.get(pk=collection_id)
+    state = CollectionState.objects.filter(collection_id=collection_id).first()
+    stale_states = _stale_states(collection_id)
+    freshness = collection_freshness(collection=collection)
+    topics = Topic.objects.filter(collection_id=collection_id).order_by("id")
+    if stale_only:
+        topics = topics.filter(evaluation_state__in=stale_states)
+    total = topics.count()
+    start = (max(page, 1) - 1) * STATUS_PAGE_SIZE
+    rows = topics[start : start + STATUS_PAGE_SIZE].values_list(
+        "number",
+        "evaluation_state__dirty",
+        "evaluation_state__generation",
+        "evaluation_state__computed_generation",
+        "evaluation_state__computed_at",
+    )
+    listed = [
+        {
+            "topic": number,
+            "fresh": not dirty and (computed or 0) >= (generation or 0),
+            "generation": generation or 0,
+            "computed_generation": computed or 0,
+            "computed_at": computed_at,
+        }
+        for number, dirty, generation, computed, computed_at in rows
+    ]
+    agreement_fresh = state.fresh if state else True
+    return {
+        "collection": collection.name,
+        "qrels_version": state.qrels_version if state else 0,
+        "settings": settings_key(collection),
+        "fresh": freshness["fresh"] and agreement_fresh,
+        "stale_topics": freshness["stale_topics"],
+        "missing_measures": freshness["missing_measures"],
+        "agreement_fresh": agreement_fresh,
+        "topics_count": total,
+        "page": max(page, 1),
+        "pages": max(1, -(-total // STATUS_PAGE_SIZE)),
+        "topics": listed,
+    }
