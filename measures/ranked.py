@@ -1,5 +1,5 @@
 """Binary-relevance ranked measures, each following trec_eval 9.0.x (each family's formula and source: `python -m
-evaluation --list-measures`, and the worked examples in tests/evaluation/test_measures_worked_examples.py).
+evaluation --list-measures`, and the worked examples in tests/measures/test_measures_worked_examples.py).
 
 Each function takes a RankedBatch and a Measure and returns one float64 value per row. A document is relevant
 iff its label >= the relevance level (the measure's `rel` parameter, else the batch's level); unjudged and

@@ -10,7 +10,7 @@ from judging.models import Document
 from tests.browser.conftest import log_in
 from tests.browser.test_judging_page import grade_key, open_topic
 from tests.factories import make_user
-from tests.judging.test_adaptive_queue import two_run_topic
+from tests.judging.ordering.test_adaptive_queue import two_run_topic
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

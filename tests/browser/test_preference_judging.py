@@ -15,7 +15,7 @@ from tests.browser.conftest import log_in
 from tests.browser.test_judging_page import GUARD_MS
 from tests.browser.test_machine_judges import _watch
 from tests.factories import make_collection, make_user
-from tests.judging.test_preference_judging import _run_files
+from tests.judging.preferences.test_preference_judging import _run_files
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

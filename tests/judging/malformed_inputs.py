@@ -1,6 +1,6 @@
 """A corpus of malformed import files, each with the line and field its refusal must name.
 
-The collection they are imported into (see `tests/judging/test_malformed_imports.py`) has topics 401 and 402,
+The collection they are imported into (see `tests/judging/imports/test_malformed_imports.py`) has topics 401 and 402,
 documents D0..D5 and a 0..2 scale. Each case is (kind, file name, bytes, line, field); line 0 is the whole file.
 """
 

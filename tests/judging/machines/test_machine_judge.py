@@ -19,7 +19,7 @@ from judging.machines.core.judge import TopicText, judge_pairs, mapped
 from judging.machines.core.prompts import BINARY, DNA, UMBRELA, PromptReplyError, grade_of, render
 from tests.chat_server import chat_server, outbound_allowed
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SECRET_NAME = "WORKBENCH_SECRET_JUDGE_KEY"
 QRELS = {("1", f"d{i}"): i % 4 for i in range(8)} | {("2", f"d{i}"): (i * 3) % 4 for i in range(8)}
 TOPICS = {"1": TopicText("topic 1", "the first question"), "2": TopicText("topic 2")}

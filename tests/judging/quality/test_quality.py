@@ -18,7 +18,7 @@ from judging.quality.__main__ import main
 from judging.quality.core import ALPHA, FAST_RUN, Label, assessor_quality, chi2_homogeneity, quality_report
 from measures.intervals import chi2_sf
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _label(i, grade, *, docno=None, seconds=10.0, assessor="ann"):

@@ -22,7 +22,7 @@ from judging.machines.models import MachineReply
 from judging.models import Judgment, PoolItem
 from tests.factories import make_collection, make_user
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 NO_NETWORK = """
 import socket

@@ -12,7 +12,7 @@ from django.core.exceptions import ValidationError
 from judging.machines.models import MachineJudge, MachineProvider
 from judging.machines.providers import PROVIDERS, provider_of
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_every_provider_a_judge_can_have_is_registered():

@@ -22,7 +22,7 @@ from judging.search_fetch.core.fetch import Fetcher, Policy, run_lines
 from measures.trec_files import run_lines as read_run
 from tests.search_servers import search_server
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 HOSTILE = 'say "hi" \\ back {{narrative}} naïve \u00e9t\u00e9 {{ x }}'
 
 

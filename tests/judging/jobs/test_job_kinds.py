@@ -8,7 +8,7 @@ from pathlib import Path
 
 from judging.jobs import kinds
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 TASKS = {
     "judging.tasks.import_file",
     "judging.tasks.build_pool",

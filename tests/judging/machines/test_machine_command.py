@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from tests.chat_server import chat_server
-from tests.judging.test_machine_judge import QRELS, ROOT, _files
+from tests.judging.machines.test_machine_judge import QRELS, ROOT, _files
 
 
 def _run(tmp_path, *options):
