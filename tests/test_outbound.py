@@ -185,3 +185,11 @@ def test_a_server_that_is_not_http_and_a_closed_port_are_told_only_by_class():
     listener.close()
     assert not_http.error.startswith("not HTTP") and "secret-internal" not in not_http.error
     assert nobody.error == "could not connect"
+
+
+def test_every_outside_call_backs_off_by_one_rule_doubling_and_a_longer_retry_after_wins():
+    from config.core.outbound import retry_wait
+
+    assert [retry_wait(backoff=0.5, attempt=n, retry_after=None) for n in (1, 2, 3)] == [0.5, 1.0, 2.0]
+    assert retry_wait(backoff=0.5, attempt=1, retry_after=7.0) == 7.0
+    assert retry_wait(backoff=4.0, attempt=2, retry_after=1.0) == 8.0

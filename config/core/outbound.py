@@ -369,6 +369,15 @@ class Pacer:
 
 
 RETRIED_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+# The one retry policy of every outside call: up to RETRIES more tries, BACKOFF seconds before the first, doubling,
+# a longer Retry-After winning (`retry_wait`). A caller may set its own counts; the rule is this one.
+RETRIES, BACKOFF = 3, 1.0
+
+
+def retry_wait(*, backoff: float, attempt: int, retry_after: float | None) -> float:
+    """Seconds to wait before retry number `attempt` (1: the first): `backoff` doubled each time, or the server's
+    Retry-After when it asks for longer."""
+    return max(backoff * 2 ** (attempt - 1), retry_after or 0.0)
 
 
 def _seconds(value: str | None) -> float | None:

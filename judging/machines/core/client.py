@@ -35,8 +35,8 @@ class ServerConfig:
     model: str
     api_key_env: str | None = None  # the WORKBENCH_SECRET_* variable holding the key, never the key
     timeout: float = 60.0
-    retries: int = 3
-    backoff: float = 1.0  # seconds before the first retry, doubling
+    retries: int = outbound.RETRIES
+    backoff: float = outbound.BACKOFF  # seconds before the first retry, doubling (`outbound.retry_wait`)
     requests_per_minute: float | None = None
     temperature: float = 0.0
     max_tokens: int = 512
@@ -114,7 +114,7 @@ class ChatClient:
 
     def complete(self, prompt: str) -> Reply:
         """One chat completion of `prompt` as the user's message, retried as the module says."""
-        reply, delay, started = Reply(), self.config.backoff, time.monotonic()
+        reply, started = Reply(), time.monotonic()
         for attempt in range(1, self.config.retries + 2):
             if self.abort.is_set():
                 reply.error = "cancelled"
@@ -127,10 +127,10 @@ class ChatClient:
             retry_after, reply = self._once(prompt, reply)
             if reply.error is None or retry_after is None or attempt > self.config.retries:
                 break
-            if self.abort.wait(max(retry_after, delay)):  # the backoff, cut short by a cancel
+            wait = outbound.retry_wait(backoff=self.config.backoff, attempt=attempt, retry_after=retry_after)
+            if self.abort.wait(wait):  # the backoff, cut short by a cancel
                 reply.error = "cancelled"
                 break
-            delay *= 2
         reply.seconds = time.monotonic() - started
         reply.text = masked(reply.text, self._key)
         reply.error = masked(reply.error, self._key)

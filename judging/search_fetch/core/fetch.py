@@ -2,10 +2,11 @@
 a time, at most `rate` requests a second across them, through the outbound transport (its address rules, deadline
 per request, size cap, no redirect).
 
-- A page that answers 429 or 5xx is retried (up to `retries` times, backoff doubling from `backoff` seconds, a
-  longer Retry-After winning); any other failure (a timeout, a refused address, 4xx, an answer that is not the
-  protocol's) is not. A query whose page fails for good is a **hole**: it has no ranking at all, never an empty or
-  partial one, and its reason is kept.
+- A page that answers a status worth asking again (`outbound.RETRIED_STATUSES`: 429, 5xx, 408, 409, 425) is retried
+  as every outside call is (`outbound.retry_wait`: up to `retries` times, backoff doubling from `backoff` seconds, a
+  longer Retry-After winning); any other failure (a timeout, a refused address, another 4xx, an answer that is not
+  the protocol's) is not: a query set's fetch would wait on every timed-out query again. A query whose page fails
+  for good is a **hole**: it has no ranking at all, never an empty or partial one, and its reason is kept.
 - A circuit breaker: after `breaker` queries in a row failed, the rest are not sent (each a hole saying why).
 - Paging stops at the depth, at a short page, or at the engine's total; a document id repeated across pages (the
   index changed between them) keeps its first place.
@@ -26,16 +27,14 @@ from config.core import outbound
 from judging.search_fetch.core.engines import ENGINES, AnswerError, Endpoint, Hit
 from judging.search_fetch.core.templates import TemplateError
 
-RETRIED = frozenset({429, 500, 502, 503, 504})
-
 
 @dataclass(frozen=True)
 class Policy:
     depth: int = 100
     page_size: int = 100
     timeout: float = 10.0  # one request's whole deadline: connect, send and read
-    retries: int = 3
-    backoff: float = 0.5
+    retries: int = outbound.RETRIES
+    backoff: float = outbound.BACKOFF  # `outbound.retry_wait`: doubling, a longer Retry-After winning
     concurrency: int = 4
     rate: float | None = None  # requests a second, across the queries
     breaker: int = 5  # queries in a row that fail before the rest are not sent
@@ -112,7 +111,6 @@ class Fetcher:
 
     def _page(self, result: QueryResult, values, start: int, size: int):
         request = self.adapter.request(self.endpoint, values, start, size)
-        delay = self.policy.backoff
         for attempt in range(self.policy.retries + 1):
             self.pacer.wait()
             began = time.monotonic()
@@ -131,13 +129,13 @@ class Fetcher:
                 except AnswerError as error:
                     result.failure = f"unreadable answer: {error}"
                     return None
-            if answer.status not in RETRIED or attempt == self.policy.retries or self.abort.is_set():
+            if answer.status not in outbound.RETRIED_STATUSES or attempt == self.policy.retries or self.abort.is_set():
                 result.failure = answer.failure
                 return None
-            if self.abort.wait(max(delay, answer.retry_after or 0.0)):
+            wait = outbound.retry_wait(backoff=self.policy.backoff, attempt=attempt + 1, retry_after=answer.retry_after)
+            if self.abort.wait(wait):
                 result.failure = "cancelled"
                 return None
-            delay *= 2
         return None
 
     def engine_version(self) -> str | None:
