@@ -8,13 +8,13 @@ from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
 
 from evaluation import selectors
-from judging.models import Collection, Run
+from judging.models import ROLE_ADMIN, ROLE_RESEARCHER, Collection, Run
 from judging.permissions import user_roles
 
 
 def researcher_collection(request: HttpRequest, collection_id: int) -> Collection:
     """The collection, for researchers and admins only: results would bias assessors who are still judging."""
-    if not user_roles(request.user) & {"admin", "researcher"}:
+    if not user_roles(request.user) & {ROLE_ADMIN, ROLE_RESEARCHER}:
         raise PermissionDenied("results are for researchers and admins")
     return get_object_or_404(Collection, pk=collection_id)
 

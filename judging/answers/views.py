@@ -16,12 +16,12 @@ from judging.answers import selectors, services
 from judging.answers.forms import AnswerRunImportForm, MachineNuggetsForm
 from judging.answers.models import Answer, SupportLabel
 from judging.datasets.services import document_text_fetch
-from judging.models import ROLE_ADMIN, Assignment, Collection, Document, Topic
+from judging.models import ROLE_ADMIN, ROLE_ASSESSOR, Assignment, Collection, Document, Topic
 from judging.nuggets.models import AssignmentLabel, Nugget
 from judging.nuggets.services import assignments, machine
 from judging.permissions import admin_required, role_required, user_roles
 
-assessor_or_admin = role_required("assessor", ROLE_ADMIN)
+assessor_or_admin = role_required(ROLE_ASSESSOR, ROLE_ADMIN)
 
 
 def topic_for(request: HttpRequest, topic: Topic) -> Topic:

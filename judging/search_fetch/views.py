@@ -12,7 +12,7 @@ from django.views.decorators.http import require_POST
 
 from config.forms import service_errors_shown
 from config.ids import id_given
-from judging.models import Collection
+from judging.models import ROLE_ADMIN, ROLE_RESEARCHER, Collection
 from judging.permissions import (
     admin_required,
     reads_for_researchers_writes_for_admins,
@@ -135,7 +135,7 @@ def _snapshot(request: HttpRequest, name: str) -> SearchSnapshot:
 def snapshot_compare(request: HttpRequest) -> HttpResponse:
     """Two snapshots side by side: overlap per topic, what entered and left the top k, and the way to the judged
     measures' paired comparison."""
-    if not user_roles(request.user) & {"admin", "researcher"}:
+    if not user_roles(request.user) & {ROLE_ADMIN, ROLE_RESEARCHER}:
         raise PermissionDenied("snapshot comparisons are for researchers and admins")
     before, after = _snapshot(request, "before"), _snapshot(request, "after")
     if before.endpoint.collection_id != after.endpoint.collection_id:
@@ -147,7 +147,7 @@ def snapshot_compare(request: HttpRequest) -> HttpResponse:
     except ValueError:
         k = 10
     if request.method == "POST":
-        if "admin" not in user_roles(request.user):
+        if ROLE_ADMIN not in user_roles(request.user):
             raise PermissionDenied("only admins change the judging queue")
         added = services.snapshot_pool_new(snapshot=after, k=k)
         messages.success(request, f"{added} document{'s' if added != 1 else ''} added to the judging queue.")
@@ -157,6 +157,6 @@ def snapshot_compare(request: HttpRequest) -> HttpResponse:
         "before": before,
         "after": after,
         "comparison": selectors.snapshot_comparison(before=before, after=after, k=k),
-        "is_admin": "admin" in user_roles(request.user),
+        "is_admin": ROLE_ADMIN in user_roles(request.user),
     }
     return render(request, "judging/search_compare.html", context)
