@@ -20,6 +20,7 @@ from judging.models import (
     Topic,
 )
 from judging.ordering import selectors as adaptive
+from judging.ordering.core.orders import is_adaptive
 from judging.selectors.inputs import topic_rankings
 from judging.sources import selectors as sources
 from judging.sources.models import SourceRole
@@ -160,7 +161,7 @@ def judging_queue(*, assessor_id: int, topic: Topic) -> list[dict]:
     def key(item):
         return _shuffle_key(assessor_id, topic.id, item[0])
 
-    if collection.judging_order == "best_rank":
+    if not is_adaptive(collection.judging_order):
         if shuffle:
             items = _shuffled_in_bands(items, key, SHUFFLE_BAND)
     else:

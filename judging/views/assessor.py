@@ -21,6 +21,7 @@ from judging.forms import JudgmentSaveForm
 from judging.highlighting import document_blocks, query_terms
 from judging.machines import selectors as verifying
 from judging.models import Document, PoolItem, Topic
+from judging.ordering.core.orders import is_adaptive
 from judging.permissions import assigned_topic
 from judging.quality import selectors as checking
 from judging.quality.services import entries
@@ -119,7 +120,7 @@ def judge(request: HttpRequest, topic_id: int) -> HttpResponse:
             "start": start,
             "queue": queue,
             "progress": {"judged": judged, "total": page.total},
-            "adaptive": topic.collection.judging_order != "best_rank",
+            "adaptive": is_adaptive(topic.collection.judging_order),
             "checking": checking.checks_on(topic.collection),
             "verifying": topic.collection.verification_judge_id is not None,
             "pausing": topic.collection.pause_below is not None,
@@ -189,7 +190,7 @@ def judge_save(request: HttpRequest, topic_id: int, document_id: int) -> HttpRes
         answer: dict = {"saved": True}
         if paused:
             answer["paused"] = quality.PAUSED_MESSAGE  # this judgment is kept; the next one is refused
-        if topic.collection.judging_order != "best_rank" or checking_on:  # the next document: decided, or due
+        if is_adaptive(topic.collection.judging_order) or checking_on:  # the next document: decided, or due
             page = checking.judging_page_queue(assessor_id=request.user.id, topic=topic)
             answer["upcoming"] = checking.upcoming_of(page)
             if checking_on:  # counted as the page counts, every save alike: a check is never singled out

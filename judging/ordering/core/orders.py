@@ -304,6 +304,12 @@ class OrderSpec:
     label: str
     order: type[JudgingOrder]
 
+    @property
+    def adaptive(self) -> bool:
+        """Whether the order learns from the labels as they come (its next document is decided after each save),
+        rather than following the pool's static order."""
+        return self.order is not JudgingOrder
+
 
 REGISTRY: dict[str, OrderSpec] = {}
 ORDERS = REGISTRY.keys()  # a live view: an order registered later is in it
@@ -312,6 +318,12 @@ ORDERS = REGISTRY.keys()  # a live view: an order registered later is in it
 def register(order: type[JudgingOrder], label: str) -> type[JudgingOrder]:
     REGISTRY[order.name] = OrderSpec(order.name, label, order)
     return order
+
+
+def is_adaptive(name: str) -> bool:
+    """Whether the named order is adaptive (`OrderSpec.adaptive`); an unknown name is the static order's."""
+    spec = REGISTRY.get(name)
+    return spec is not None and spec.adaptive
 
 
 def order_choices() -> list[tuple[str, str]]:

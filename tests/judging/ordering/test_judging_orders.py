@@ -119,3 +119,11 @@ def test_every_order_proposes_each_pooled_document_once(name):
 def test_an_unknown_order_is_refused_by_name():
     with pytest.raises(ValueError, match="one of best_rank, mtf"):
         judging_order("oracle", RANKINGS, POOL)
+
+
+def test_whether_an_order_is_adaptive_is_its_registry_entrys_word():
+    from judging.ordering.core.orders import REGISTRY, is_adaptive
+
+    assert not is_adaptive("best_rank") and not REGISTRY["best_rank"].adaptive
+    assert all(is_adaptive(name) for name in REGISTRY if name != "best_rank")
+    assert not is_adaptive("no-such-order")
