@@ -310,7 +310,8 @@ def test_sgml_with_thousands_of_unclosed_tags_is_read_in_linear_time(tmp_path, c
         return time.perf_counter() - started
 
     small, large = seconds(4_000), seconds(16_000)  # quadratic parsing took 13 s for 16k
-    assert large < 2.0 and large < 8 * max(small, 0.01)
+    # A ratio, not a bound: four times the tags take about four times as long (quadratic parsing took sixteen).
+    assert large < 8 * max(small, 0.01)
 
 
 def test_a_huge_single_line_is_refused_without_holding_it_in_memory(tmp_path, collection):

@@ -87,15 +87,13 @@ def test_a_server_that_is_down_is_a_failure_not_a_crash():
 
 def test_concurrency_is_used_and_the_rate_limit_spaces_requests():
     with chat_server(QRELS) as server:
-        server.delay = 0.1
-        started = time.monotonic()
+        server.delay = 0.1  # each answer takes a while, so requests sent together are seen together
         _judge(server, concurrency=8)
-        elapsed = time.monotonic() - started
-        assert server.most_active >= 4 and elapsed < 1.0  # 16 pairs at 0.1 s each, 8 at a time
+        assert server.most_active >= 4  # counted by the server: requests in flight at once
     with chat_server(QRELS) as server:
         started = time.monotonic()
         _judge(server, concurrency=4, requests_per_minute=600)  # one every 0.1 s
-        assert time.monotonic() - started >= 1.4
+        assert time.monotonic() - started >= 1.4  # a lower bound: a slow machine only waits longer
 
 
 def test_a_budget_stops_the_run_and_the_rest_are_failures_saying_so():
