@@ -273,11 +273,15 @@ def mark_computed(model, pk: int, generation: int, now) -> Statement:
     )
 
 
+# A row's results are stale (`StaleResultsQuerySet.stale`, in SQL): dirty, or claimed and not yet stored.
+STALE_ROW = "(dirty OR computed_generation < generation)"
+
+
 def _claim_sql(model) -> str:
     table, key = model._meta.db_table, model._meta.pk.column
     return (
         f"UPDATE {table} SET dirty = %s, dirty_since = NULL, claimed_at = %s "
-        f"WHERE {key} = %s AND (dirty OR computed_generation < generation) RETURNING generation"
+        f"WHERE {key} = %s AND {STALE_ROW} RETURNING generation"
     )
 
 
@@ -312,7 +316,7 @@ def lock_and_claim(namespace: int, model, pk: int) -> tuple[bool, int | None]:
     sql = (
         f"SET LOCAL synchronous_commit TO OFF; WITH lock AS (SELECT {TRY_LOCK_SQL} AS mine), "
         f"claimed AS (UPDATE {table} SET dirty = FALSE, dirty_since = NULL, claimed_at = %s FROM lock "
-        f"WHERE lock.mine AND {table}.{key} = %s AND (dirty OR computed_generation < generation) "
+        f"WHERE lock.mine AND {table}.{key} = %s AND {STALE_ROW} "
         f"RETURNING {table}.generation) "
         "SELECT mine, (SELECT generation FROM claimed) FROM lock"
     )

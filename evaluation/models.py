@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 from django.db import models
+from django.db.models import F, Q
 
 from evaluation.fields import ListField
 from judging.models import Collection, Topic
+
+
+class StaleResultsQuerySet(models.QuerySet):
+    def stale(self) -> StaleResultsQuerySet:
+        """The rows whose stored results are not those of their current inputs: dirty, or claimed by a recompute that
+        has not stored its results yet. The one test of staleness; `config.sql.STALE_ROW` is its SQL spelling, and
+        `StaleResults.fresh` its negation for one row."""
+        return self.filter(Q(dirty=True) | Q(computed_generation__lt=F("generation")))
 
 
 class StaleResults(models.Model):
@@ -26,12 +35,15 @@ class StaleResults(models.Model):
     )
     computed_at = models.DateTimeField(null=True, blank=True)
 
+    objects = StaleResultsQuerySet.as_manager()
+
     class Meta:
         abstract = True
 
     @property
     def fresh(self) -> bool:
-        return not self.dirty and self.computed_generation == self.generation
+        """Not stale (`StaleResultsQuerySet.stale`), for one row already read."""
+        return not (self.dirty or self.computed_generation < self.generation)
 
 
 class TopicState(StaleResults):

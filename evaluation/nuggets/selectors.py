@@ -7,8 +7,6 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from django.db.models import F, Q
-
 from evaluation.models import AnswerTopicState
 from evaluation.nuggets.core import (
     ASSIGNMENT_LABELS,
@@ -124,9 +122,7 @@ def answer_topic_inputs(*, topic_id: int) -> AnswerTopicInputs:
 
 def answers_freshness(*, collection: Collection) -> dict:
     """Whether every answered topic's scores are those of its current labels: {"fresh", "stale_topics"}."""
-    stale = AnswerTopicState.objects.filter(topic__collection=collection).filter(
-        Q(dirty=True) | Q(computed_generation__lt=F("generation"))
-    )
+    stale = AnswerTopicState.objects.filter(topic__collection=collection).stale()
     count = stale.count()
     return {"fresh": count == 0, "stale_topics": count}
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 import hashlib
 import json
 
-from django.db.models import F, Q
-
 from evaluation.models import CollectionState, RunAggregates, TopicState
 from evaluation.selectors.values import settings_key, stored_measures
 from judging.models import Collection, Run, Topic
@@ -16,9 +14,7 @@ from judging.models import Collection, Run, Topic
 def _stale_states(collection_id: int):
     """Topics whose stored values are not those of their current judgments and rankings: dirty, or claimed by a
     recompute that has not stored its results yet."""
-    return TopicState.objects.filter(topic__collection_id=collection_id).filter(
-        Q(dirty=True) | Q(computed_generation__lt=F("generation"))
-    )
+    return TopicState.objects.filter(topic__collection_id=collection_id).stale()
 
 
 def _missing_measures(collection: Collection) -> list[str]:
