@@ -73,10 +73,21 @@ def api_exception_handler(exc, context):
     return response
 
 
+CODES = {400: "invalid", 403: "permission_denied", 404: "not_found", 409: "conflict", 413: "too_large"}
+
+
+def error_answer(status: int, message: str, *, code: str | None = None, fields: dict | None = None) -> JsonResponse:
+    """The one JSON error shape (this module's docstring), for every answer that is not DRF's: the pages' scripts
+    read `error.message` as the API's clients do."""
+    error = {"status": status, "code": code or CODES.get(status, "error"), "message": message}
+    if fields:
+        error["fields"] = fields
+    return JsonResponse({"error": error}, status=status)
+
+
 def api_not_found(request: HttpRequest, path: str = "") -> JsonResponse:
     """Unknown API URLs answer JSON in the same shape, not the HTML 404 page."""
-    message = f"no API endpoint at /api/{path}"
-    return JsonResponse({"error": {"status": 404, "code": "not_found", "message": message}}, status=404)
+    return error_answer(404, f"no API endpoint at /api/{path}")
 
 
 def _same_site_referer(request: HttpRequest) -> str:
@@ -93,7 +104,7 @@ def error_response(request: HttpRequest, status: int, message: str = "") -> Http
     code, title, default = PAGES[status]
     message = message or default
     if request.path.startswith("/api/"):
-        return JsonResponse({"error": {"status": status, "code": code, "message": message}}, status=status)
+        return error_answer(status, message, code=code)
     context = {"status": status, "title": title, "message": message, "back": _same_site_referer(request)}
     return render(request, "error.html", context, status=status)
 

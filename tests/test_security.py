@@ -156,7 +156,7 @@ def test_a_cant_judge_reason_over_200_characters_is_a_400_naming_it(client):
     client.force_login(assessor)
     document = topic.pool_items.first().document_id
     response = client.post(f"/judging/judge/{topic.id}/{document}/", {"grade": "", "cannot_judge_reason": "x" * 201})
-    assert response.status_code == 400 and response.json()["field"] == "cannot_judge_reason"
+    assert response.status_code == 400 and list(response.json()["error"]["fields"]) == ["cannot_judge_reason"]
 
 
 @pytest.mark.parametrize(("status", "traceback_kept"), [(400, False), (413, False), (404, False), (500, True)])

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import BadRequest
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from config.api_errors import error_answer
 from evaluation import downloads, selectors
 from evaluation.agreement import assessor_groups as assessor_groups_reads
 from evaluation.analysis import selectors as analysis
@@ -97,7 +98,7 @@ def qrels_download(request: HttpRequest, collection_id: int) -> HttpResponse:
     try:
         return downloads.qrels_download(collection, request.GET, request.user)
     except downloads.BadExportRequest as error:
-        return JsonResponse({"error": str(error)}, status=400)
+        return error_answer(400, str(error))
 
 
 @login_required
@@ -106,7 +107,7 @@ def results_download(request: HttpRequest, collection_id: int) -> HttpResponse:
     try:
         return downloads.results_download(collection, request.GET)
     except downloads.BadExportRequest as error:
-        return JsonResponse({"error": str(error)}, status=400)
+        return error_answer(400, str(error))
 
 
 @login_required

@@ -12,6 +12,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from config.api_errors import error_answer
 from judging.answers import selectors, services
 from judging.answers.forms import AnswerRunImportForm, MachineNuggetsForm
 from judging.answers.models import Answer, SupportLabel
@@ -143,7 +144,7 @@ def _answered(request: HttpRequest, answer: Answer, anchor: str, error: Validati
     """JSON for the page's script, a redirect back to the item for a plain form."""
     if request.headers.get("Accept") == "application/json":
         if error is not None:
-            return JsonResponse({"error": " ".join(error.messages)}, status=400)
+            return error_answer(400, " ".join(error.messages))
         return JsonResponse({"saved": True})
     if error is not None:
         messages.error(request, " ".join(error.messages))

@@ -14,6 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from config.api_errors import error_answer
 from judging import selectors, services
 from judging.answers import selectors as answer_selectors
 from judging.datasets.services import document_text_fetch
@@ -164,7 +165,7 @@ def judge_save(request: HttpRequest, topic_id: int, document_id: int) -> HttpRes
     form = JudgmentSaveForm(request.POST)
     if not form.is_valid():
         field, errors = next(iter(form.errors.items()))
-        return JsonResponse({"error": f"{field.replace('_', ' ')}: {' '.join(errors)}", "field": field}, status=400)
+        return error_answer(400, f"{field.replace('_', ' ')}: {' '.join(errors)}", fields={field: list(errors)})
     data = form.cleaned_data
     try:
         saved = entries.entry_judge(
@@ -179,12 +180,12 @@ def judge_save(request: HttpRequest, topic_id: int, document_id: int) -> HttpRes
             delete=data["action"] == "delete",
         )
     except ValidationError as error:
-        field = next(iter(error.message_dict), None) if hasattr(error, "error_dict") else None
-        return JsonResponse({"error": "; ".join(error.messages), "field": field}, status=400)
+        fields = error.message_dict if hasattr(error, "error_dict") else None
+        return error_answer(400, "; ".join(error.messages), fields=fields)
     except services.ItemFull as error:
-        return JsonResponse({"error": str(error)}, status=409)
+        return error_answer(409, str(error), code=error.code)
     except PermissionDenied as error:
-        return JsonResponse({"error": str(error)}, status=403)
+        return error_answer(403, str(error), code=getattr(error, "code", None))
     paused, checking_on = saved.paused, checking.checks_on(topic.collection)
     if _wants_json(request):
         answer: dict = {"saved": True}

@@ -77,7 +77,7 @@ def test_the_judging_page_answers_409_for_a_full_item(client):
     client.force_login(b)
     response = client.post(f"/judging/judge/{topic.id}/{document.id}/", {"grade": "1"}, HTTP_ACCEPT="application/json")
     assert response.status_code == 409
-    assert "already has its 1 judgment" in response.json()["error"]
+    assert "already has its 1 judgment" in response.json()["error"]["message"]
 
 
 @pytest.mark.services

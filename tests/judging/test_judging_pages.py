@@ -162,7 +162,7 @@ def test_a_grade_outside_the_scale_is_a_400_with_the_reason(client, campaign):
     client.force_login(assessor)
     response = save(client, topic, topic.pool_items.first().document, grade="7")
     assert response.status_code == 400
-    assert "outside this collection's scale" in response.json()["error"]
+    assert "outside this collection's scale" in response.json()["error"]["message"]
 
 
 def test_the_page_never_shows_other_assessors_labels_or_which_runs_retrieved_the_document(client, campaign):

@@ -34,8 +34,8 @@
     body.set(button.name, button.value);
     const response = await fetch(form.action, { method: "POST", body, headers: { Accept: "application/json" } });
     if (!response.ok) {
-      const answer = await response.json().catch(() => ({ error: "not saved" }));
-      if (progress) progress.textContent = `Not saved: ${answer.error}`;
+      const answer = await response.json().catch(() => ({}));
+      if (progress) progress.textContent = `Not saved: ${answer.error?.message || "the server refused it"}`;
       return false;
     }
     form.querySelectorAll("button[aria-pressed]").forEach((b) => b.setAttribute("aria-pressed", String(b === button)));

@@ -284,7 +284,7 @@
         if (answer.machine !== undefined && save.fields.action !== "delete") showMachine(save, answer.machine);
       } else {
         const answer = await response.json().catch(() => ({}));
-        save.rejected = answer.error || `the server refused it (${response.status})`;
+        save.rejected = answer.error?.message || `the server refused it (${response.status})`;
       }
     } catch (error) {
       save.inFlight = false;

@@ -47,7 +47,7 @@ def test_an_assessor_below_the_threshold_is_paused_kindly_and_loses_nothing(camp
     assert "paused" not in answers[3] and "talk to the campaign's admin" in answers[4]["paused"]
     assert Judgment.objects.filter(assessor=bob).count() == 5  # the fifth, which paused them, is kept
     refused = _save(client, topic, items[5], 3)
-    assert refused.status_code == 403 and "paused" in refused.json()["error"]
+    assert refused.status_code == 403 and "paused" in refused.json()["error"]["message"]
     assert Judgment.objects.filter(assessor=bob).count() == 5
     page = client.get(f"/judging/judge/{topic.id}/").content.decode()
     assert 'id="paused"' in page and "Nothing you judged is lost" in page
@@ -62,7 +62,7 @@ def test_a_paused_assessor_cannot_delete_a_label_through_the_page_or_the_api(cam
         _save(client, topic, document, 3)  # the fifth pauses bob
     undo = client.post(f"/judging/judge/{topic.id}/{items[4].id}/",
                        {"action": "delete"}, HTTP_ACCEPT="application/json")  # fmt: skip
-    assert undo.status_code == 403 and "paused" in undo.json()["error"]
+    assert undo.status_code == 403 and "paused" in undo.json()["error"]["message"]
     with pytest.raises(quality.AssessorPaused):
         services.judgment_delete(assessor=bob, topic=topic, document=items[0])
     assert Judgment.objects.filter(assessor=bob).count() == 5

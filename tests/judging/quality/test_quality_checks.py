@@ -262,7 +262,7 @@ def test_a_paused_assessor_cannot_answer_a_check_either(campaign, client):
     key = checking.entry_key(ann.id, topic.id, check.document_id, check.kind)
     response = client.post(f"/judging/judge/{topic.id}/{check.document_id}/", {"grade": 0, "entry": key},
                            HTTP_ACCEPT="application/json")  # fmt: skip
-    assert response.status_code == 403 and "paused" in response.json()["error"]
+    assert response.status_code == 403 and "paused" in response.json()["error"]["message"]
 
 
 def test_gold_and_advisory_assessors_get_no_checks_and_a_zero_rate_none(campaign):

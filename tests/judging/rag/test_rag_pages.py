@@ -59,7 +59,7 @@ def test_an_assessor_labels_nuggets_and_citations_without_seeing_runs(client):
         {"sentence": 0, "document": answer.references[1], "label": "full"},
         headers={"Accept": "application/json"},
     )
-    assert wrong.status_code == 400 and "does not cite" in wrong.json()["error"]
+    assert wrong.status_code == 400 and "does not cite" in wrong.json()["error"]["message"]
 
 
 def test_an_assessor_not_assigned_the_topic_and_a_researcher_are_refused_the_answer_page(client):
