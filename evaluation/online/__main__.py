@@ -21,6 +21,7 @@ from evaluation.online.core.measures import (
     query_rate,
     rate_unit,
 )
+from evaluation.online.core.records import FORMATS, LOG_FORMATS
 from evaluation.online.core.store import LogImportFailed
 
 
@@ -28,7 +29,7 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m evaluation.online", description=__doc__.splitlines()[0])
     p.add_argument("queries", nargs="?", help="ubi_queries JSON lines, or the AOL TSV log")
     p.add_argument("events", nargs="?", help="ubi_events JSON lines (not for AOL)")
-    p.add_argument("--format", choices=("ubi", "aol"), default="ubi")
+    p.add_argument("--format", choices=FORMATS, default="ubi")
     p.add_argument(
         "--by",
         choices=BUCKETS,
@@ -59,10 +60,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not args.queries:
         parser().error("give the log's files")
-    if args.format == "ubi" and not args.events:
-        parser().error("a UBI log needs its events file too")
-    if args.format == "aol" and args.events:
-        parser().error("an AOL log is one file")
+    log = LOG_FORMATS[args.format]
+    if not log.one_file and not args.events:
+        parser().error(f"a {args.format.upper()} log needs its events file too")
+    if log.one_file and args.events:
+        parser().error(f"an {args.format.upper()} log is one file")
     try:
         settings = OnlineSettings(
             click_actions=_names(args.click_actions),
@@ -75,9 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:
         parser().error(str(error))
     files = (
-        {"log": Path(args.queries)}
-        if args.format == "aol"
-        else {"queries": Path(args.queries), "events": Path(args.events)}
+        {"log": Path(args.queries)} if log.one_file else {"queries": Path(args.queries), "events": Path(args.events)}
     )
     with tempfile.TemporaryDirectory(prefix="online-") as scratch:
         try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import forms
 
 from evaluation.online.core import click_models, traffic
+from evaluation.online.core.records import LOG_FORMATS
 from evaluation.online.models import SearchLog
 
 
@@ -26,12 +27,12 @@ class SearchLogUploadForm(forms.Form):
     def __init__(self, *args, search_log: SearchLog, **kwargs):
         super().__init__(*args, **kwargs)
         self.search_log = search_log
-        if search_log.log_format == "aol":
+        if LOG_FORMATS[search_log.log_format].one_file:
             del self.fields["events"]
             self.fields["queries"].label = "AOL log (AnonID, Query, QueryTime, ItemRank, ClickURL)"
 
     def files_by_kind(self) -> dict:
-        if self.search_log.log_format == "aol":
+        if LOG_FORMATS[self.search_log.log_format].one_file:
             return {"log": self.cleaned_data["queries"]} if self.cleaned_data.get("queries") else {}
         return {kind: self.cleaned_data[kind] for kind in ("queries", "events") if self.cleaned_data.get(kind)}
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from evaluation.online.core.records import LOG_FORMATS
 from judging.models import Collection
 
 
@@ -16,7 +17,7 @@ class SearchLog(models.Model):
     and success actions, dwell threshold, session gap, arm field) and the control arm; `arm_runs` ties arms to the
     collection's runs (arm → run tag) for the online/offline comparison."""
 
-    FORMATS = [("ubi", "UBI 1.0 (ubi_queries + ubi_events JSON lines)"), ("aol", "AOL query log (TSV)")]
+    FORMATS = [(log.name, log.label) for log in LOG_FORMATS.values()]
 
     collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="search_logs")
     name = models.CharField(max_length=100)

@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from evaluation.online import services as search_logs
+from evaluation.online.core.records import LOG_FORMATS
 from evaluation.online.core.store import LogImportFailed
 from evaluation.online.models import SearchLog
 from judging.management.commands._importing import collection_named
@@ -28,9 +29,9 @@ class Command(BaseCommand):
         found = SearchLog.objects.filter(collection=target, name=log).first()
         if found is not None and found.log_format != format:
             raise CommandError(f"the log {log!r} holds {found.log_format} records, not {format}")
-        if format == "aol":
+        if LOG_FORMATS[format].one_file:
             if len(files) != 1:
-                raise CommandError("an AOL log is one file")
+                raise CommandError(f"an {format.upper()} log is one file")
             kinds = {"log": files[0]}
         elif events_only:
             if len(files) != 1:

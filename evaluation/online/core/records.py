@@ -26,7 +26,6 @@ EARLIEST, LATEST = datetime(1970, 1, 1), datetime(2999, 12, 31, 23, 59, 59, 9999
 TIME_SPAN = "between 1970 and 2999 (UTC)"
 AOL_TIME = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}")
 AOL_HEADER = ("AnonID", "Query", "QueryTime", "ItemRank", "ClickURL")
-FORMATS = ("ubi", "aol")
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,3 +268,34 @@ def aol_records(
 
 def aol_query_id(anon: str, query: str, time: str) -> str:
     return hashlib.md5(f"{anon}\t{query}\t{time}".encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class LogFormat:
+    """A search log's format as every reader, form and command line asks it: its name and label, whether it comes as
+    one file holding queries and clicks together (AOL) or as a file of each (UBI), the header line it must open with
+    where it has one, and the careful reader of each kind of record."""
+
+    name: str
+    label: str
+    one_file: bool
+    readers: dict
+    header: tuple[str, ...] | None = None
+
+    def files(self, given: dict) -> dict:
+        """{kind: file} for each kind of record given (`given`: "log" for a one-file format, else by kind)."""
+        if self.one_file:
+            return {kind: given["log"] for kind in ("queries", "events")} if "log" in given else {}
+        return {kind: given[kind] for kind in ("queries", "events") if kind in given}
+
+
+LOG_FORMATS = {
+    log.name: log
+    for log in (
+        LogFormat("ubi", "UBI 1.0 (ubi_queries + ubi_events JSON lines)", one_file=False,
+                  readers={"queries": ubi_queries, "events": ubi_events}),
+        LogFormat("aol", "AOL query log (TSV)", one_file=True,
+                  readers={"queries": aol_records, "events": aol_records}, header=AOL_HEADER),
+    )
+}  # fmt: skip
+FORMATS = tuple(LOG_FORMATS)

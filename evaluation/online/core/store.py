@@ -118,22 +118,17 @@ def _with_progress(con: duckdb.DuckDBPyConnection, sql: str, report: Callable[[f
 def careful_problems(path: Path, *, log_format: str, kind: str, name: str) -> Problems:
     """The problems the careful reader finds in a file the fast reader declined."""
     problems = Problems()
-    if log_format == "aol":
-        for _ in records.aol_records(path, problems, name=name):
-            pass
-    else:
-        reader = records.ubi_queries if kind == "queries" else records.ubi_events
-        for _ in reader(path, problems, name=name):
-            pass
+    for _ in records.LOG_FORMATS[log_format].readers[kind](path, problems, name=name):
+        pass
     return problems
 
 
-def _aol_header_problems(path: Path, name: str) -> Problems:
+def _header_problems(path: Path, name: str, header: tuple[str, ...]) -> Problems:
     problems = Problems()
     with open(path, "rb") as handle:
         first = handle.readline().decode("utf-8", "replace").lstrip("\ufeff").rstrip("\r\n")
-    if tuple(first.split("\t")) != records.AOL_HEADER:
-        problems.add(name, 1, None, "expected the header line " + "\\t".join(records.AOL_HEADER))
+    if tuple(first.split("\t")) != header:
+        problems.add(name, 1, None, "expected the header line " + "\\t".join(header))
     return problems
 
 
@@ -156,11 +151,8 @@ def import_log(
         raise ValueError(f"unknown log format {log_format!r}; expected one of {', '.join(records.FORMATS)}")
     root = Path(root)
     names = names or {}
-    inputs = {
-        kind: Path(files["log"] if log_format == "aol" else files[kind])
-        for kind in KINDS
-        if (log_format == "aol" and "log" in files) or kind in files
-    }
+    log = records.LOG_FORMATS[log_format]
+    inputs = {kind: Path(path) for kind, path in log.files(files).items() if kind in KINDS}
     staging = root / ".staging" / uuid.uuid4().hex
     staging.mkdir(parents=True)
     steps = len(inputs) + 1
@@ -169,8 +161,8 @@ def import_log(
         con = sources.connection(threads=threads, temp_directory=str(staging / "spill"))
         for step, (kind, path) in enumerate(inputs.items()):
             name = names.get(kind) or names.get("log") or path.name
-            if log_format == "aol":
-                header = _aol_header_problems(path, name)
+            if log.header:
+                header = _header_problems(path, name, log.header)
                 if header:
                     raise LogImportFailed(header)
             target = staging / f"{kind}.parquet"
