@@ -434,7 +434,31 @@ def qrels_import(
     return report
 
 
-IMPORT_KINDS = ("topics", "documents", "runs", "qrels")
+@dataclass(frozen=True)
+class ImportKind:
+    """What a kind of import takes beyond the file, as its registry entry says it (no `kind ==` elsewhere): the
+    labels' source and role (qrels), the runs' model family, placeholders for ids the collection lacks (runs, qrels),
+    the pooled-only filter (documents), and whether its files are read as one set (a run import is one ranking
+    store for all its files)."""
+
+    name: str
+    labels: bool = False
+    model_family: bool = False
+    create_missing: bool = False
+    pooled_only: bool = False
+    one_set: bool = False
+
+
+IMPORTS = {
+    kind.name: kind
+    for kind in (
+        ImportKind("topics"),
+        ImportKind("documents", pooled_only=True),
+        ImportKind("runs", model_family=True, create_missing=True, one_set=True),
+        ImportKind("qrels", labels=True, create_missing=True),
+    )
+}
+IMPORT_KINDS = tuple(IMPORTS)
 IMPORT_TASK = "judging.tasks.import_file"
 # What the job page shows of this work; registered in the app's ready().
 IMPORT_JOB = job_kinds.JobKind(
@@ -461,8 +485,9 @@ def import_start(
     files, or a .zip or .tar.gz, are imported together, all or nothing, with one report. Qrels name the `source`
     their labels belong to (default 'imported'; a fifth column names its own) and its `role`. Raises
     ValidationError on 'file' for an upload over the limit, on 'source' or 'role' for a name or role refused."""
-    if kind not in IMPORT_KINDS:
+    if kind not in IMPORTS:
         raise ValueError(f"unknown import kind {kind!r}")
+    takes = IMPORTS[kind]
     if role not in SourceRole.values:
         raise ValidationError({"role": f"choose one of {', '.join(SourceRole.values)}"})
     source = identifier(source.strip()) if source else ""
@@ -477,10 +502,10 @@ def import_start(
         kind=f"import {kind}",
         task=IMPORT_TASK,
         arguments={"kind": kind, "skip_invalid": skip_invalid}
-        | (labels_from if kind == "qrels" else {})
-        | ({"model_family": model_family.strip()[:100]} if kind == "runs" and model_family.strip() else {})
-        | ({"create_missing": True} if create_missing and kind in ("runs", "qrels") else {})
-        | ({"pooled_only": True, "top_k": top_k} if pooled_only and kind == "documents" else {}),
+        | (labels_from if takes.labels else {})
+        | ({"model_family": model_family.strip()[:100]} if takes.model_family and model_family.strip() else {})
+        | ({"create_missing": True} if create_missing and takes.create_missing else {})
+        | ({"pooled_only": True, "top_k": top_k} if pooled_only and takes.pooled_only else {}),
         collection=collection,
         created_by=created_by,
         upload=upload,
@@ -509,10 +534,11 @@ def import_job_work(job, progress: Progress) -> dict:
     if job.upload_id is None:
         raise JobRefused("The uploaded file is no longer stored; upload it again.")
     kind, name = job.arguments["kind"], job.upload.name
+    takes = IMPORTS[kind]
     options = {"collection": job.collection, "skip_invalid": job.arguments.get("skip_invalid", False)}
-    if kind in ("runs", "qrels"):
+    if takes.create_missing:
         options["create_missing"] = job.arguments.get("create_missing", False)
-    if kind == "documents" and job.arguments.get("pooled_only"):
+    if takes.pooled_only and job.arguments.get("pooled_only"):
         options |= {"pooled_only": True, "top_k": job.arguments.get("top_k")}
     with upload_local_copy(upload_id=job.upload_id) as path:
         files = [(path, name)]
@@ -532,7 +558,7 @@ def import_job_work(job, progress: Progress) -> dict:
 @transaction.atomic
 def _import_files(kind: str, files: list[tuple[Path, str]], job, progress: Progress, options: dict) -> ImportReport:
     """Imports every file, or none: the problems of all files are gathered before anything is kept."""
-    if kind == "runs":
+    if IMPORTS[kind].one_set:
         paths, names = [p for p, _ in files], [n for _, n in files]
         family = job.arguments.get("model_family", "")
         return runs_import(
@@ -543,7 +569,7 @@ def _import_files(kind: str, files: list[tuple[Path, str]], job, progress: Progr
         share = _file_share(progress, index, len(files))
         try:
             with transaction.atomic():
-                if kind == "qrels":
+                if IMPORTS[kind].labels:
                     source = {
                         "assessor": job.arguments.get("source") or None,
                         "role": job.arguments.get("role", "counted"),
