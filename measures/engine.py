@@ -13,6 +13,7 @@ from functools import cached_property
 
 import numpy as np
 
+from measures.aggregates import aggregate_of
 from measures.batch import TREC_EVAL_VERSION, TREC_EVAL_VERSIONS, RankedBatch, TopicStats
 from measures.data import PAD, PreparedQrels, PreparedRun
 from measures.labelling import Labeller
@@ -49,12 +50,13 @@ def aggregate(measure: Measure, values: np.ndarray) -> float:
     ranking's interpolated precision under -c or -J) makes the mean NaN.
     """
     values = np.asarray(values, dtype=np.float64)
-    if measure.spec.aggregate == "sum":
+    kind = aggregate_of(measure.spec.aggregate)
+    if kind.summed:
         return float(values.sum())
     if len(values) == 0:
         return 0.0
-    if measure.spec.aggregate == "gmean":
-        return float(np.exp(np.mean(np.log(np.maximum(values, GMAP_FLOOR)))))
+    if kind.log_scale:
+        return float(np.exp(np.mean(kind.scaled_array(values))))
     defined = values if measure.spec.trec else values[~np.isnan(values)]
     return float(defined.mean()) if len(defined) else float("nan")
 
@@ -240,11 +242,13 @@ def evaluate(
 
 def _aggregate_by_run(measures: list[Measure], run_index: np.ndarray, values: np.ndarray, runs: int) -> np.ndarray:
     """aggregate() for every run at once: (runs x measures)."""
-    kinds = np.array([m.spec.aggregate for m in measures])
+    kinds = [aggregate_of(m.spec.aggregate) for m in measures]
+    summed = np.array([kind.summed for kind in kinds], dtype=bool)
+    log_scale = np.array([kind.log_scale for kind in kinds], dtype=bool)
     logged = np.log(np.maximum(values, GMAP_FLOOR))
-    combined = np.where(kinds == "gmean", logged, values)
+    combined = np.where(log_scale, logged, values)
     trec_rule = np.array([m.spec.trec is not None for m in measures], dtype=bool)
-    defined = ~np.isnan(combined) | (kinds == "sum") | trec_rule
+    defined = ~np.isnan(combined) | summed | trec_rule
     order = np.argsort(run_index, kind="stable")
     starts = np.searchsorted(run_index[order], np.arange(runs))
     has_rows = np.bincount(run_index, minlength=runs) > 0
@@ -256,9 +260,9 @@ def _aggregate_by_run(measures: list[Measure], run_index: np.ndarray, values: np
         counts = np.add.reduceat(defined[order].astype(np.float64), safe_starts, axis=0) * has_rows[:, None]
     means = np.divide(totals, counts, out=np.full_like(totals, np.nan), where=counts > 0)
     rows_per_run = np.bincount(run_index, minlength=runs)[:, None]
-    means = np.where((rows_per_run == 0) & (kinds != "sum"), 0.0, means)
-    geometric = np.exp(means, out=means.copy(), where=kinds == "gmean")  # only where asked: exp overflows elsewhere
-    return np.where(kinds == "sum", totals, geometric)
+    means = np.where((rows_per_run == 0) & ~summed, 0.0, means)
+    geometric = np.exp(means, out=means.copy(), where=log_scale)  # only where asked: exp overflows elsewhere
+    return np.where(summed, totals, geometric)
 
 
 def _per_run_results(tags: list[str], rows: _Rows, values: np.ndarray, aggregates: np.ndarray) -> dict:

@@ -8,10 +8,9 @@ rounded mean of the stored per-topic values. (trec_eval sums sequentially; the t
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 
-from measures.ranked import GMAP_FLOOR
+from measures.aggregates import aggregate_of
 
 SCALE = 1074
 
@@ -26,17 +25,18 @@ def term(kind: str, value: float | None) -> int:
     the value floored at trec_eval's 1e-5. Undefined values (None) add nothing."""
     if value is None:
         return 0
-    return _exact(math.log(max(value, GMAP_FLOOR)) if kind == "gmean" else value)
+    return _exact(aggregate_of(kind).scaled(value))
 
 
 def finish(kind: str, total: int, defined: int) -> float | None:
     """The aggregate from an exact total over `defined` topics: the sum, the mean or exp(mean of logs)."""
     rounded = total / (1 << SCALE)  # int true division is correctly rounded, as math.fsum is
-    if kind == "sum":
+    aggregate = aggregate_of(kind)
+    if aggregate.summed:
         return rounded
     if defined == 0:
         return None
-    return math.exp(rounded / defined) if kind == "gmean" else rounded / defined
+    return aggregate.unscaled(rounded / defined)
 
 
 def aggregate_exactly(kind: str, values: Iterable[float | None]) -> float | None:

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from measures.aggregates import aggregate_of
 from measures.lines import TrecFormatError
-from measures.ranked import GMAP_FLOOR
 
 MISSING_ZSCORE_VALUE = -1000000.0
 _FIELDS = ("qid", "measure", "mean", "stddev")
@@ -76,7 +76,7 @@ def zscore_table(zscores: ZScores, qids: list[str], names: list[str], kinds: lis
     converted = np.empty_like(values, dtype=np.float64)
     for column, (name, kind) in enumerate(zip(names, kinds, strict=True)):
         raw = values[:, column]
-        scale = np.log(np.maximum(raw, GMAP_FLOOR)) if kind == "gmean" else raw
+        scale = aggregate_of(kind).scaled_array(raw)
         for row, qid in enumerate(qids):
             converted[row, column] = zscores.convert(qid, name, scale[row])
     return converted
@@ -90,12 +90,13 @@ def zscore_summary(values: np.ndarray, kinds: list[str], trec: list[bool]) -> np
     summary = np.empty(values.shape[1])
     for column, (kind, trec_rule) in enumerate(zip(kinds, trec, strict=True)):
         column_values = values[:, column]
-        if kind == "sum":
+        aggregate = aggregate_of(kind)
+        if aggregate.summed:
             summary[column] = column_values.sum()
             continue
         defined = column_values if trec_rule else column_values[~np.isnan(column_values)]
         mean = defined.mean() if len(defined) else (0.0 if len(column_values) == 0 else math.nan)
-        if kind == "gmean":
+        if aggregate.log_scale:
             with np.errstate(over="ignore"):
                 mean = np.exp(mean)
         summary[column] = mean

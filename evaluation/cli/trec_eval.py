@@ -25,6 +25,7 @@ from measures import (
     evaluate,
     parse_measures,
 )
+from measures.aggregates import aggregate_of
 from measures.relstring import relstrings
 from measures.trec_names import NICKNAMES, TREC_ORDER, is_trec_style, printed_name, relstring_length
 from measures.zscores import read_zscores, zscore_summary, zscore_table
@@ -100,7 +101,7 @@ def _list_measures() -> None:
 
 def _format(value: float, aggregate_kind: str, zscore: bool = False) -> str:
     """trec_eval's %ld for counts and %6.4f for everything else, counts' z-scores included."""
-    if aggregate_kind == "sum" and not zscore and not math.isnan(value):
+    if aggregate_of(aggregate_kind).summed and not zscore and not math.isnan(value):
         return str(round(value))
     return f"{value:6.4f}"
 
@@ -247,7 +248,7 @@ def _print_topics(collection, run_index, run_result, items, column, strings, pre
             if item.relstring is not None:
                 text = strings[item.relstring].get((run_index, int(topic)), "")
                 out.write(f"{item.key:<22}\t{name}\t'{text}'\n")
-            elif item.measure is not None and item.measure.spec.aggregate != "gmean":
+            elif item.measure is not None and not aggregate_of(item.measure.spec.aggregate).log_scale:
                 # like trec_eval, geometric means appear only in the summary
                 value = _format(row[column[item.measure]], item.measure.spec.aggregate, bool(prefix))
                 out.write(f"{prefix}{item.key:<22}\t{name}\t{value}\n")

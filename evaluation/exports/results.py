@@ -13,6 +13,7 @@ from evaluation import selectors
 from evaluation.files import export_name, provenance, spreadsheet_text
 from judging.models import Collection, Run, Topic
 from measures import as_measures, output_name
+from measures.aggregates import aggregate_of
 
 FORMATS = {"trec": "txt", "csv": "csv", "json": "json"}
 
@@ -42,7 +43,7 @@ def _trec_names(collection: Collection) -> dict[str, str]:
 def _trec_value(value: float | None, kind: str) -> str:
     if value is None or math.isnan(value):
         return "nan"
-    return str(round(value)) if kind == "sum" else f"{value:.4f}"
+    return str(round(value)) if aggregate_of(kind).summed else f"{value:.4f}"
 
 
 def _runs(collection: Collection, runs: list[str] | None):
