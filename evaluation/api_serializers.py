@@ -27,6 +27,8 @@ class StatusSerializer(serializers.Serializer):
     topics_count = serializers.IntegerField()
     page = serializers.IntegerField()
     pages = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True, help_text="the next page of topics, as every list of the API links it")
+    previous = serializers.URLField(allow_null=True)
     topics = StatusTopicSerializer(many=True)
 
 

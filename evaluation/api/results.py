@@ -7,6 +7,7 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions, permissions
+from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -23,6 +24,12 @@ from judging.models import Collection, Run
 from judging.permissions import IsResearcherOrAdmin, ReadsOwnCollectionStatus, sees_assessors
 
 MAX_STATUS_PAGE = 1_000_000  # far past any collection's last page, and far inside the database's integers
+
+
+class StatusTopicsPagination(PageNumberPagination):
+    """The status answer's topics, DRF's page-number pagination as every list of the API: 500 a page."""
+
+    page_size = 500
 
 
 class CollectionStatusView(APIView):
@@ -42,7 +49,22 @@ class CollectionStatusView(APIView):
         if not (page.isascii() and page.isdigit() and 1 <= int(page) <= MAX_STATUS_PAGE):
             raise exceptions.ValidationError({"page": [f"a page number, from 1 to {MAX_STATUS_PAGE}"]})
         stale_only = request.query_params.get("stale", "") in ("1", "true")
-        return Response(selectors.collection_status(collection_id=collection_id, page=int(page), stale_only=stale_only))
+        paginator = StatusTopicsPagination()
+        rows = paginator.paginate_queryset(
+            selectors.status_topics(collection_id=collection_id, stale_only=stale_only), request, view=self
+        )
+        pages = paginator.page.paginator
+        return Response(
+            selectors.collection_status(collection_id=collection_id)
+            | {
+                "topics_count": pages.count,
+                "page": paginator.page.number,
+                "pages": pages.num_pages,
+                "next": paginator.get_next_link(),
+                "previous": paginator.get_previous_link(),
+                "topics": selectors.status_rows(rows),
+            }
+        )
 
 
 class CollectionRecomputeView(APIView):

@@ -3,11 +3,12 @@ the results are computed from), `freshness` (what is stale, the results' version
 
 from evaluation.selectors.consensus import ConsensusInputs, consensus_inputs, consensus_labels, consensus_qrels
 from evaluation.selectors.freshness import (
-    STATUS_PAGE_SIZE,
     collection_agreement_fresh,
     collection_freshness,
     collection_status,
     results_version,
+    status_rows,
+    status_topics,
 )
 from evaluation.selectors.values import (
     COVERAGE_MEASURE,
@@ -33,7 +34,6 @@ __all__ = [
     "EVALUATION_SETTINGS",
     "LEADERBOARD_KEYS",
     "STATISTIC_LABELS",
-    "STATUS_PAGE_SIZE",
     "VALUE_SETTINGS",
     "ConsensusInputs",
     "chosen_measure",
@@ -52,6 +52,8 @@ __all__ = [
     "run_aggregates",
     "runs_judged_at_10",
     "settings_key",
+    "status_rows",
+    "status_topics",
     "stored_measures",
     "topic_values",
 ]

@@ -53,32 +53,24 @@ def collection_agreement_fresh(*, collection_id: int) -> bool:
     return state is None or state.fresh
 
 
-STATUS_PAGE_SIZE = 500
-
-
-def collection_status(*, collection_id: int, page: int = 1, stale_only: bool = False) -> dict:
-    """Whether the collection's stored values are fresh or being recomputed, with the qrels version and settings
-    they came from, and one page of topics (STATUS_PAGE_SIZE, in topic order; only the stale ones on request): the
-    answer stays small however many topics the collection has."""
-    from judging.models import Collection
-
-    collection = Collection.objects.get(pk=collection_id)
-    state = CollectionState.objects.filter(collection_id=collection_id).first()
-    stale_states = _stale_states(collection_id)
-    freshness = collection_freshness(collection=collection)
+def status_topics(*, collection_id: int, stale_only: bool = False):
+    """The collection's topics in id order (only the stale ones on request), for the status answer to page through
+    (DRF's pagination, `evaluation.api.results.StatusTopicsPagination`): rows of number and staleness fields."""
     topics = Topic.objects.filter(collection_id=collection_id).order_by("id")
     if stale_only:
-        topics = topics.filter(evaluation_state__in=stale_states)
-    total = topics.count()
-    start = (max(page, 1) - 1) * STATUS_PAGE_SIZE
-    rows = topics[start : start + STATUS_PAGE_SIZE].values_list(
+        topics = topics.filter(evaluation_state__in=_stale_states(collection_id))
+    return topics.values_list(
         "number",
         "evaluation_state__dirty",
         "evaluation_state__generation",
         "evaluation_state__computed_generation",
         "evaluation_state__computed_at",
     )
-    listed = [
+
+
+def status_rows(rows) -> list[dict]:
+    """A page of `status_topics` as the status answer lists it."""
+    return [
         {
             "topic": number,
             "fresh": not dirty and (computed or 0) >= (generation or 0),
@@ -88,6 +80,17 @@ def collection_status(*, collection_id: int, page: int = 1, stale_only: bool = F
         }
         for number, dirty, generation, computed, computed_at in rows
     ]
+
+
+def collection_status(*, collection_id: int) -> dict:
+    """Whether the collection's stored values are fresh or being recomputed, with the qrels version and settings
+    they came from; its topics are paged apart (`status_topics`), so the answer stays small however many topics
+    the collection has."""
+    from judging.models import Collection
+
+    collection = Collection.objects.get(pk=collection_id)
+    state = CollectionState.objects.filter(collection_id=collection_id).first()
+    freshness = collection_freshness(collection=collection)
     agreement_fresh = state.fresh if state else True
     return {
         "collection": collection.name,
@@ -97,8 +100,4 @@ def collection_status(*, collection_id: int, page: int = 1, stale_only: bool = F
         "stale_topics": freshness["stale_topics"],
         "missing_measures": freshness["missing_measures"],
         "agreement_fresh": agreement_fresh,
-        "topics_count": total,
-        "page": max(page, 1),
-        "pages": max(1, -(-total // STATUS_PAGE_SIZE)),
-        "topics": listed,
     }

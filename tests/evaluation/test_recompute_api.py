@@ -64,9 +64,9 @@ def test_only_admins_can_recompute_or_read_jobs(role):
 
 
 def test_status_lists_topics_a_page_at_a_time_and_can_list_only_the_stale_ones(monkeypatch):
-    from evaluation import selectors as evaluation_selectors
+    from evaluation.api.results import StatusTopicsPagination
 
-    monkeypatch.setattr(evaluation_selectors.freshness, "STATUS_PAGE_SIZE", 2)
+    monkeypatch.setattr(StatusTopicsPagination, "page_size", 2)
     collection = make_collection(topics=5)
     evaluation_services.collection_recompute(collection_id=collection.id)
     topic = collection.topics.order_by("id").last()
@@ -76,8 +76,9 @@ def test_status_lists_topics_a_page_at_a_time_and_can_list_only_the_stale_ones(m
     client, _ = api_as("researcher")
     first = client.get(f"/api/collections/{collection.id}/status/").json()
     assert (first["topics_count"], first["pages"], [t["topic"] for t in first["topics"]]) == (5, 3, ["1", "2"])
+    assert first["next"].endswith("/status/?page=2") and first["previous"] is None
     third = client.get(f"/api/collections/{collection.id}/status/?page=3").json()
-    assert [t["topic"] for t in third["topics"]] == ["5"]
+    assert [t["topic"] for t in third["topics"]] == ["5"] and third["next"] is None
     stale = client.get(f"/api/collections/{collection.id}/status/?stale=1").json()
     assert [(t["topic"], t["fresh"]) for t in stale["topics"]] == [("5", False)] and stale["stale_topics"] == 1
     assert client.get(f"/api/collections/{collection.id}/status/?page=x").status_code == 400
