@@ -113,8 +113,8 @@ def _names(collection: Collection, reveal: bool) -> dict[int, str]:
 def _yardsticks(collection: Collection, labels: dict[int, list[Label]]) -> dict[int, dict[tuple[str, str], int]]:
     """Each assessor's yardstick besides gold: the collection's own consensus method over the counted (not
     advisory) other assessors' labels, as the pause decision reads it (`measures.consensus.others_consensus`)."""
-    advisory = sources.advisory_accounts(collection=collection)
-    counted = {str(who): rows for who, rows in labels.items() if who not in advisory}
+    counted_labels = sources.counted_by_account(labels, advisory=sources.advisory_accounts(collection=collection))
+    counted = {str(who): rows for who, rows in counted_labels.items()}
     primary = str(collection.primary_assessor_id) if collection.primary_assessor_id else None
     return {
         who: others_labels(

@@ -85,6 +85,11 @@ def counted_grades(grades_by_item: dict, *, advisory) -> dict:
     return {item: grades for item, grades in kept.items() if grades}
 
 
+def counted_by_account(labels_by_account: dict, *, advisory) -> dict:
+    """`counted_labels` on labels already read by account, {account id: labels}: the advisory accounts left out."""
+    return {account: labels for account, labels in labels_by_account.items() if account not in advisory}
+
+
 def advisory_grades(grades_by_item: dict, *, advisory) -> dict:
     """`advisory_labels` on labels already read: the advisory accounts' grades alone (measured, never counted)."""
     if not advisory:

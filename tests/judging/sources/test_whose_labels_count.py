@@ -129,3 +129,11 @@ def test_pauses_and_reliability_measure_an_assessor_by_the_collections_own_conse
     yardsticks = _yardsticks(collection, _labelled(collection).labels)
     assert set(yardsticks[newcomer.pk].values()) == {0}  # the primary's grade, as the consensus would take it
     assert assessor_pause_check(collection=collection, assessor=q) is not None  # q disagrees with the primary
+
+
+def test_labels_already_read_by_account_count_as_the_selector_says():
+    from judging.sources.selectors import counted_by_account
+
+    labels = {1: ["a"], 2: ["b"], 3: ["c"]}
+    assert counted_by_account(labels, advisory={2}) == {1: ["a"], 3: ["c"]}
+    assert counted_by_account(labels, advisory=set()) == labels
