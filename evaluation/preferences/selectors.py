@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-import numpy as np
 from django.db.models import Count, Max
 
 from evaluation.cached_reads import cached_for_version
 from evaluation.files import export_name, provenance
 from evaluation.selectors import results_version
 from judging import selectors as judging_selectors
+from judging.core import rankings as stored
 from judging.models import Collection, Document, Ranking, Run, Topic
 from judging.preferences import selectors as preferring
 from judging.preferences.models import Preference, PreferenceHistory
@@ -124,12 +124,12 @@ def _run_scores(collection: Collection, topic_numbers: set[str]) -> dict[str, di
     tags = dict(Run.objects.filter(collection=collection).values_list("id", "tag"))
     rankings = list(Ranking.objects.filter(topic_id__in=topics).values_list("run_id", "topic_id", "document_ids",
                                                                             "scores"))  # fmt: skip
-    ids = {int(d) for _, _, documents, _ in rankings for d in np.frombuffer(bytes(documents), dtype="<i8")}
+    ids = {int(d) for _, _, documents, _ in rankings for d in stored.ids_from_bytes(documents)}
     docnos = dict(Document.objects.filter(pk__in=ids).values_list("pk", "docno"))
     runs: dict[str, dict[str, dict[str, float]]] = {tag: {} for tag in tags.values()}
     for run, topic, documents, scores in rankings:
-        ranked = np.frombuffer(bytes(documents), dtype="<i8").tolist()
-        values = np.frombuffer(bytes(scores), dtype="<f8").tolist()
+        ranked = stored.ids_from_bytes(documents).tolist()
+        values = stored.scores_from_bytes(scores).tolist()
         runs[tags[run]][topics[topic]] = {docnos[d]: s for d, s in zip(ranked, values, strict=True)}
     return runs
 

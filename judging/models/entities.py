@@ -6,6 +6,7 @@ import numpy as np
 from django.conf import settings
 from django.db import models
 
+from judging.core import rankings as stored
 from judging.models.collection import Collection
 
 
@@ -86,10 +87,10 @@ class Ranking(models.Model):
         return f"ranking of run {self.run_id} for topic {self.topic_id}"
 
     def documents(self) -> np.ndarray:
-        return np.frombuffer(bytes(self.document_ids), dtype="<i8")
+        return stored.ids_from_bytes(self.document_ids)
 
     def score_array(self) -> np.ndarray:
-        return np.frombuffer(bytes(self.scores), dtype="<f8")
+        return stored.scores_from_bytes(self.scores)
 
 
 class PoolItem(models.Model):

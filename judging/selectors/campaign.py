@@ -12,6 +12,7 @@ from django.db.models import Count, Exists, Min, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
 from judging import plugins
+from judging.core import rankings as stored
 from judging.models import (
     ROLE_ASSESSOR,
     Assignment,
@@ -218,7 +219,7 @@ def docnos_wanted(*, collection: Collection, top_k: int | None = None) -> set[st
     if top_k:
         rows = Ranking.objects.filter(run__collection=collection).values_list("document_ids", flat=True)
         for blob in rows.iterator(chunk_size=500):
-            ids.update(np.frombuffer(bytes(blob), dtype="<i8")[:top_k].tolist())
+            ids.update(stored.ids_from_bytes(blob)[:top_k].tolist())
     wanted: set[str] = set()
     listed = list(ids)
     for start in range(0, len(listed), 10_000):

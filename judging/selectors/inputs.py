@@ -12,6 +12,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 
 from config import sql as db
+from judging.core import rankings as stored
 from judging.models import (
     Adjudication,
     Collection,
@@ -162,31 +163,33 @@ def collection_adjudications(*, collection_id: int) -> dict[int, dict[int, int]]
     return dict(result)
 
 
+def _by_two_keys(rows) -> dict[int, dict[int, np.ndarray]]:
+    """{outer: {inner: document ids}} from (outer, inner, stored ids) rows, streamed."""
+    result: dict[int, dict[int, np.ndarray]] = defaultdict(dict)
+    for outer, inner, blob in rows.iterator(chunk_size=500):
+        result[outer][inner] = stored.ids_from_bytes(blob)
+    return dict(result)
+
+
 def collection_rankings(*, collection_id: int) -> dict[int, dict[int, np.ndarray]]:
     """{run id: {topic id: document ids in trec_eval order}} for every run of a collection, streamed."""
-    result: dict[int, dict[int, np.ndarray]] = defaultdict(dict)
-    rows = Ranking.objects.filter(run__collection_id=collection_id).values_list("run_id", "topic_id", "document_ids")
-    for run_id, topic_id, blob in rows.iterator(chunk_size=500):
-        result[run_id][topic_id] = np.frombuffer(bytes(blob), dtype="<i8")
-    return dict(result)
+    rows = Ranking.objects.filter(run__collection_id=collection_id)
+    return _by_two_keys(rows.values_list("run_id", "topic_id", "document_ids"))
 
 
 def topic_rankings_by_run(*, run_id: int) -> dict[int, np.ndarray]:
     """{topic id: document ids in trec_eval order} for one run."""
     rows = Ranking.objects.filter(run_id=run_id).values_list("topic_id", "document_ids")
-    return {topic_id: np.frombuffer(bytes(blob), dtype="<i8") for topic_id, blob in rows}
+    return {topic_id: stored.ids_from_bytes(blob) for topic_id, blob in rows}
 
 
 def topics_rankings(*, topic_ids: list[int]) -> dict[int, dict[int, np.ndarray]]:
     """{topic id: {run id: document ids in trec_eval order}} for these topics: one query."""
-    result: dict[int, dict[int, np.ndarray]] = defaultdict(dict)
-    rows = Ranking.objects.filter(topic_id__in=topic_ids).values_list("topic_id", "run_id", "document_ids")
-    for topic_id, run_id, blob in rows.iterator(chunk_size=500):
-        result[topic_id][run_id] = np.frombuffer(bytes(blob), dtype="<i8")
-    return dict(result)
+    rows = Ranking.objects.filter(topic_id__in=topic_ids)
+    return _by_two_keys(rows.values_list("topic_id", "run_id", "document_ids"))
 
 
 def topic_rankings(*, topic_id: int) -> dict[int, np.ndarray]:
     """{run id: document ids in trec_eval order} for every run that retrieved for the topic: one query."""
     rows = Ranking.objects.filter(topic_id=topic_id).values_list("run_id", "document_ids")
-    return {run_id: np.frombuffer(bytes(blob), dtype="<i8") for run_id, blob in rows}
+    return {run_id: stored.ids_from_bytes(blob) for run_id, blob in rows}

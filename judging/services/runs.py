@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from judging import signals
+from judging.core import rankings as stored
 from judging.models import Collection, Document, Ranking, Run, Topic
 from measures import trec_order
 
@@ -63,8 +64,8 @@ def _rankings(per_topic, documents: Mapping[str, int]) -> dict[int, tuple[bytes,
         docnos = list(ranked)
         scores = np.fromiter((score for score, _ in ranked.values()), dtype=np.float64, count=len(docnos))
         order = trec_order(docnos, scores)
-        ids = np.fromiter((documents[d] for d in docnos), dtype="<i8", count=len(docnos))[order]
-        rankings[topic_id] = (ids.tobytes(), scores[order].astype("<f8").tobytes(), len(docnos))
+        ids = np.fromiter((documents[d] for d in docnos), dtype=np.int64, count=len(docnos))[order]
+        rankings[topic_id] = (stored.ids_to_bytes(ids), stored.scores_to_bytes(scores[order]), len(docnos))
     return rankings
 
 

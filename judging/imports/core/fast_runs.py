@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from judging.core import rankings as stored
 from judging.imports.core.fields import identifier_problem, text_problem
 from judging.imports.core.trec_lines import _PATH_LIKE, MAX_DOCNO_CHARS, MAX_RANK, MAX_TAG_CHARS, MAX_TOPIC_CHARS
 from measures.arrow_arrays import as_numpy
@@ -44,7 +45,7 @@ class FastRun:
             docs = docs.copy()
             new = docs < 0
             docs[new] = np.fromiter((document_ids[int(d)] for d in docs[new]), dtype=np.int64, count=int(new.sum()))
-        docs, scores = docs.astype("<i8"), self.scores.astype("<f8")
+        docs, scores = docs.astype(stored.IDS), self.scores.astype(stored.SCORES)  # once; each topic a slice
         bounds = zip(self.topics.tolist(), self.offsets[:-1].tolist(), self.offsets[1:].tolist(), strict=True)
         return {
             (topic_ids or {}).get(topic, topic): (docs[a:b].tobytes(), scores[a:b].tobytes(), int(b - a))

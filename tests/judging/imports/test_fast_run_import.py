@@ -112,3 +112,14 @@ def test_what_is_missing_is_made_as_placeholders_by_the_fast_path_as_by_the_care
 
     assert readable(fast) == readable(careful)
     assert readable(fast)["4"] == ["new-doc", "d1"]  # equal scores: docno descending
+
+
+def test_a_ranking_is_stored_and_read_in_the_one_format():
+    import numpy as np
+
+    from judging.core import rankings
+
+    ids, scores = np.array([7, -1, 2**40]), np.array([1.5, 0.25, -3.0])
+    assert rankings.ids_to_bytes(ids) == ids.astype("<i8").tobytes() and len(rankings.ids_to_bytes(ids)) == 24
+    assert rankings.ids_from_bytes(rankings.ids_to_bytes(ids)).tolist() == ids.tolist()
+    assert rankings.scores_from_bytes(rankings.scores_to_bytes(scores)).tolist() == scores.tolist()
