@@ -8,6 +8,7 @@ from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
 
 from evaluation import selectors
+from judging import plugins
 from judging.models import ROLE_ADMIN, ROLE_RESEARCHER, Collection, Run
 from judging.permissions import user_roles
 
@@ -16,7 +17,7 @@ def researcher_collection(request: HttpRequest, collection_id: int) -> Collectio
     """The collection, for researchers and admins only: results would bias assessors who are still judging."""
     if not user_roles(request.user) & {ROLE_ADMIN, ROLE_RESEARCHER}:
         raise PermissionDenied("results are for researchers and admins")
-    return get_object_or_404(Collection, pk=collection_id)
+    return get_object_or_404(plugins.with_settings(Collection.objects.all()), pk=collection_id)
 
 
 def chosen_measure(collection: Collection, value: str | None, default: str = "AP") -> str:

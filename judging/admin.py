@@ -123,9 +123,6 @@ class CollectionAdmin(ServiceAdmin):
     ]
     list_filter = ["blind", "consensus_method", "max_grade"]
     search_fields = ["name", "description"]
-    # Chosen on the settings page (the verification judge among its machine judges; the pause with its window).
-    exclude = ["verification_judge", "verification_mode", "pause_below", "pause_window", "gold_rate",
-               "repeat_rate", "judging_mode", "preference_candidates", "preference_top"]  # fmt: skip
 
     def get_inlines(self, request, obj):
         return [GradeInline] if obj is not None else []  # a new collection gets its scale from the service

@@ -73,10 +73,22 @@ def _plug_features_into_the_core() -> None:
     """What the core asks of the features (`judging.plugins`), answered by the features installed."""
     from judging import plugins
     from judging.machines import selectors as machines
+    from judging.machines.services import verification_settings_update
+    from judging.preferences import selectors as preferences
+    from judging.preferences.services import preference_settings_update
     from judging.quality import selectors as quality
     from judging.quality.services import pauses
+    from judging.quality.services.settings import quality_settings_update
 
     plugins.plug(plugins.label_guards, pauses.refuse_if_paused)
     plugins.plug(plugins.account_namers, machines.machine_names)
     plugins.plug(plugins.other_labellers, quality.check_answerers)
     plugins.plug(plugins.queue_orders, machines.verification_queue_order)
+    plugins.plug(plugins.queue_reservations, quality.gold_reserved)
+    for settings_update in (quality_settings_update, preference_settings_update, verification_settings_update):
+        plugins.plug(plugins.settings_writers, settings_update)
+    for relation in ("quality_settings", "preference_settings", "verification_settings"):
+        plugins.plug(plugins.settings_relations, relation)
+    readers = (quality.quality_settings_values, preferences.preference_settings_values)
+    for settings_values in (*readers, machines.verification_settings_values):
+        plugins.plug(plugins.settings_readers, settings_values)

@@ -19,6 +19,7 @@ from judging import selectors as judging_selectors
 from judging.machines import selectors as machine_selectors
 from judging.models import ROLE_ADMIN, ROLE_RESEARCHER, Collection
 from judging.permissions import role_required, sees_assessors
+from judging.preferences import selectors as preferring
 
 
 @role_required(ROLE_ADMIN, ROLE_RESEARCHER)
@@ -76,6 +77,7 @@ def leaderboard(request: HttpRequest, collection_id: int) -> HttpResponse:
         "agreement": selectors.collection_agreement_labelled(collection_id=collection.id),
         "estimates": analysis_selectors.sampled_pool_estimates(collection=collection),
         "regressions": [r for r in analysis.search_regressions(collection=collection) if r["flagged"]],
+        "by_preferences": preferring.by_preferences(collection),
         "gullible": list(machine_selectors.gullible_machines(collection=collection).values()),
     }
     return render(request, "evaluation/leaderboard.html", context)

@@ -5,14 +5,15 @@ from django import forms
 
 from config.forms import text_field
 from judging.forms.campaign import _assessors_field
+from judging.machines.models import VerificationSettings
 from judging.models import (
     BEST_RANK,
     MAX_CHECK_RATE,
     MAX_SCALE,
-    Collection,
     ConsensusMethod,
 )
 from judging.ordering.core.orders import order_choices
+from judging.preferences.models import PreferenceSettings
 
 SUGGESTED_MEASURES = [
     "P@5", "P@10", "P@20", "R@100", "R@1000", "AP", "GMAP", "Rprec", "RR", "Bpref", "infAP",
@@ -60,8 +61,8 @@ class CollectionForm(forms.Form):
         "to measure their consistency; the first label is kept and counts (0 to 0.5; 0: none).",
     )  # fmt: skip
     judging_mode = forms.ChoiceField(
-        choices=Collection._meta.get_field("judging_mode").choices, initial="graded", required=False,
-        help_text=Collection._meta.get_field("judging_mode").help_text,
+        choices=PreferenceSettings._meta.get_field("judging_mode").choices, initial="graded", required=False,
+        help_text=PreferenceSettings._meta.get_field("judging_mode").help_text,
     )  # fmt: skip
     preference_candidates = forms.IntegerField(
         required=False, min_value=2, max_value=64, initial=8, label="Tournament candidates per topic"
@@ -134,7 +135,9 @@ class CollectionForm(forms.Form):
                 "disagreeing, a grade at the relevance threshold, the item's weight in the runs' AP).",
             )
             self.fields["verification_mode"] = forms.ChoiceField(
-                choices=Collection._meta.get_field("verification_mode").choices, initial="blind", required=False
+                choices=VerificationSettings._meta.get_field("verification_mode").choices,
+                initial="blind",
+                required=False,
             )
         if assessors:  # an existing collection's assessors: any of them can be advisory, or gold
             self.fields["advisory_assessors"] = _assessors_field(

@@ -134,3 +134,31 @@ class MachineReply(models.Model):
 
     def __str__(self) -> str:
         return f"{self.judge_id} {self.topic_id}/{self.document_id} = {self.grade if self.failure == '' else 'failed'}"
+
+
+class VerificationSettings(models.Model):
+    """Which of a collection's machine judges its assessors verify, and how (blind, or post-editing). One row per
+    collection, written only by `judging.machines.services.verification_set`; a collection without one verifies no
+    judge (`judging.machines.selectors.verification_settings`)."""
+
+    collection = models.OneToOneField(
+        Collection, primary_key=True, on_delete=models.CASCADE, related_name="verification_settings"
+    )
+    verification_judge = models.ForeignKey(
+        MachineJudge,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The machine judge whose labels assessors verify: their queues put its likeliest errors first.",
+    )
+    verification_mode = models.CharField(
+        max_length=10,
+        choices=[("blind", "Blind: judge first, then see the machine's grade"),
+                 ("post_edit", "Post-editing: the machine's grade is shown beside the document")],
+        default="blind",
+        db_default="blind",
+    )  # fmt: skip
+
+    def __str__(self) -> str:
+        return f"verification settings of {self.collection_id}"

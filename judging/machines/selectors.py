@@ -14,7 +14,7 @@ from django.db.models import F
 from judging.machines.core.judge import BATCH_SIZE
 from judging.machines.core.prompts import judge_template
 from judging.machines.core.verification import impact_weights, verification_scores
-from judging.machines.models import MachineJudge, MachineReply
+from judging.machines.models import MachineJudge, MachineReply, VerificationSettings
 from judging.machines.providers import RunSpent, provider_of
 from judging.models import Document, Judgment, PoolItem, Run, Topic
 from judging.sources import selectors as sources
@@ -28,10 +28,33 @@ def _labels(topic: Topic, account_ids) -> dict[int, dict[int, int]]:
     return labels
 
 
+def verification_settings(collection) -> VerificationSettings:
+    """Which machine judge a collection's assessors verify, and how: its row, or none verified while it has none."""
+    try:
+        return collection.verification_settings
+    except VerificationSettings.DoesNotExist:
+        return VerificationSettings(collection=collection)
+
+
+def verification_settings_values(*, collection) -> dict:
+    settings = verification_settings(collection)
+    return {"verification_judge": settings.verification_judge_id, "verification_mode": settings.verification_mode}
+
+
+def verified_judge_id(collection) -> int | None:
+    return verification_settings(collection).verification_judge_id
+
+
+def post_editing(collection) -> bool:
+    """Whether assessors see the verified judge's grade beside the document (else blind: after their own)."""
+    settings = verification_settings(collection)
+    return settings.verification_judge_id is not None and settings.verification_mode == "post_edit"
+
+
 def verification_queue_order(*, topic: Topic, rankings) -> dict[int, float] | None:
     """The judging queue's order under the collection's verification judge (`judging.plugins.queue_orders`); None,
     reading nothing, when it has none. `rankings` reads the topic's rankings when called."""
-    if topic.collection.verification_judge_id is None:
+    if verified_judge_id(topic.collection) is None:
         return None
     return verification_order(topic=topic, rankings=rankings())
 
@@ -40,9 +63,10 @@ def verification_order(*, topic: Topic, rankings) -> dict[int, float]:
     """{document id: verification score} for the topic's pool under its collection's verification judge (empty when
     it has none). `rankings` is `selectors.topic_rankings` of the topic."""
     collection = topic.collection
-    if collection.verification_judge_id is None:
+    judge_id = verified_judge_id(collection)
+    if judge_id is None:
         return {}
-    judge_account = MachineJudge.objects.filter(pk=collection.verification_judge_id).values_list("account_id").first()
+    judge_account = MachineJudge.objects.filter(pk=judge_id).values_list("account_id").first()
     if judge_account is None:
         return {}
     accounts = list(MachineJudge.objects.filter(collection=collection).values_list("account_id", flat=True))
@@ -52,7 +76,7 @@ def verification_order(*, topic: Topic, rankings) -> dict[int, float]:
     impact = impact_weights({tags[r]: docs.tolist() for r, docs in rankings.items() if r in tags}, pool)
     machine = labels.pop(judge_account[0], {})
     replies = MachineReply.objects.filter(
-        judge_id=collection.verification_judge_id,
+        judge_id=judge_id,
         topic=topic,
         configuration=F("judge__configuration"),
         failure="",
@@ -66,7 +90,7 @@ def verification_order(*, topic: Topic, rankings) -> dict[int, float]:
 def machine_label(*, topic: Topic, document_id: int) -> dict | None:
     """The verification judge's grade and reply for one item, {"judge", "grade", "label", "explanation"}, or None."""
     collection = topic.collection
-    judge = MachineJudge.objects.filter(pk=collection.verification_judge_id).first()
+    judge = MachineJudge.objects.filter(pk=verified_judge_id(collection)).first()
     if judge is None:
         return None
     grade = (

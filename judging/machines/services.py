@@ -35,7 +35,7 @@ from judging.machines.core.probes import ProbeAnswer, flip_report, probe_sources
 from judging.machines.core.prompts import TEMPLATES, custom, judge_template, template_problem
 from judging.machines.models import MachineJudge, MachineReply
 from judging.machines.providers import Pairs, provider_of, texts
-from judging.machines.selectors import judge_spending
+from judging.machines.selectors import judge_spending, verification_settings
 from judging.models import Collection, Document, Judgment, Topic
 from judging.services.judgments import judgments_record_bulk
 from judging.sources.models import SourceKind, SourceRole
@@ -554,3 +554,35 @@ def machine_judge_probe_job_work(job, progress) -> dict:
     except ValidationError as refused:
         field, reasons = next(iter(refused.message_dict.items()))
         raise jobs.JobRefused(f"{field}: {reasons[0]}") from refused
+
+
+VERIFICATION_SETTINGS = ("verification_judge", "verification_mode")
+
+
+def verification_settings_update(*, collection: Collection, changes: dict) -> set[str]:
+    """Takes which machine judge the assessors verify (one of the collection's own, given or by id; None for none)
+    and how (an empty mode keeps the current one) out of `changes`, and stores them in the collection's row (made on
+    the first change); ValidationError names the field. Returns the names whose value changed."""
+    values = {name: changes.pop(name) for name in VERIFICATION_SETTINGS if name in changes}
+    if values.get("verification_mode", "blind") in (None, ""):
+        values.pop("verification_mode")
+    if "verification_judge" in values:
+        values["verification_judge"] = _verified_judge(collection, values["verification_judge"])
+    row = verification_settings(collection)
+    changed = {name for name, value in values.items() if getattr(row, name) != value}
+    if changed:
+        for name in changed:
+            setattr(row, name, values[name])
+        row.full_clean()
+        row.save()
+    return changed
+
+
+def _verified_judge(collection: Collection, judge) -> MachineJudge | None:
+    if judge is None or judge == "":
+        return None
+    judge_id = getattr(judge, "pk", judge)
+    found = MachineJudge.objects.filter(collection=collection, pk=judge_id).first()
+    if found is None:
+        raise ValidationError({"verification_judge": f"no machine judge {judge_id!r} in this collection"})
+    return found

@@ -7,7 +7,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import F, Q
 
-from judging.models.constants import BEST_RANK, MAX_CHECK_RATE, MAX_SCALE, ConsensusMethod, default_measures
+from judging.models.constants import BEST_RANK, MAX_SCALE, ConsensusMethod, default_measures
 from judging.ordering.core.orders import order_choices
 
 
@@ -71,57 +71,6 @@ class Collection(models.Model):
     agreement_measure = models.CharField(
         max_length=100, default="AP", help_text="The measure runs are ranked by when asking whether assessors agree."
     )
-    verification_judge = models.ForeignKey(
-        "MachineJudge",
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-        help_text="The machine judge whose labels assessors verify: their queues put its likeliest errors first.",
-    )
-    verification_mode = models.CharField(
-        max_length=10,
-        choices=[("blind", "Blind: judge first, then see the machine's grade"),
-                 ("post_edit", "Post-editing: the machine's grade is shown beside the document")],
-        default="blind",
-        db_default="blind",  # a row written by code that predates the column (an older migration's state) has it
-    )  # fmt: skip
-    pause_below = models.FloatField(
-        null=True,
-        blank=True,
-        validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
-        help_text="Pause an assessor whose last judgments agree with gold or the other assessors less often than "
-        "this share (empty: never).",
-    )
-    pause_window = models.PositiveSmallIntegerField(
-        default=20, db_default=20, validators=[MinValueValidator(5), MaxValueValidator(500)],
-        help_text="How many of an assessor's latest comparable judgments the pause looks at.",
-    )  # fmt: skip
-    gold_rate = models.FloatField(
-        default=0.0, db_default=0.0, validators=[MinValueValidator(0.0), MaxValueValidator(MAX_CHECK_RATE)],
-        help_text="Share of an assessor's items that are gold items mixed into their queue, unmarked (0: none).",
-    )  # fmt: skip
-    repeat_rate = models.FloatField(
-        default=0.0, db_default=0.0, validators=[MinValueValidator(0.0), MaxValueValidator(MAX_CHECK_RATE)],
-        help_text="Share of an assessor's own judged documents shown to them again later, unmarked (0: none).",
-    )  # fmt: skip
-    judging_mode = models.CharField(
-        max_length=12,
-        choices=[("graded", "Graded: one document at a time, on the relevance scale"),
-                 ("preferences", "Preferences: two documents side by side, which is better")],
-        default="graded",
-        db_default="graded",
-        help_text="Preferences: each assessor runs a tournament over each topic's best candidates (the highest "
-        "consensus grades, else a machine judge's, else the pool's first) to rank its top documents.",
-    )  # fmt: skip
-    preference_candidates = models.PositiveSmallIntegerField(
-        default=8, db_default=8, validators=[MinValueValidator(2), MaxValueValidator(64)],
-        help_text="How many documents per topic enter the preference tournament.",
-    )  # fmt: skip
-    preference_top = models.PositiveSmallIntegerField(
-        default=3, db_default=3, validators=[MinValueValidator(1), MaxValueValidator(64)],
-        help_text="How many top documents the tournament ranks, best first.",
-    )  # fmt: skip
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

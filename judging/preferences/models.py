@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import F, Q
 
 from judging.models import (
     ChangeRecord,
+    Collection,
     Document,
     Topic,
 )
@@ -60,3 +62,33 @@ class PreferenceHistory(ChangeRecord):
 
     def __str__(self) -> str:
         return f"{self.topic_id}: {self.first_id} vs {self.second_id}: {self.old_outcome} -> {self.new_outcome}"
+
+
+class PreferenceSettings(models.Model):
+    """A collection's judging mode (graded, or preferences) and its preference tournament's size. One row per
+    collection, written only by `judging.preferences.services.settings_update`; a collection without one is graded
+    (`judging.preferences.selectors.preference_settings`)."""
+
+    collection = models.OneToOneField(
+        Collection, primary_key=True, on_delete=models.CASCADE, related_name="preference_settings"
+    )
+    judging_mode = models.CharField(
+        max_length=12,
+        choices=[("graded", "Graded: one document at a time, on the relevance scale"),
+                 ("preferences", "Preferences: two documents side by side, which is better")],
+        default="graded",
+        db_default="graded",
+        help_text="Preferences: each assessor runs a tournament over each topic's best candidates (the highest "
+        "consensus grades, else a machine judge's, else the pool's first) to rank its top documents.",
+    )  # fmt: skip
+    preference_candidates = models.PositiveSmallIntegerField(
+        default=8, db_default=8, validators=[MinValueValidator(2), MaxValueValidator(64)],
+        help_text="How many documents per topic enter the preference tournament.",
+    )  # fmt: skip
+    preference_top = models.PositiveSmallIntegerField(
+        default=3, db_default=3, validators=[MinValueValidator(1), MaxValueValidator(64)],
+        help_text="How many top documents the tournament ranks, best first.",
+    )  # fmt: skip
+
+    def __str__(self) -> str:
+        return f"preference settings of {self.collection_id}"

@@ -14,11 +14,32 @@ from collections import defaultdict
 from judging import selectors
 from judging.models import PoolItem, Topic
 from judging.preferences import core as tournament
-from judging.preferences.models import Preference, PreferenceOutcome
+from judging.preferences.models import Preference, PreferenceOutcome, PreferenceSettings
 from judging.sources import selectors as sources
 from measures.agreement import krippendorff_alpha, percent_agreement
 
 OUTCOMES = [choice.value for choice in PreferenceOutcome]
+
+
+def preference_settings(collection) -> PreferenceSettings:
+    """A collection's judging mode and tournament size: its row, or the defaults (graded) while it has none."""
+    try:
+        return collection.preference_settings
+    except PreferenceSettings.DoesNotExist:
+        return PreferenceSettings(collection=collection)
+
+
+SETTINGS = ("judging_mode", "preference_candidates", "preference_top")
+
+
+def preference_settings_values(*, collection) -> dict:
+    settings = preference_settings(collection)
+    return {name: getattr(settings, name) for name in SETTINGS}
+
+
+def by_preferences(collection) -> bool:
+    """Whether the collection's assessors compare documents in pairs instead of grading them one at a time."""
+    return preference_settings(collection).judging_mode == "preferences"
 
 
 def candidates(*, topic: Topic) -> list[int]:
@@ -38,7 +59,7 @@ def candidates(*, topic: Topic) -> list[int]:
             people = mean([g for a, g in labels.items() if a not in advisory])
         machine = mean([g for a, g in labels.items() if a in advisory])
         prior[document_id] = (-people, -machine, -priority, document_id)
-    return sorted(prior, key=prior.__getitem__)[: collection.preference_candidates]
+    return sorted(prior, key=prior.__getitem__)[: preference_settings(collection).preference_candidates]
 
 
 def answers(*, assessor_id: int, topic: Topic) -> dict[frozenset, int | None]:
@@ -52,7 +73,7 @@ def answers(*, assessor_id: int, topic: Topic) -> dict[frozenset, int | None]:
 
 def standing(*, assessor_id: int, topic: Topic) -> tournament.Standing:
     known = answers(assessor_id=assessor_id, topic=topic)
-    return tournament.standing(candidates(topic=topic), known, topic.collection.preference_top)
+    return tournament.standing(candidates(topic=topic), known, preference_settings(topic.collection).preference_top)
 
 
 def sides(assessor_id: int, topic_id: int, pair: tuple[int, int]) -> tuple[int, int]:

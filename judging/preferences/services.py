@@ -8,6 +8,7 @@ from django.db import IntegrityError, transaction
 
 from judging.models import Assignment, Document, PoolItem, Topic
 from judging.preferences.models import Preference, PreferenceHistory, PreferenceOutcome
+from judging.preferences.selectors import SETTINGS, preference_settings
 from judging.quality.services.pauses import refuse_if_paused
 
 ANSWERS = ("better", "equal", "neither")
@@ -80,3 +81,17 @@ def preference_delete(*, preference: Preference, changed_by) -> None:
         new_outcome="",
     )
     preference.delete()
+
+
+def preference_settings_update(*, collection, changes: dict) -> set[str]:
+    """Takes the judging mode and tournament size out of `changes` and stores them in the collection's row (made on
+    the first change); ValidationError names the field. Returns the names whose value changed."""
+    row = preference_settings(collection)
+    values = {name: changes.pop(name) for name in SETTINGS if name in changes}
+    changed = {name for name, value in values.items() if getattr(row, name) != value}
+    if changed:
+        for name in changed:
+            setattr(row, name, values[name])
+        row.full_clean()
+        row.save()
+    return changed

@@ -41,7 +41,7 @@ def compare(request: HttpRequest, topic_id: int) -> HttpResponse:
         left, right = _shown(topic, left_id), _shown(topic, right_id)
     docnos = dict(Document.objects.filter(pk__in=standing.top).values_list("pk", "docno"))
     made = Preference.objects.filter(assessor=request.user, topic=topic).count()
-    paused = topic.collection.pause_below is not None and quality_selectors.open_pause(
+    paused = quality_selectors.pausing(topic.collection) and quality_selectors.open_pause(
         collection_id=topic.collection_id, assessor_id=request.user.id
     )
     context = {
@@ -50,7 +50,10 @@ def compare(request: HttpRequest, topic_id: int) -> HttpResponse:
         "left": left,
         "right": right,
         "top": [docnos[d] for d in standing.top],
-        "wanted": min(topic.collection.preference_top, PoolItem.objects.filter(topic=topic).count()),
+        "wanted": min(
+            preferring.preference_settings(topic.collection).preference_top,
+            PoolItem.objects.filter(topic=topic).count(),
+        ),
         "comparisons_left": standing.left,
         "made": made,
         "paused": quality.PAUSED_MESSAGE if paused else None,

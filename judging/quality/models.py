@@ -4,10 +4,12 @@ judging app's config (`judging.apps`), so they are its models and its migrations
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
 from judging.models import (
+    MAX_CHECK_RATE,
     MAX_NOTE_CHARS,
     MAX_REASON_CHARS,
     MAX_SCALE,
@@ -79,3 +81,35 @@ class QualityCheck(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} check of {self.assessor_id} on {self.topic_id}/{self.document_id} = {self.grade}"
+
+
+class QualitySettings(models.Model):
+    """A collection's quality settings: when an assessor is paused, and how many gold and repeated items are mixed
+    into their queue. One row per collection, written only by `judging.quality.services.settings`; a collection
+    without one has the defaults (`judging.quality.selectors.quality_settings`)."""
+
+    collection = models.OneToOneField(
+        Collection, primary_key=True, on_delete=models.CASCADE, related_name="quality_settings"
+    )
+    pause_below = models.FloatField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
+        help_text="Pause an assessor whose last judgments agree with gold or the other assessors less often than "
+        "this share (empty: never).",
+    )
+    pause_window = models.PositiveSmallIntegerField(
+        default=20, db_default=20, validators=[MinValueValidator(5), MaxValueValidator(500)],
+        help_text="How many of an assessor's latest comparable judgments the pause looks at.",
+    )  # fmt: skip
+    gold_rate = models.FloatField(
+        default=0.0, db_default=0.0, validators=[MinValueValidator(0.0), MaxValueValidator(MAX_CHECK_RATE)],
+        help_text="Share of an assessor's items that are gold items mixed into their queue, unmarked (0: none).",
+    )  # fmt: skip
+    repeat_rate = models.FloatField(
+        default=0.0, db_default=0.0, validators=[MinValueValidator(0.0), MaxValueValidator(MAX_CHECK_RATE)],
+        help_text="Share of an assessor's own judged documents shown to them again later, unmarked (0: none).",
+    )  # fmt: skip
+
+    def __str__(self) -> str:
+        return f"quality settings of {self.collection_id}"

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from django.utils.crypto import salted_hmac
 
 from judging import selectors
-from judging.models import Judgment, Topic
-from judging.quality.models import AssessorPause, CheckKind, QualityCheck
+from judging.models import Adjudication, Collection, Judgment, Topic
+from judging.quality.models import AssessorPause, CheckKind, QualityCheck, QualitySettings
+from judging.sources import selectors as sources
 
 KEY_SALT = "judging.quality.selectors.entry"
 
@@ -29,8 +30,31 @@ def entry_key(assessor_id: int, topic_id: int, document_id: int, kind: str = "")
     return salted_hmac(KEY_SALT, f"{assessor_id}:{topic_id}:{document_id}:{kind}").hexdigest()[:16]
 
 
+def quality_settings(collection) -> QualitySettings:
+    """A collection's quality settings: its row, or the defaults (no check mixed in, nobody paused) while it has
+    none. Read once per collection object (Django keeps the row, or its absence, on it)."""
+    try:
+        return collection.quality_settings
+    except QualitySettings.DoesNotExist:
+        return QualitySettings(collection=collection)
+
+
+SETTINGS = ("pause_below", "pause_window", "gold_rate", "repeat_rate")
+
+
+def quality_settings_values(*, collection) -> dict:
+    settings = quality_settings(collection)
+    return {name: getattr(settings, name) for name in SETTINGS}
+
+
 def checks_on(collection) -> bool:
-    return bool(collection.gold_rate or collection.repeat_rate)
+    settings = quality_settings(collection)
+    return bool(settings.gold_rate or settings.repeat_rate)
+
+
+def pausing(collection) -> bool:
+    """Whether the collection pauses assessors who agree too little."""
+    return quality_settings(collection).pause_below is not None
 
 
 @dataclass
@@ -140,3 +164,19 @@ def check_answerers(*, collection) -> set[int]:
     """The accounts that answered a quality check in the collection (named on the pages even with no judgment)."""
     answered = QualityCheck.objects.filter(topic__collection=collection, answered_at__isnull=False)
     return set(answered.values_list("assessor_id", flat=True))
+
+
+def gold_reserved(*, collection: Collection, assessor_id: int, topic_ids=None) -> set[tuple[int, int]]:
+    """(topic id, document id) of the gold items a collection with a gold rate keeps out of this assessor's own
+    queue: they reach a counted assessor only as gold checks (answers measured, never counted), so that gold comes
+    at the configured rate whatever k is (with k = 2 a reference's label filled no item, every gold item stayed an
+    ordinary item, and no gold check was ever mixed in). Gold and advisory accounts keep every item."""
+    if not quality_settings(collection).gold_rate:
+        return set()
+    if assessor_id in sources.special_accounts(collection=collection):
+        return set()
+    gold = sources.gold_labels(collection=collection).filter(grade__isnull=False)
+    adjudicated = Adjudication.objects.filter(topic__collection=collection)
+    if topic_ids is not None:
+        gold, adjudicated = gold.filter(topic_id__in=topic_ids), adjudicated.filter(topic_id__in=topic_ids)
+    return set(gold.values_list("topic_id", "document_id")) | set(adjudicated.values_list("topic_id", "document_id"))

@@ -11,9 +11,7 @@ from django.db.models import Count, F, Sum
 
 from judging import plugins
 from judging.models import (
-    Adjudication,
     Assignment,
-    Collection,
     Judgment,
     JudgmentHistory,
     PoolItem,
@@ -62,9 +60,9 @@ def next_assigned_topic(*, assessor_id: int, after: Topic) -> Topic | None:
 def assignments_for_assessor(*, assessor_id: int) -> list[Assignment]:
     """The assessor's assignments with judged/total counts and seconds spent, in four queries whatever their number;
     the total leaves out items others already filled with the collection's k judgments."""
+    mine = Assignment.objects.filter(assessor_id=assessor_id).select_related("topic__collection")
     assignments = list(
-        Assignment.objects.filter(assessor_id=assessor_id)
-        .select_related("topic__collection")
+        plugins.with_settings(mine, through="topic__collection__")
         .annotate(total=Count("topic__pool_items", distinct=True))
         .order_by("topic__collection__name", "topic__id")
     )
@@ -82,7 +80,7 @@ def assignments_for_assessor(*, assessor_id: int) -> list[Assignment]:
     )
     filled = items_filled_by_others(assessor_id=assessor_id, topic_ids=topic_ids)
     for collection in {a.topic.collection_id: a.topic.collection for a in assignments}.values():
-        filled |= gold_reserved(collection=collection, assessor_id=assessor_id, topic_ids=topic_ids)
+        filled |= plugins.reserved_items(collection=collection, assessor_id=assessor_id, topic_ids=topic_ids)
     closed = Counter(topic_id for topic_id, _ in filled - own)
     for assignment in assignments:
         assignment.total -= closed[assignment.topic_id]
@@ -151,7 +149,7 @@ def judging_queue(*, assessor_id: int, topic: Topic) -> list[dict]:
         .values("document_id", "grade", "note", "cannot_judge_reason", "seconds_spent")
     }
     filled = items_filled_by_others(assessor_id=assessor_id, topic_ids=[topic.id])
-    filled |= gold_reserved(collection=collection, assessor_id=assessor_id, topic_ids=[topic.id])
+    filled |= plugins.reserved_items(collection=collection, assessor_id=assessor_id, topic_ids=[topic.id])
     closed = {d for _, d in filled} - set(own)
     pool = PoolItem.objects.filter(topic=topic).order_by("-priority", "id")
     pool = pool.values_list("document_id", "document__docno")
@@ -208,19 +206,3 @@ def judging_queue(*, assessor_id: int, topic: Topic) -> list[dict]:
 def _rotated(band: list, turn: int) -> list:
     turn %= max(len(band), 1)
     return band[turn:] + band[:turn]
-
-
-def gold_reserved(*, collection: Collection, assessor_id: int, topic_ids=None) -> set[tuple[int, int]]:
-    """(topic id, document id) of the gold items a collection with a gold rate keeps out of this assessor's own
-    queue: they reach a counted assessor only as gold checks (answers measured, never counted), so that gold comes
-    at the configured rate whatever k is (with k = 2 a reference's label filled no item, every gold item stayed an
-    ordinary item, and no gold check was ever mixed in). Gold and advisory accounts keep every item."""
-    if not collection.gold_rate:
-        return set()
-    if assessor_id in sources.special_accounts(collection=collection):
-        return set()
-    gold = sources.gold_labels(collection=collection).filter(grade__isnull=False)
-    adjudicated = Adjudication.objects.filter(topic__collection=collection)
-    if topic_ids is not None:
-        gold, adjudicated = gold.filter(topic_id__in=topic_ids), adjudicated.filter(topic_id__in=topic_ids)
-    return set(gold.values_list("topic_id", "document_id")) | set(adjudicated.values_list("topic_id", "document_id"))

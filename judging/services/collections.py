@@ -8,11 +8,16 @@ from collections.abc import Sequence
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from judging import signals
+from judging import plugins, signals
 from judging.core.identifiers import dataset_id
 from judging.models import MAX_SCALE, Collection, Grade, Judgment
 from judging.sources.services import label_roles_set
 from measures import canonical_names
+
+# A collection's own columns; a feature's settings live in its own row (`plugins.settings_writers`).
+CORE_SETTINGS = frozenset(
+    name for field in Collection._meta.concrete_fields for name in (field.name, field.attname)
+) - {"id", "created_at"}
 
 DEFAULT_GRADE_LABELS = {
     1: [("Not relevant", "Does not answer the question."), ("Relevant", "Answers the question, at least in part.")],
@@ -55,9 +60,12 @@ def collection_create(
     labels = list(grades) if grades is not None else scale_labels(max_grade)
     if len(labels) != max_grade + 1:
         raise ValidationError({"grades": f"a 0..{max_grade} scale needs {max_grade + 1} labels, got {len(labels)}"})
+    features = {name: settings.pop(name) for name in list(settings) if name not in CORE_SETTINGS}
     collection = Collection.objects.create(
         name=name, max_grade=max_grade, relevance_threshold=relevance_threshold, **settings
     )
+    plugins.settings_write(collection=collection, changes=features)
+    _refuse_unknown(features)
     Grade.objects.bulk_create(
         Grade(collection=collection, value=value, label=label, description=description)
         for value, (label, description) in enumerate(labels)
@@ -65,6 +73,12 @@ def collection_create(
     if any(accounts is not None for accounts in roles.values()):
         label_roles_set(collection=collection, **roles, changed_by=created_by)
     return collection
+
+
+def _refuse_unknown(settings: dict) -> None:
+    """Refuses a setting no one owns (a feature's that is not installed, a misspelling), naming it."""
+    if settings:
+        raise ValidationError({name: "not a setting of a collection" for name in settings})
 
 
 def _dataset_id(text: str) -> str:
@@ -87,18 +101,6 @@ def measures_canonical(measures) -> list[str]:
         except ValueError as error:
             raise ValidationError({"measures": f"{name!r} is not a measure: {error}"}) from error
     return canonical_names(measures)
-
-
-def _verification_judge(collection: Collection, judge):
-    """The machine judge (given or by id) whose labels the collection's assessors verify, or None; it must be one
-    of the collection's own."""
-    if judge is None or judge == "":
-        return None
-    judge_id = getattr(judge, "pk", judge)
-    found = collection.machine_judges.filter(pk=judge_id).first() if collection.pk else None
-    if found is None:
-        raise ValidationError({"verification_judge": f"no machine judge {judge_id!r} in this collection"})
-    return found
 
 
 @transaction.atomic
@@ -127,11 +129,9 @@ def collection_settings_update(*, collection: Collection, changed_by=None, **cha
     roles = {"advisory": changes.pop("advisory_assessors", None), "gold": changes.pop("gold_assessors", None)}
     if any(accounts is not None for accounts in roles.values()):  # who counts: label sources, with their trail
         label_roles_set(collection=locked, **roles, changed_by=changed_by)
-    if "verification_judge" in changes:
-        changes["verification_judge"] = _verification_judge(locked, changes["verification_judge"])
-    if changes.get("verification_mode", "blind") in (None, ""):
-        changes.pop("verification_mode")
-    changed = {name for name, value in changes.items() if getattr(locked, name) != value}
+    changed = plugins.settings_write(collection=locked, changes=changes)
+    _refuse_unknown({name: value for name, value in changes.items() if name not in CORE_SETTINGS})
+    changed |= {name for name, value in changes.items() if getattr(locked, name) != value}
     if "max_grade" in changed:
         if Judgment.objects.filter(topic__collection=locked).exists():
             raise ValidationError({"max_grade": "the scale cannot change once judgments exist; start a new collection"})

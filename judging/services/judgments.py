@@ -9,7 +9,7 @@ from django.db.models import F, Value
 from django.db.models.functions import Greatest
 
 from config import sql
-from judging import plugins, selectors, signals
+from judging import plugins, signals
 from judging.models import (
     MAX_NOTE_CHARS,
     MAX_REASON_CHARS,
@@ -94,7 +94,7 @@ def _claim_item_slot(*, assessor, topic: Topic, document: Document, grade: int |
     advisory = sources.advisory_accounts(collection=topic.collection) if graded else set()
     others = sum(assessor_id not in advisory for assessor_id in graded)
     k = topic.collection.assessors_per_item
-    reserved = selectors.gold_reserved(collection=topic.collection, assessor_id=assessor.pk, topic_ids=[topic.pk])
+    reserved = plugins.reserved_items(collection=topic.collection, assessor_id=assessor.pk, topic_ids=[topic.pk])
     if others >= k or (topic.pk, document.pk) in reserved:  # a gold item is answered as a check; said as for full
         raise ItemFull(f"document {document.docno} of topic {topic.number} already has its {k} judgment(s)")
 

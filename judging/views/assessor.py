@@ -24,6 +24,7 @@ from judging.machines import selectors as verifying
 from judging.models import Document, PoolItem, Topic
 from judging.ordering.core.orders import is_adaptive
 from judging.permissions import assigned_topic
+from judging.preferences import selectors as preferring
 from judging.quality import selectors as checking
 from judging.quality.services import entries
 from judging.quality.services import pauses as quality
@@ -42,6 +43,7 @@ def my_assignments(request: HttpRequest) -> HttpResponse:
     answered = answer_selectors.answered_topics(topic_ids=[a.topic_id for a in items])
     for assignment in items:
         assignment.answers = answered.get(assignment.topic_id, 0)
+        assignment.by_preferences = preferring.by_preferences(assignment.topic.collection)
     context = {
         "assignments": items,
         "collections": collections,
@@ -62,7 +64,7 @@ def _document_context(topic: Topic, item: PoolItem) -> dict:
     collection = topic.collection
     item.document.collection = collection  # the one already read: the fetch below looks at its dataset
     unavailable = document_text_fetch(document=item.document)  # a document pooled before its text was imported
-    post_editing = collection.verification_judge_id is not None and collection.verification_mode == "post_edit"
+    post_editing = verifying.post_editing(collection)
     return {
         "topic": topic,
         "document": item.document,
@@ -88,7 +90,7 @@ def judge(request: HttpRequest, topic_id: int) -> HttpResponse:
     page = checking.judging_page_queue(assessor_id=request.user.id, topic=topic)
     repeating = (
         checking.repeats_waiting(assessor_id=request.user.id, topic_ids=[topic.id])
-        if topic.collection.repeat_rate
+        if checking.quality_settings(topic.collection).repeat_rate
         else set()
     )
     queue = page.entries
@@ -100,7 +102,7 @@ def judge(request: HttpRequest, topic_id: int) -> HttpResponse:
         start = next((i for i, e in enumerate(queue) if not e["judged"]), len(queue))
     item = _pool_item(topic, queue[start]["id"]) if start < len(queue) else None
     judged = page.judged
-    paused = topic.collection.pause_below is not None and checking.open_pause(
+    paused = checking.pausing(topic.collection) and checking.open_pause(
         collection_id=topic.collection_id, assessor_id=request.user.id
     )
     context = {
@@ -123,8 +125,8 @@ def judge(request: HttpRequest, topic_id: int) -> HttpResponse:
             "progress": {"judged": judged, "total": page.total},
             "adaptive": is_adaptive(topic.collection.judging_order),
             "checking": checking.checks_on(topic.collection),
-            "verifying": topic.collection.verification_judge_id is not None,
-            "pausing": topic.collection.pause_below is not None,
+            "verifying": verifying.verified_judge_id(topic.collection) is not None,
+            "pausing": checking.pausing(topic.collection),
             "keys": _grade_keys(topic, grades),
             "labels": {g.value: g.label for g in grades},
             "undo": [
@@ -196,7 +198,7 @@ def judge_save(request: HttpRequest, topic_id: int, document_id: int) -> HttpRes
             answer["upcoming"] = checking.upcoming_of(page)
             if checking_on:  # counted as the page counts, every save alike: a check is never singled out
                 answer["progress"] = {"judged": page.judged, "total": page.total}
-        if topic.collection.verification_judge_id is not None and data["action"] != "delete":
+        if verifying.verified_judge_id(topic.collection) is not None and data["action"] != "delete":
             # Blind verification: the machine's grade only once the person's own grade is saved (post-editing showed
             # it); a "can't judge" gives no grade, so it shows nothing. Checks answer alike, so none stands out.
             graded = data["grade"] is not None

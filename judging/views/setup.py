@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from judging import selectors, services
+from judging import plugins, selectors, services
 from judging.datasets.services import dataset_check, dataset_import_start
 from judging.forms import CollectionForm
 from judging.models import Collection
@@ -62,7 +62,7 @@ def collection_edit(request: HttpRequest, collection_id: int) -> HttpResponse:
     grades = {g.value: (g.label, g.description) for g in collection.grades.all()}
     assessors = selectors.collection_assessors(collection=collection)
     judges = list(collection.machine_judges.order_by("name").values_list("id", "name"))
-    initial["verification_judge"] = collection.verification_judge_id
+    initial |= plugins.settings_read(collection=collection)
     # The fields made for this collection (not in base_fields) start from its own values too: a form saved for
     # another reason must not clear who is advisory or gold.
     initial["advisory_assessors"] = sorted(sources.advisory_accounts(collection=collection))

@@ -8,6 +8,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from judging.jobs.models import Job, JobState
 from judging.models import Assignment, PoolItem, Topic
+from judging.quality.selectors import quality_settings
 from judging.sources import selectors as sources
 from tests.api_clients import role_clients
 from tests.factories import make_collection, make_user
@@ -50,7 +51,15 @@ def test_admins_patch_any_setting_the_settings_page_has_and_a_bad_value_names_it
     answer = clients["admin"].patch(url, changes, format="json")
     assert answer.status_code == 200, answer.content
     collection.refresh_from_db()
-    assert (collection.gold_rate, collection.repeat_rate, collection.pause_below) == (0.2, 0.1, 0.5)
+    quality = quality_settings(collection)
+    assert (quality.gold_rate, quality.repeat_rate, quality.pause_below) == (0.2, 0.1, 0.5)
+    shown = clients["admin"].get(url).json()
+    assert (shown["gold_rate"], shown["pause_below"], shown["pause_window"], shown["judging_mode"]) == (
+        0.2,
+        0.5,
+        20,
+        "graded",
+    )
     gold = sorted(sources.gold_accounts(collection=collection))
     assert (collection.blind, collection.guidelines, gold) == (False, "Be kind.", [person.id])
     refused = clients["admin"].patch(url, {"verification_judge": 999999}, format="json")
@@ -58,7 +67,7 @@ def test_admins_patch_any_setting_the_settings_page_has_and_a_bad_value_names_it
     assert clients["researcher"].patch(url, {"gold_rate": 0.9}, format="json").status_code == 403
     assert clients["admin"].put(url, changes, format="json").status_code == 405
     collection.refresh_from_db()
-    assert collection.gold_rate == 0.2
+    assert quality_settings(collection).gold_rate == 0.2
 
 
 def test_errors_share_one_shape_and_unknown_api_urls_answer_json(clients):

@@ -11,11 +11,23 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.ids import IdField
-from judging import selectors, services
+from judging import plugins, selectors, services
+from judging.machines.models import VerificationSettings
 from judging.models import Collection, Document, Run, Topic
 from judging.permissions import ReadsForResearchersWritesForAdmins
+from judging.preferences import selectors as preferences
+from judging.preferences.models import PreferenceSettings
+from judging.quality import selectors as quality
+from judging.quality.models import QualitySettings
 from judging.sources import selectors as sources
 from judging.sources.models import SourceRole
+
+# Each feature's settings the page has, declared by the feature's own model (the verified judge: an id, below).
+FEATURE_SETTINGS = (
+    (QualitySettings, quality.SETTINGS),
+    (PreferenceSettings, preferences.SETTINGS),
+    (VerificationSettings, ("verification_mode",)),
+)
 
 
 class AccountsInRole(serializers.ListField):
@@ -36,7 +48,7 @@ class CollectionSerializer(serializers.ModelSerializer):
 
     advisory_assessors = AccountsInRole(role=SourceRole.ADVISORY)
     gold_assessors = AccountsInRole(role=SourceRole.GOLD)
-    verification_judge = IdField(source="verification_judge_id", required=False, allow_null=True)
+    verification_judge = IdField(required=False, allow_null=True)
 
     class Meta:
         model = Collection
@@ -53,15 +65,7 @@ class CollectionSerializer(serializers.ModelSerializer):
             "measures",
             "blind",
             "judging_order",
-            "pause_below",
-            "pause_window",
-            "gold_rate",
-            "repeat_rate",
-            "judging_mode",
-            "preference_candidates",
-            "preference_top",
             "verification_judge",
-            "verification_mode",
             "advisory_assessors",
             "gold_assessors",
             "agreement_measure",
@@ -73,9 +77,23 @@ class CollectionSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = ["id", "created_at"]
 
+    def get_fields(self):
+        """The collection's columns, and each feature's settings as its own model declares them (bounds, choices)."""
+        fields = super().get_fields()
+        for model, names in FEATURE_SETTINGS:
+            for name in names:
+                field_class, kwargs = self.build_standard_field(name, model._meta.get_field(name))
+                fields[name] = field_class(**(kwargs | {"required": False}))
+        return fields
+
+    def to_representation(self, instance):
+        """Feature settings are read from the features' rows (`judging.plugins.settings_read`), not the collection."""
+        data = super().to_representation(instance)
+        features = plugins.settings_read(collection=instance)
+        data.update({name: features[name] for name in self.fields if name in features})
+        return data
+
     def update(self, instance, validated_data):
-        if "verification_judge_id" in validated_data:
-            validated_data["verification_judge"] = validated_data.pop("verification_judge_id")
         changed_by = self.context["request"].user if "request" in self.context else None
         return services.collection_settings_update(collection=instance, changed_by=changed_by, **validated_data)
 
@@ -107,7 +125,7 @@ class CollectionList(generics.ListCreateAPIView):
 
     def perform_create(self, serializer):
         settings = dict(serializer.validated_data)
-        if settings.pop("verification_judge_id", None) is not None:
+        if settings.pop("verification_judge", None) is not None:
             raise exceptions.ValidationError({"verification_judge": "a new collection has no machine judge yet"})
         serializer.instance = services.collection_create(created_by=self.request.user, **settings)
 

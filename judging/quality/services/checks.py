@@ -24,7 +24,6 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
-from judging import selectors
 from judging.models import Assignment, Judgment, PoolItem, Topic
 from judging.quality import selectors as checking
 from judging.quality.models import CheckKind, QualityCheck
@@ -39,8 +38,8 @@ DUE_MIN, DUE_MAX = 2, 6  # a check comes due this many judgments after it is sch
 
 def _gold_candidates(assessor, topic: Topic, taken: set[int]) -> list[int]:
     """The topic's pooled gold documents the assessor has not judged: kept out of their own queue while the
-    collection has a gold rate (`selectors.gold_reserved`), they reach them only as gold checks."""
-    reserved = selectors.gold_reserved(collection=topic.collection, assessor_id=assessor.pk, topic_ids=[topic.pk])
+    collection has a gold rate (`checking.gold_reserved`), they reach them only as gold checks."""
+    reserved = checking.gold_reserved(collection=topic.collection, assessor_id=assessor.pk, topic_ids=[topic.pk])
     gold = {d for _, d in reserved}
     if not gold:
         return []
@@ -63,16 +62,17 @@ def checks_schedule(*, assessor, topic: Topic) -> list[QualityCheck]:
     existing = list(QualityCheck.objects.filter(assessor=assessor, topic=topic).values_list("kind", "document_id"))
     rng = random.Random(f"{assessor.pk}:{topic.pk}:{n}")
     added = []
-    if collection.gold_rate:
+    settings = checking.quality_settings(collection)
+    if settings.gold_rate:
         have = sum(kind == CheckKind.GOLD for kind, _ in existing)
-        wanted = int(collection.gold_rate / (1 - collection.gold_rate) * (n + LEAD))
+        wanted = int(settings.gold_rate / (1 - settings.gold_rate) * (n + LEAD))
         taken = {d for kind, d in existing if kind == CheckKind.GOLD}
         candidates = _gold_candidates(assessor, topic, taken) if wanted > have else []
         for document_id in rng.sample(candidates, min(wanted - have, len(candidates))):
             added.append(QualityCheck(document_id=document_id, kind=CheckKind.GOLD))
-    if collection.repeat_rate:
+    if settings.repeat_rate:
         have = sum(kind == CheckKind.REPEAT for kind, _ in existing)
-        wanted = int(collection.repeat_rate * len(judged))
+        wanted = int(settings.repeat_rate * len(judged))
         taken = {d for kind, d in existing if kind == CheckKind.REPEAT}
         candidates = [d for d in judged[: max(len(judged) - REPEAT_GAP, 0)] if d not in taken]
         for document_id in rng.sample(candidates, min(max(wanted - have, 0), len(candidates))):

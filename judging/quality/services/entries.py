@@ -68,7 +68,5 @@ def entry_judge(
         )
     if not delete and checking.checks_on(topic.collection):
         checks_schedule(assessor=assessor, topic=topic)
-    paused = topic.collection.pause_below is not None and assessor_pause_check(
-        collection=topic.collection, assessor=assessor
-    )
+    paused = checking.pausing(topic.collection) and assessor_pause_check(collection=topic.collection, assessor=assessor)
     return EntrySaved(check=check is not None, paused=bool(paused))

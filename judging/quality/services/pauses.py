@@ -40,7 +40,7 @@ PAUSED_MESSAGE = (
 def refuse_if_paused(*, collection, assessor) -> None:
     """Raises AssessorPaused when the collection pauses assessors and this one is paused (one query; none when the
     collection has no pause threshold)."""
-    if collection.pause_below is None:
+    if not quality_selectors.pausing(collection):
         return
     if AssessorPause.objects.filter(collection=collection, assessor=assessor, resumed_at__isnull=True).exists():
         raise AssessorPaused(PAUSED_MESSAGE)
@@ -87,19 +87,20 @@ def assessor_pause_check(*, collection: Collection, assessor) -> AssessorPause |
     """Pauses the assessor when their latest `pause_window` comparable judgments agree with the yardstick less
     often than `pause_below`; returns the open pause (new or earlier), or None. Advisory assessors (machine
     judges, clicks) are never paused: they are measured, not counted."""
-    if collection.pause_below is None or assessor.pk in sources.advisory_accounts(collection=collection):
+    settings = quality_selectors.quality_settings(collection)
+    if settings.pause_below is None or assessor.pk in sources.advisory_accounts(collection=collection):
         return None
     existing = quality_selectors.open_pause(collection_id=collection.pk, assessor_id=assessor.pk)
     if existing is not None:
         return existing
-    window = collection.pause_window
+    window = settings.pause_window
     latest = _latest_comparable(collection, assessor, window)
     agreed = sum(hit for hit, _ in latest)
-    if len(latest) < window or agreed / window >= collection.pause_below:
+    if len(latest) < window or agreed / window >= settings.pause_below:
         return None
     reason = (
         f"agreed with gold or the other assessors on {agreed} of their last {window} comparable judgments "
-        f"({agreed / window:.0%}; the collection pauses below {collection.pause_below:.0%})"
+        f"({agreed / window:.0%}; the collection pauses below {settings.pause_below:.0%})"
     )
     return AssessorPause.objects.create(
         collection=collection, assessor=assessor, reason=reason, window_start=min(at for _, at in latest)
