@@ -51,8 +51,8 @@ class AssessorProgress:
 class CampaignProgress:
     """A campaign's figures, each defined once and named the same on every page:
 
-    - items: the pool's (topic, document) pairs; items_judged: those with at least one graded judgment (the
-      dashboard's and the results index's "judged at least once"); items_complete: those with the collection's k
+    - items: the pool's (topic, document) pairs; items_judged: those judged (`sources.judged`: a grade that
+      counts), the dashboard's and the results index's "judged"; items_complete: those with the collection's k
       graded judgments, or adjudicated;
     - labels needed: k per item; labels remaining: what the items still lack (the time to finish is theirs);
     - judgments and last_hour: graded judgments, in total and created in the last hour (a "can't judge" is counted
@@ -101,7 +101,7 @@ def campaign_progress(*, collection: Collection, now: datetime | None = None) ->
         .annotate(n=Count("id"), low=Min("grade"), high=Max("grade"), pooled=Exists(pooled))
         .values_list("topic_id", "document_id", "n", "low", "high", "pooled")
     )
-    filled, items_judged = Counter(), 0
+    filled = Counter()
     for topic_id, document_id, n, low, high, in_pool in items.iterator(chunk_size=10_000):
         topic = topics[topic_id]
         settled = (topic_id, document_id) in adjudicated
@@ -110,7 +110,6 @@ def campaign_progress(*, collection: Collection, now: datetime | None = None) ->
         if in_pool:  # imported labels outside the pool are no pool work done
             topic.complete += settled or n >= k
             filled[topic_id] += k if settled else min(n, k)
-            items_judged += 1
     assessors = _assessor_progress(collection, topics, now)
     needed = sum(t.pool_size for t in topics.values()) * k
     remaining = needed - sum(filled.values())
@@ -131,7 +130,7 @@ def campaign_progress(*, collection: Collection, now: datetime | None = None) ->
         cannot_judge=sources.counted_labels(collection=collection).filter(grade__isnull=True).count(),
         last_hour=last_hour,
         items=sum(t.pool_size for t in topics.values()),
-        items_judged=items_judged,
+        items_judged=sources.judged_count(collection=collection),
         items_complete=sum(t.complete for t in topics.values()),
         needed=needed,
         remaining=remaining,

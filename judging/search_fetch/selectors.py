@@ -67,14 +67,13 @@ def query_tried(*, endpoint: SearchEndpoint, query: str, variables: dict | None 
 
 def snapshot_comparison(*, before: SearchSnapshot, after: SearchSnapshot, k: int = 10) -> dict:
     """Per topic both fetched: Jaccard@k and RBO (p 0.9, over the top k) of the two rankings, the documents that
-    entered or left the top k with whether anyone counted has judged them; and their means over those topics."""
+    entered or left the top k with whether they are judged (`sources.judged`); and their means over those topics."""
     collection = before.endpoint.collection
     first = judging_selectors.topic_rankings_by_run(run_id=before.run_id)
     second = judging_selectors.topic_rankings_by_run(run_id=after.run_id)
     shared = sorted(set(first) & set(second))
     numbers = dict(Topic.objects.filter(pk__in=set(first) | set(second)).values_list("id", "number"))
-    judged = set(sources.counted_labels(collection=collection, topic_ids=shared).filter(grade__isnull=False)
-                 .values_list("topic_id", "document_id"))  # fmt: skip
+    judged = sources.judged_items(collection=collection, topic_ids=shared)
     wanted = {int(d) for t in shared for d in (*first[t][:k], *second[t][:k])}
     docnos = dict(Document.objects.filter(pk__in=wanted).values_list("id", "docno"))
     rows = []

@@ -29,7 +29,7 @@ from judging.ordering import selectors as adaptive
 from judging.ordering.core.stopping import Standing, TopicInput, campaign_standing
 from judging.selectors.inputs import User, collection_adjudications
 from judging.sources import selectors as sources
-from judging.sources.models import LabelSource, SourceRole
+from judging.sources.models import LabelSource
 
 
 def collection_by_name_or_id(name_or_id: str) -> Collection | None:
@@ -78,7 +78,7 @@ def collection_standing(*, collection: Collection, rankings: Mapping[int, Mappin
     ):
         pools.setdefault(topic_id, []).append(document_id)
     labels: dict[int, dict[int, int | None]] = {}
-    people = sources.people_labels(collection=collection, pooled_only=True)
+    people = sources.people_labels(collection=collection, pooled_only=True).filter(grade__isnull=False)
     rows = people.values_list("topic_id", "document_id", "grade")
     for topic_id, document_id, grade in rows.iterator(chunk_size=5000):
         known = labels.setdefault(topic_id, {})
@@ -95,8 +95,7 @@ def standing_figures(*, collection: Collection, standing: Standing) -> dict:
     each counted from the people's labels inside the pool: a machine's, a file's or clicks' label judges nothing
     here, and says so in `items_labelled_only_by_machines`."""
     pooled = PoolItem.objects.filter(topic__collection=collection).count()
-    by_people = sources.people_labels(collection=collection, pooled_only=True)
-    judged = by_people.values("topic_id", "document_id").distinct().count()
+    judged = sources.judged_count(collection=collection, by_people=True)
     return {
         "pooled_items": pooled,
         "items_judged_by_people": judged,
@@ -108,23 +107,19 @@ def standing_figures(*, collection: Collection, standing: Standing) -> dict:
 
 
 def items_labelled_only_by_machines(*, collection: Collection) -> int:
-    """How many pooled items have a label from a source that is not a person (a machine judge's, an imported
-    file's, clicks') and none from a person: unjudged, as far as the campaign's figures go."""
-    pooled_labels = sources.every_label(collection=collection, pooled_only=True)
-    people = set(sources.people_labels(collection=collection, pooled_only=True).values_list("topic_id", "document_id"))
-    return len(set(pooled_labels.values_list("topic_id", "document_id")) - people)
+    """How many pooled items have a grade from a source that is not a person (a machine judge's, an imported
+    file's, clicks') and none from a person: not judged by people (`sources.judged`), as the standing counts them."""
+    labelled = sources.every_label(collection=collection, pooled_only=True).filter(grade__isnull=False)
+    by_machines = PoolItem.objects.filter(
+        Exists(labelled.filter(topic_id=OuterRef("topic_id"), document_id=OuterRef("document_id"))),
+        topic__collection=collection,
+    )
+    return by_machines.exclude(sources.judged(by_people=True)).count()
 
 
 def collections_overview() -> QuerySet[Collection]:
-    """Every collection with its size and how much of its pool has a graded judgment from a counted (not
-    advisory) assessor, as the campaign page counts it: two queries, whatever the number of topics (the
-    dashboard)."""
-    judged = Judgment.objects.filter(
-        ~sources.source_is(role=SourceRole.ADVISORY),
-        topic_id=OuterRef("topic_id"),
-        document_id=OuterRef("document_id"),
-        grade__isnull=False,
-    )
+    """Every collection with its size and how many of its pooled items are judged (`sources.judged`), as the
+    campaign page counts them: two queries, whatever the number of topics (the dashboard)."""
 
     def count(queryset, collection_field: str):
         rows = queryset.filter(**{collection_field: OuterRef("pk")}).order_by().values(collection_field)
@@ -135,7 +130,7 @@ def collections_overview() -> QuerySet[Collection]:
         topic_count=count(Topic.objects.all(), "collection"),
         run_count=count(Run.objects.all(), "collection"),
         pool_size=count(pool, "topic__collection"),
-        judged_items=count(pool.filter(Exists(judged)), "topic__collection"),
+        judged_items=count(pool.filter(sources.judged()), "topic__collection"),
     )
 
 

@@ -60,7 +60,7 @@ def counted_labels(*, collection: Collection, topic_ids=None, pooled_only: bool 
     counted or gold (an account without a source row is a person whose labels count); advisory sources (machine
     judges, clicks) are measured, never counted. `pooled_only` keeps the labels of pooled items alone (an imported
     qrels reaches past the pool). The one place this is decided."""
-    return _labels_of(collection, ~source_is(role=SourceRole.ADVISORY), topic_ids=topic_ids, pooled_only=pooled_only)
+    return _labels_of(collection, _counts(), topic_ids=topic_ids, pooled_only=pooled_only)
 
 
 def advisory_labels(*, collection: Collection, topic_ids=None, pooled_only: bool = False) -> QuerySet:
@@ -72,8 +72,39 @@ def advisory_labels(*, collection: Collection, topic_ids=None, pooled_only: bool
 def people_labels(*, collection: Collection, topic_ids=None, pooled_only: bool = False) -> QuerySet:
     """The judgments of people (sources of kind person, and accounts without a source row), whatever their role:
     what "where we stand", the stop signal and the assessors' progress count. No machine's, file's or clicks'."""
-    not_person = Exists(_sources_of_row().exclude(kind=SourceKind.PERSON))
-    return _labels_of(collection, ~not_person, topic_ids=topic_ids, pooled_only=pooled_only)
+    return _labels_of(collection, _by_a_person(), topic_ids=topic_ids, pooled_only=pooled_only)
+
+
+def judged(*, by_people: bool = False) -> Exists:
+    """For a PoolItem row: the item is *judged*, the one meaning of the word on every page and in the API: it has a
+    grade that counts (`counted_labels`; a "can't judge" is no grade), as the qrels and Judged@k see it.
+    `by_people`: *judged by people*, a person's grade whatever its role (where we stand, the stop signal): a machine's,
+    a file's or clicks' grade judges nothing there."""
+    grades = Judgment.objects.filter(
+        topic_id=OuterRef("topic_id"), document_id=OuterRef("document_id"), grade__isnull=False
+    )
+    return Exists(grades.filter(_by_a_person() if by_people else _counts()))
+
+
+def judged_count(*, collection: Collection, by_people: bool = False) -> int:
+    """How many of the collection's pooled items are judged (`judged`)."""
+    return PoolItem.objects.filter(judged(by_people=by_people), topic__collection=collection).count()
+
+
+def judged_items(*, collection: Collection, topic_ids=None) -> set[tuple[int, int]]:
+    """(topic id, document id) of the judged items (`judged`: a grade that counts), pooled or not."""
+    grades = counted_labels(collection=collection, topic_ids=topic_ids).filter(grade__isnull=False)
+    return set(grades.values_list("topic_id", "document_id").distinct())
+
+
+def _counts() -> Exists:
+    """For a Judgment row: its label counts (its source is not advisory): `counted_labels`' condition."""
+    return ~source_is(role=SourceRole.ADVISORY)
+
+
+def _by_a_person() -> Exists:
+    """For a Judgment row: a person's (a source of kind person, or an account without a source row)."""
+    return ~Exists(_sources_of_row().exclude(kind=SourceKind.PERSON))
 
 
 def counted_grades(grades_by_item: dict, *, advisory) -> dict:

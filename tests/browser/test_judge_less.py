@@ -69,7 +69,7 @@ def test_the_campaign_page_shows_the_stability_and_suggests_stopping(page, live_
     assert stability.endswith("%") and int(stability[:-1]) >= 95
     assert page.inner_text("[data-figure='relevant-found']") == "24"
     stop = page.inner_text("[data-stop]")
-    assert "You could stop now" in stop and "60 pooled documents nobody has judged" in stop
+    assert "You could stop now" in stop and "60 pooled documents not judged by people" in stop
     screenshot(page, "campaign-stop-suggestion-1280")
     page.set_viewport_size({"width": 390, "height": 844})
     page.reload()

@@ -166,7 +166,7 @@ def test_after_an_llm_judge_labels_the_whole_pool_where_we_stand_counts_people_o
         page.goto(f"{live_server.url}/judging/collections/{collection.id}/")
         page.wait_for_selector("[data-figure=judged-by-people]")
         said = page.inner_text("[data-figure=judged-by-people]")
-        assert f"People have judged {by_people} of {pooled} pooled documents" in said
+        assert f"Judged by people (a person's grade): {by_people} of {pooled} pooled documents" in said
         assert f"{pooled - by_people} labelled only by a machine" in said
         assert page.locator("[data-stop=done]").count() == 0  # not "every pooled document is judged"
         page.locator("[data-standing]").scroll_into_view_if_needed()

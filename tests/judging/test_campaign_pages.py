@@ -264,7 +264,7 @@ def test_judgments_and_last_hour_count_the_same_thing_and_items_judged_match_the
     page = admin_client.get(f"/judging/collections/{collection.id}/").content.decode()
     assert f'data-figure="items-judged">2 of {figures.items}<' in page
     dashboard = admin_client.get("/judging/dashboard/").content.decode()
-    assert "Items judged at least once" in dashboard and f"<td>2 of {figures.items}</td>" in dashboard
+    assert "Items judged" in dashboard and f"<td>2 of {figures.items}</td>" in dashboard
 
 
 def test_an_empty_pool_has_no_time_to_finish(admin_client):

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import pytest
 
-from judging import selectors, services
+from judging import progress, selectors, services
 from judging.machines import providers
 from judging.machines import services as machine_judges
 from judging.machines.core.lexical import lexical_labels
 from judging.models import PoolItem, Topic
+from judging.sources import selectors as sources
 from judging.sources.models import SourceKind
 from judging.sources.services import label_source_set
 from tests.factories import make_collection, make_user
@@ -44,7 +45,7 @@ def test_where_we_stand_counts_people_not_a_machine_that_labelled_the_whole_pool
     page = client.get(f"/judging/collections/{collection.id}/standing/").content.decode()
     assert f'data-figure="relevant-found">{standing.relevant_found}<' in page
     assert f"{len(pool) - 5} labelled only by a machine, a file or clicks" in page
-    assert "People have judged <strong>5</strong>" in page
+    assert "Judged by people (a person's grade): <strong>5</strong>" in page
 
 
 def test_labels_beyond_the_pool_make_no_progress_figure_negative(client):
@@ -137,3 +138,29 @@ def test_labels_already_read_by_account_count_as_the_selector_says():
     labels = {1: ["a"], 2: ["b"], 3: ["c"]}
     assert counted_by_account(labels, advisory={2}) == {1: ["a"], 3: ["c"]}
     assert counted_by_account(labels, advisory=set()) == labels
+
+
+def test_judged_means_one_thing_on_every_page_and_judged_by_people_another(client):
+    """Judged: a grade that counts (a person's or a gold file's; never an advisory machine's, never a "can't judge").
+    Judged by people: a person's grade. The campaign figure, the dashboard and the standing each read one of them."""
+    collection = make_collection(max_grade=1, topics=1, documents=8, runs=1, depth=8, assessors_per_item=1)
+    topic = Topic.objects.get(collection=collection)
+    first, second, third, fourth, *_ = [d for _, d in _pool(collection)]
+    person, unsure, reference = make_user("assessor"), make_user("assessor"), make_user("assessor")
+    judge = machine_judges.machine_judge_create(collection=collection, name="bm25", provider="lexical")
+    label_source_set(collection=collection, account=reference, kind=SourceKind.IMPORTED, role="gold")
+    services.judgments_record_bulk(labels={(person, topic.id, first): 1, (reference, topic.id, second): 1})
+    services.judgments_record_bulk(labels={(judge.account, topic.id, third): 1})  # advisory: judges nothing
+    services.assignment_create(assessor=unsure, topic=topic)
+    document = collection.documents.get(pk=fourth)
+    services.judgment_record(assessor=unsure, topic=topic, document=document, grade=None, cannot_judge_reason="empty")
+    assert sources.judged_count(collection=collection) == 2
+    assert sources.judged_count(collection=collection, by_people=True) == 1
+    assert progress.campaign_progress(collection=collection).items_judged == 2
+    assert selectors.collections_overview().get(pk=collection.pk).judged_items == 2
+    standing = selectors.collection_standing(
+        collection=collection, rankings=selectors.collection_rankings(collection_id=collection.id)
+    )
+    figures = selectors.standing_figures(collection=collection, standing=standing)
+    assert figures["items_judged_by_people"] == 1 and standing.unjudged == figures["unjudged_by_people"] == 7
+    assert figures["items_labelled_only_by_machines"] == 2  # the gold file's and the machine's
