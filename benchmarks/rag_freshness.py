@@ -44,9 +44,9 @@ def build(topics: int, runs: int):
 
     from evaluation import services as evaluation_services
     from judging import services
-    from judging.answers.services import answer_runs_import
+    from judging.rag.services.answers import answer_runs_import
     from judging.models import Collection
-    from judging.nuggets.services.nuggets import nugget_create
+    from judging.rag.services.nuggets import nugget_create
 
     Collection.objects.filter(name="rag-freshness").delete()
     collection = services.collection_create(name="rag-freshness", max_grade=3, relevance_threshold=1)
@@ -83,9 +83,9 @@ def build(topics: int, runs: int):
 
 def load(collection, args, seconds: float) -> dict:
     from evaluation.models import AnswerTopicState, TopicState
-    from judging.answers.models import Answer
+    from judging.rag.models.answers import Answer
     from judging.models import PoolItem
-    from judging.nuggets.models import Nugget
+    from judging.rag.models.nuggets import Nugget
 
     sys.setswitchinterval(0.0002)
     env = dict(os.environ, WORKBENCH_CELERY_LOG_LEVEL="WARNING")

@@ -11,12 +11,12 @@ class JudgingConfig(AppConfig):
         super().import_models()
         # The features' models are this app's (its tables and migrations), imported as Django imports the app's
         # own: so the core's models.py never imports a feature.
-        import judging.answers.models
         import judging.jobs.models
         import judging.machines.models
-        import judging.nuggets.models
         import judging.preferences.models
         import judging.quality.models
+        import judging.rag.models.answers
+        import judging.rag.models.nuggets
         import judging.search_fetch.models
         import judging.sources.models  # noqa: F401
 
@@ -28,14 +28,14 @@ class JudgingConfig(AppConfig):
         import judging.imports.tasks
         import judging.jobs.tasks
         import judging.machines.tasks
-        import judging.nuggets.tasks
+        import judging.rag.tasks
         import judging.search_fetch.tasks  # noqa: F401
         from config import celery  # noqa: F401
         from judging.datasets import services as datasets
         from judging.imports import services as imports
         from judging.jobs import kinds
         from judging.machines import services as machines
-        from judging.nuggets.services import machine as machine_nuggets
+        from judging.rag.services import machine as machine_nuggets
         from judging.search_fetch import services as search_fetch
         from judging.services import pools
 

@@ -2,12 +2,11 @@
 
 from django.urls import path
 
-from judging.answers import views as answers
 from judging.datasets import views as datasets
 from judging.machines import views as machines
-from judging.nuggets import views as nuggets
 from judging.preferences import views as preferences
 from judging.quality import views as pauses
+from judging.rag.views import answers, nuggets
 from judging.search_fetch import views as searches
 from judging.views import adjudication, assessor, assigning, campaign, people, setup, sources
 

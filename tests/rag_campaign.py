@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from judging import services
-from judging.answers.models import Answer
-from judging.answers.services import answer_runs_import
-from judging.nuggets.services.nuggets import nugget_create
+from judging.rag.models.answers import Answer
+from judging.rag.services.answers import answer_runs_import
+from judging.rag.services.nuggets import nugget_create
 from tests.factories import make_collection, make_user
 from tests.rag_files import rag24
 

@@ -20,12 +20,12 @@ from evaluation.nuggets.core import (
 )
 from evaluation.nuggets.models import AnswerScores
 from evaluation.selectors import run_aggregates, stored_measures
-from judging.answers import selectors as answer_labels
-from judging.answers.models import Answer
 from judging.machines.models import MachineJudge
 from judging.models import Collection, Document, Run, Topic
-from judging.nuggets import selectors as nugget_labels
-from judging.nuggets.models import AssignmentAdjudication, Nugget
+from judging.rag.models.answers import Answer
+from judging.rag.models.nuggets import AssignmentAdjudication, Nugget
+from judging.rag.selectors import answers as answer_labels
+from judging.rag.selectors import nuggets as nugget_labels
 from measures import agreement
 from measures.correlation import kendall_tau, tau_ap
 

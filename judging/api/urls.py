@@ -2,11 +2,11 @@
 
 from django.urls import path
 
-from judging.answers import api as answers
 from judging.api import campaign, judgments, sources
 from judging.datasets import api as datasets
 from judging.jobs import api as jobs
 from judging.machines import api as machines
+from judging.rag import api as answers
 from judging.search_fetch import api as searches
 
 urlpatterns = [

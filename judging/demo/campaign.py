@@ -110,10 +110,10 @@ def _demo_answers(collection: Collection) -> None:
     and agreement show from the first command, with something left to do."""
     from django.contrib.auth import get_user_model
 
-    from judging.answers.models import Answer
-    from judging.answers.services import answer_runs_import, support_record
-    from judging.nuggets.services.assignments import assignment_record
-    from judging.nuggets.services.nuggets import nugget_create
+    from judging.rag.models.answers import Answer
+    from judging.rag.services.answers import answer_runs_import, support_record
+    from judging.rag.services.assignments import assignment_record
+    from judging.rag.services.nuggets import nugget_create
 
     documents = {d.id: d for d in Document.objects.filter(collection=collection)}
     lines = []

@@ -16,7 +16,6 @@ from django.views.decorators.http import require_GET, require_POST
 
 from config.api_errors import error_answer
 from judging import selectors, services
-from judging.answers import selectors as answer_selectors
 from judging.datasets.services import document_text_fetch
 from judging.forms import JudgmentSaveForm
 from judging.highlighting import document_blocks, query_terms
@@ -28,6 +27,7 @@ from judging.preferences import selectors as preferring
 from judging.quality import selectors as checking
 from judging.quality.services import entries
 from judging.quality.services import pauses as quality
+from judging.rag.selectors import answers as answer_selectors
 
 BINARY_KEYS = {"n": 0, "r": 1}
 

@@ -12,13 +12,13 @@ from django.urls import get_resolver
 from rest_framework.authtoken.models import Token
 
 from judging import services
-from judging.answers.models import Answer
-from judging.answers.services import answer_runs_import
 from judging.jobs import runner as jobs
 from judging.machines import services as machine_judges
 from judging.models import Topic
-from judging.nuggets.models import Nugget
-from judging.nuggets.services.nuggets import nugget_create
+from judging.rag.models.answers import Answer
+from judging.rag.models.nuggets import Nugget
+from judging.rag.services.answers import answer_runs_import
+from judging.rag.services.nuggets import nugget_create
 from judging.search_fetch import services as search_services
 from tests.api_clients import role_clients
 from tests.chat_server import outbound_allowed

@@ -9,9 +9,9 @@ import pytest
 
 from evaluation.nuggets import selectors as rag_scores
 from judging import services
-from judging.answers.models import Answer, SupportJudgment
 from judging.machines.services import machine_judge_create
-from judging.nuggets.models import Nugget, NuggetAssignment, NuggetChange
+from judging.rag.models.answers import Answer, SupportJudgment
+from judging.rag.models.nuggets import Nugget, NuggetAssignment, NuggetChange
 from tests.browser.conftest import _wait_for_the_live_server_to_go_quiet, log_in
 from tests.browser.test_machine_judges import _watch
 from tests.chat_server import chat_server

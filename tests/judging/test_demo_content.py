@@ -9,7 +9,7 @@ import pytest
 from evaluation import selectors
 from evaluation.nuggets import selectors as rag
 from judging.demo import demo_create
-from judging.nuggets.models import Nugget
+from judging.rag.models.nuggets import Nugget
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 

@@ -46,7 +46,7 @@ def test_the_project_keeps_its_layers():
         ("judging/selectors/queue.py", "from judging.machines import selectors as machines", "Judging: the wiring"),
         ("judging/services/topics.py", "from evaluation import selectors", "Evaluation reads judging"),
         ("measures/engine.py", "from judging import models", "Evaluation reads judging"),
-        ("judging/quality/selectors.py", "from judging.nuggets import selectors", "features import only"),
+        ("judging/quality/selectors.py", "from judging.rag.selectors import nuggets", "features import only"),
         ("evaluation/services/staleness.py", "from evaluation.online import services", "Evaluation: the wiring"),
         ("judging/machines/selectors.py", "from judging.views import assessor", "Judging: the wiring"),
     ],

@@ -30,9 +30,9 @@ def test_role_checks_name_roles_by_their_constants():
 def test_the_rule_catches_a_role_named_by_a_literal(tmp_path):
     root = project_copy(tmp_path)
     inject(root, "judging/views/people.py", 'def slip(request):\n    return "admin" in user_roles(request.user)\n')
-    inject(root, "judging/answers/views.py", 'checked = role_required("assessor", ROLE_ADMIN)\n')
+    inject(root, "judging/rag/views/answers.py", 'checked = role_required("assessor", ROLE_ADMIN)\n')
     assert literal_role_checks(root) == [
-        f"judging/answers/views.py:{_last_line(root, 'judging/answers/views.py')}",
+        f"judging/rag/views/answers.py:{_last_line(root, 'judging/rag/views/answers.py')}",
         f"judging/views/people.py:{_last_line(root, 'judging/views/people.py')}",
     ]
 

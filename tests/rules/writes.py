@@ -19,7 +19,8 @@ def model_names(root: Path) -> set[str]:
     """Every model class of the project's apps (classes in an app's or a feature package's models module), and the
     user model."""
     names = {"User"}
-    for path in [*root.glob("*/models.py"), *root.glob("*/*/models.py"), *root.glob("*/models/*.py")]:
+    models = ["*/models.py", "*/*/models.py", "*/models/*.py", "*/*/models/*.py"]
+    for path in (found for pattern in models for found in root.glob(pattern)):
         for node in ast.parse(path.read_text()).body:
             if isinstance(node, ast.ClassDef) and not any(ast.unparse(b).endswith("Choices") for b in node.bases):
                 names.add(node.name)

@@ -11,10 +11,10 @@ from evaluation.models import AnswerTopicState
 from evaluation.nuggets import selectors
 from evaluation.nuggets.core import read_assignments, score_records
 from evaluation.nuggets.models import AnswerScores
-from judging.answers.services import support_record
 from judging.machines.services import machine_judge_create
-from judging.nuggets.services import assignments
-from judging.nuggets.services.nuggets import nugget_edit, nugget_remove
+from judging.rag.services import assignments
+from judging.rag.services.answers import support_record
+from judging.rag.services.nuggets import nugget_edit, nugget_remove
 from judging.sources.services import label_source_set
 from tests.rag_campaign import rag_campaign
 

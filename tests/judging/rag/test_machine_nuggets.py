@@ -10,14 +10,14 @@ from django.core.exceptions import ValidationError
 from evaluation.nuggets import selectors as scores
 from evaluation.nuggets.models import AnswerScores
 from judging import services
-from judging.answers.models import SupportJudgment
 from judging.jobs import runner as jobs
 from judging.jobs.models import Job
 from judging.machines.services import machine_judge_create
-from judging.nuggets.core import assigned_labels, proposed_nuggets, support_label
-from judging.nuggets.models import Nugget, NuggetAssignment
-from judging.nuggets.services import assignments, machine
-from judging.nuggets.services.nuggets import nugget_edit, nuggets_accept
+from judging.rag.core.nuggets import assigned_labels, proposed_nuggets, support_label
+from judging.rag.models.answers import SupportJudgment
+from judging.rag.models.nuggets import Nugget, NuggetAssignment
+from judging.rag.services import assignments, machine
+from judging.rag.services.nuggets import nugget_edit, nuggets_accept
 from tests.chat_server import chat_server
 from tests.rag_campaign import rag_campaign
 

@@ -8,10 +8,10 @@ import json
 import pytest
 from django.core.exceptions import ValidationError
 
-from judging.answers.core import read_answers
-from judging.answers.models import Answer
-from judging.answers.services import answer_runs_import
 from judging.models import Document, Run, Topic
+from judging.rag.core.answers import read_answers
+from judging.rag.models.answers import Answer
+from judging.rag.services.answers import answer_runs_import
 from tests.factories import make_collection, make_user
 from tests.rag_files import rag24, rag25
 

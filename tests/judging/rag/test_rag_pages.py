@@ -10,8 +10,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from judging.answers.models import SupportJudgment
-from judging.nuggets.models import Nugget, NuggetAssignment, NuggetChange
+from judging.rag.models.answers import SupportJudgment
+from judging.rag.models.nuggets import Nugget, NuggetAssignment, NuggetChange
 from tests.factories import make_collection, make_user
 from tests.rag_campaign import rag_campaign
 from tests.rag_files import rag24

@@ -13,14 +13,15 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from config.api_errors import error_answer
-from judging.answers import selectors, services
-from judging.answers.forms import AnswerRunImportForm, MachineNuggetsForm
-from judging.answers.models import Answer, SupportLabel
 from judging.datasets.services import document_text_fetch
 from judging.models import ROLE_ADMIN, ROLE_ASSESSOR, Assignment, Collection, Document, Topic
-from judging.nuggets.models import AssignmentLabel, Nugget
-from judging.nuggets.services import assignments, machine
 from judging.permissions import admin_required, role_required, user_roles
+from judging.rag.forms import AnswerRunImportForm, MachineNuggetsForm
+from judging.rag.models.answers import Answer, SupportLabel
+from judging.rag.models.nuggets import AssignmentLabel, Nugget
+from judging.rag.selectors import answers as selectors
+from judging.rag.services import answers as services
+from judging.rag.services import assignments, machine
 
 assessor_or_admin = role_required(ROLE_ASSESSOR, ROLE_ADMIN)
 
@@ -80,7 +81,7 @@ def answers(request: HttpRequest, collection_id: int) -> HttpResponse:
         "runs": selectors.answer_runs(collection=collection),
         "topics": topics,
     }
-    return render(request, "judging/answers/answers.html", context, status=400 if problems else 200)
+    return render(request, "judging/rag/answers.html", context, status=400 if problems else 200)
 
 
 @admin_required
@@ -111,7 +112,7 @@ def topic_answers(request: HttpRequest, topic_id: int) -> HttpResponse:
     """A topic's answers for the assessor: blind numbers, their progress on each."""
     topic = topic_for(request, get_object_or_404(Topic.objects.select_related("collection"), pk=topic_id))
     rows = selectors.assessor_answers(topic=topic, assessor_id=request.user.id)
-    return render(request, "judging/answers/topic_answers.html", {"topic": topic, "rows": rows})
+    return render(request, "judging/rag/topic_answers.html", {"topic": topic, "rows": rows})
 
 
 def _answer(request: HttpRequest, answer_id: int) -> Answer:
@@ -137,7 +138,7 @@ def answer_judge(request: HttpRequest, answer_id: int) -> HttpResponse:
         "support_labels": SupportLabel.choices,
         **selectors.answer_for_judging(answer=answer, assessor_id=request.user.id),
     }
-    return render(request, "judging/answers/answer_judge.html", context)
+    return render(request, "judging/rag/answer_judge.html", context)
 
 
 def _answered(request: HttpRequest, answer: Answer, anchor: str, error: ValidationError | None = None):

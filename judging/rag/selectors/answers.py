@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 from django.db.models import Count, QuerySet
 
-from judging.answers.models import Answer, SupportJudgment
 from judging.models import Collection, Document, Run, Topic
-from judging.nuggets.models import Nugget, NuggetAssignment
+from judging.rag.models.answers import Answer, SupportJudgment
+from judging.rag.models.nuggets import Nugget, NuggetAssignment
 from judging.sources.selectors import answer_labels
 
 

@@ -8,7 +8,7 @@ from collections import defaultdict
 from django.db.models import QuerySet
 
 from judging.models import Collection, Topic
-from judging.nuggets.models import AssignmentAdjudication, Nugget, NuggetAssignment, NuggetChange, NuggetVote
+from judging.rag.models.nuggets import AssignmentAdjudication, Nugget, NuggetAssignment, NuggetChange, NuggetVote
 from judging.sources.models import SourceRole
 from judging.sources.selectors import answer_labels
 

@@ -1,6 +1,6 @@
 """A RAG run's answers (each a topic's sentences with citations into its references, which are the collection's
 documents) and the support of each (sentence, cited segment) judged. Defined in this feature package and imported by
-`judging.models`, so they are the judging app's models. Written only through `judging.answers.services`."""
+`judging.models`, so they are the judging app's models. Written only through `judging.rag.services.answers`."""
 
 from __future__ import annotations
 

@@ -8,8 +8,14 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
 from judging import signals
-from judging.answers.models import Answer
-from judging.nuggets.models import AssignmentAdjudication, AssignmentHistory, AssignmentLabel, Nugget, NuggetAssignment
+from judging.rag.models.answers import Answer
+from judging.rag.models.nuggets import (
+    AssignmentAdjudication,
+    AssignmentHistory,
+    AssignmentLabel,
+    Nugget,
+    NuggetAssignment,
+)
 
 PEOPLE_LABELS = (AssignmentLabel.SUPPORT, AssignmentLabel.PARTIAL, AssignmentLabel.NOT_SUPPORT)
 

@@ -15,15 +15,16 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.ids import IdField
-from judging.answers import selectors, services
-from judging.answers.models import Answer, SupportLabel
 from judging.jobs.api import job_accepted
 from judging.machines.models import MachineJudge
 from judging.models import ROLE_ADMIN, Assignment, Collection, Topic
-from judging.nuggets.models import AssignmentLabel, Importance, Nugget
-from judging.nuggets.services import assignments, machine
-from judging.nuggets.services import nuggets as edits
 from judging.permissions import IsAdmin, ReadsForResearchersWritesForAdmins, user_roles
+from judging.rag.models.answers import Answer, SupportLabel
+from judging.rag.models.nuggets import AssignmentLabel, Importance, Nugget
+from judging.rag.selectors import answers as selectors
+from judging.rag.services import answers as services
+from judging.rag.services import assignments, machine
+from judging.rag.services import nuggets as edits
 
 
 def _topic_allowed(request: Request, topic: Topic) -> None:

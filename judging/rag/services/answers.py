@@ -10,10 +10,10 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from judging import signals
-from judging.answers.core import ParsedAnswer, read_answers
-from judging.answers.models import Answer, SupportJudgment, SupportLabel
 from judging.imports.core.problems import limit
 from judging.models import Collection, Document, Topic
+from judging.rag.core.answers import ParsedAnswer, read_answers
+from judging.rag.models.answers import Answer, SupportJudgment, SupportLabel
 from judging.services.documents import documents_create
 from judging.services.runs import run_store
 from judging.services.topics import topics_create

@@ -1,6 +1,6 @@
 """A topic's nuggets with their history and importance votes, their assignments to answers, and the adjudication of
 assignments people disagree on. Defined in this feature package and imported by `judging.models`, so they are the
-judging app's models. Written only through `judging.nuggets.services`."""
+judging app's models. Written only through `judging.rag.services`."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from django.db.models import F, Max
 
 from judging import signals
 from judging.models import Topic
-from judging.nuggets.models import Importance, Nugget, NuggetChange, NuggetVote
+from judging.rag.models.nuggets import Importance, Nugget, NuggetChange, NuggetVote
 
 MAX_TEXT = 500
 

@@ -4,7 +4,7 @@ Names are pinned (those they had in `judging.tasks`), so queued messages and sto
 from celery import shared_task
 
 from judging.jobs import runner as jobs
-from judging.nuggets.services import machine as machine_nuggets
+from judging.rag.services import machine as machine_nuggets
 
 
 @shared_task(name="judging.tasks.nuggets_propose", acks_late=True)

@@ -9,14 +9,14 @@ from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
-from judging.answers.models import Answer
-from judging.answers.views import assessor_or_admin, topic_for
 from judging.models import Collection, Topic
-from judging.nuggets import selectors
-from judging.nuggets.models import AssignmentLabel, Importance, Nugget
-from judging.nuggets.services import assignments, machine
-from judging.nuggets.services import nuggets as edits
 from judging.permissions import admin_required
+from judging.rag.models.answers import Answer
+from judging.rag.models.nuggets import AssignmentLabel, Importance, Nugget
+from judging.rag.selectors import nuggets as selectors
+from judging.rag.services import assignments, machine
+from judging.rag.services import nuggets as edits
+from judging.rag.views.answers import assessor_or_admin, topic_for
 
 
 def _nugget(topic: Topic, value) -> Nugget:
@@ -74,7 +74,7 @@ def nuggets(request: HttpRequest, topic_id: int) -> HttpResponse:
         "passages": machine.relevant_passages(topic=topic, words=120),
         "answers": Answer.objects.filter(topic=topic).count(),
     }
-    return render(request, "judging/answers/nuggets.html", context)
+    return render(request, "judging/rag/nuggets.html", context)
 
 
 @admin_required
@@ -96,4 +96,4 @@ def nugget_adjudication(request: HttpRequest, collection_id: int) -> HttpRespons
         "disputes": selectors.assignment_disputes(collection=collection),
         "labels": [(v, label) for v, label in AssignmentLabel.choices if v != AssignmentLabel.FAILED],
     }
-    return render(request, "judging/answers/adjudication.html", context)
+    return render(request, "judging/rag/adjudication.html", context)

@@ -17,15 +17,13 @@ from concurrent.futures import ThreadPoolExecutor
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from judging.answers.models import Answer, SupportJudgment
-from judging.answers.services import support_record
 from judging.jobs import kinds as job_kinds
 from judging.jobs import runner as jobs
 from judging.machines.core.client import ChatClient
 from judging.machines.models import MachineJudge
 from judging.machines.providers import judge_budget, provider_of, server_config
 from judging.models import Document, Topic
-from judging.nuggets.core import (
+from judging.rag.core.nuggets import (
     assigned_labels,
     assignment_prompt,
     creation_prompt,
@@ -33,9 +31,11 @@ from judging.nuggets.core import (
     support_label,
     support_prompt,
 )
-from judging.nuggets.models import AssignmentLabel, Nugget, NuggetAssignment
-from judging.nuggets.services.assignments import assignments_record_machine
-from judging.nuggets.services.nuggets import nugget_create
+from judging.rag.models.answers import Answer, SupportJudgment
+from judging.rag.models.nuggets import AssignmentLabel, Nugget, NuggetAssignment
+from judging.rag.services.answers import support_record
+from judging.rag.services.assignments import assignments_record_machine
+from judging.rag.services.nuggets import nugget_create
 from judging.sources.selectors import counted_labels
 
 PROPOSE_TASK = "judging.tasks.nuggets_propose"

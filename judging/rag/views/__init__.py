@@ -1,0 +1,1 @@
+"""The RAG feature's pages: answers (answers) and a topic's nuggets (nuggets)."""
