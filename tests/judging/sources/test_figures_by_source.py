@@ -67,9 +67,14 @@ def test_every_figure_is_a_direct_count_of_the_labels_by_source(campaign):
     for (account, _, document), grade in labels.items():
         if document in pool and account in (*people, gold):
             by_person.setdefault(document, []).append(grade)
-    judged_by_people = set(by_person)
+    # Judged by people: a person's grade (a "cannot judge" is no grade); labelled only by machines: another
+    # source's grade and no person's.
+    judged_by_people = {d for d, grades in by_person.items() if any(g is not None for g in grades)}
     relevant = {d for d, grades in by_person.items() if max((g for g in grades if g is not None), default=-1) >= 1}
-    machines_only = {d for (a, _, d) in labels if d in pool and a in (machine, imported)} - judged_by_people
+    graded_by_others = {
+        d for (a, _, d), g in labels.items() if d in pool and a in (machine, imported) and g is not None
+    }
+    machines_only = graded_by_others - judged_by_people
 
     figures = role_clients()["admin"].get(f"/api/collections/{collection.id}/standing/").json()
     assert figures["pooled_items"] == len(pool)
