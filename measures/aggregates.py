@@ -19,6 +19,11 @@ class Aggregate:
     summed: bool = False  # a count: the run's value is the sum over topics, printed as an integer
     log_scale: bool = False  # combined on the log scale (a geometric mean); trec_eval lists it in the summary only
 
+    @property
+    def arithmetic(self) -> bool:
+        """The run's value is the plain mean of its topics' values (what an interval for a mean is of)."""
+        return not self.summed and not self.log_scale
+
     def scaled(self, value: float) -> float:
         """A topic's value on the scale the aggregate combines on."""
         return math.log(max(value, GMAP_FLOOR)) if self.log_scale else value
