@@ -4,6 +4,7 @@ agreement, comparisons and trial runs."""
 from django.urls import path
 
 from evaluation import api
+from evaluation.estimate import api as estimate
 from evaluation.nuggets import api as rag
 
 urlpatterns = [
@@ -11,6 +12,8 @@ urlpatterns = [
     path("recompute/", api.CollectionRecomputeView.as_view(), name="api-collection-recompute"),
     path("qrels/", api.QrelsExportView.as_view(), name="api-qrels"),
     path("results/", api.ResultsView.as_view(), name="api-results"),
+    path("estimate/", estimate.EstimateView.as_view(), name="api-estimate"),
+    path("estimate/draws/", estimate.TopicDrawsView.as_view(), name="api-estimate-draws"),
     path("rag-leaderboard/", rag.RagLeaderboard.as_view(), name="api-rag-leaderboard"),
     path("search-regressions/", api.SearchRegressionsView.as_view(), name="api-search-regressions"),
     path("results/export/", api.ResultsExportView.as_view(), name="api-results-export"),

@@ -10,6 +10,7 @@ class EvaluationConfig(AppConfig):
     def import_models(self) -> None:
         super().import_models()
         # The features' models are this app's, imported as Django imports the app's own (see `judging.apps`).
+        import evaluation.estimate.models
         import evaluation.nuggets.models
         import evaluation.online.models  # noqa: F401
 

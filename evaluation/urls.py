@@ -5,6 +5,7 @@ from django.urls import path
 from evaluation.agreement.views import heatmap as agreement
 from evaluation.agreement.views import reliability
 from evaluation.analysis.views import plots, runs, trial
+from evaluation.estimate import views as estimate
 from evaluation.machines import views as machines
 from evaluation.nuggets import views as rag
 from evaluation.online import views as online
@@ -22,6 +23,8 @@ urlpatterns = [
     path("<int:collection_id>/qrels/", leaderboard.qrels_download, name="qrels_download"),
     path("<int:collection_id>/results/", leaderboard.results_download, name="results_download"),
     path("<int:collection_id>/estimates/", leaderboard.estimates_download, name="estimates_download"),
+    path("<int:collection_id>/how-sure/", estimate.estimate_card, name="estimate"),
+    path("<int:collection_id>/how-sure/draw/", estimate.estimate_draw, name="estimate_draw"),
     path("<int:collection_id>/runs/<int:run_id>/", runs.run_detail, name="run"),
     path("<int:collection_id>/compare/", runs.compare, name="compare"),
     path("<int:collection_id>/curves/", runs.curves, name="curves"),

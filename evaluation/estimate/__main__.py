@@ -9,7 +9,7 @@ import json
 import sys
 
 from evaluation.cli.errors import reported
-from evaluation.estimate.core import DEFAULT_LEVEL, estimate_report
+from evaluation.estimate.core import DEFAULT_LEVEL, estimate_report, per_topic_values
 from measures import TREC_EVAL_VERSION, MeasureNameError, RunSet, TrecFormatError, TrecReader, evaluate, parse_measures
 from measures.trec_names import printed_name
 
@@ -45,15 +45,7 @@ def _measures(names: list[str]) -> dict:
 def _per_topic(reader: TrecReader, qrels, runs: RunSet, measures: dict, relevance_level: int) -> dict:
     """{run: {measure: {topic: value}}} over every topic of `qrels` (-c: a run missing a topic scores 0 on it)."""
     result = evaluate(qrels, runs, list(measures.values()), relevance_level=relevance_level, complete=True)
-    values = {}
-    for tag, run in result.runs.items():
-        rows = list(zip(run.topics, run.values, strict=True))
-        if run.missing_topics is not None:
-            rows += list(zip(run.missing_topics, run.missing_values, strict=True))
-        values[tag] = {
-            key: {reader.topic_name(t): float(row[column]) for t, row in rows} for column, key in enumerate(measures)
-        }
-    return values
+    return per_topic_values(result, list(measures), reader.topic_name, str)
 
 
 def main(argv: list[str] | None = None) -> int:

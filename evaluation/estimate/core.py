@@ -6,7 +6,7 @@ topics would separate a pair that is not. `python -m evaluation.estimate` prints
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from itertools import combinations
 
 import numpy as np
@@ -18,6 +18,21 @@ from measures.prediction_powered import Interval, classical_mean, holm, more_peo
 # {run: {measure: {topic: value}}}
 Values = Mapping[str, Mapping[str, Mapping[str, float]]]
 DEFAULT_LEVEL = 0.95
+
+
+def per_topic_values(result, measures: Sequence[str], topic_key: Callable, run_key: Callable) -> dict:
+    """{run: {measure: {topic: value}}} of an evaluation made with complete=True (trec_eval -c: a topic of the
+    qrels the run has no ranking for is in, scored as an empty ranking). `measures` names the evaluation's columns;
+    `topic_key` and `run_key` turn the engine's ids and tags into the report's."""
+    values: dict[Hashable, dict] = {}
+    for tag, run in result.runs.items():
+        rows = list(zip(run.topics, run.values, strict=True))
+        if run.missing_topics is not None:
+            rows += list(zip(run.missing_topics, run.missing_values, strict=True))
+        values[run_key(tag)] = {
+            name: {topic_key(t): float(row[column]) for t, row in rows} for column, name in enumerate(measures)
+        }
+    return values
 
 
 def not_a_mean(name: str, measure: Measure) -> str:

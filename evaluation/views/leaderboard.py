@@ -17,6 +17,7 @@ from evaluation.preferences import selectors as preference_results
 from evaluation.selectors import COVERAGE_MEASURE
 from judging import selectors as judging_selectors
 from judging.machines import selectors as machine_selectors
+from judging.machines.models import MachineJudge
 from judging.models import ROLE_ADMIN, ROLE_RESEARCHER, Collection
 from judging.permissions import role_required, sees_assessors
 from judging.preferences import selectors as preferring
@@ -64,6 +65,7 @@ def leaderboard(request: HttpRequest, collection_id: int) -> HttpResponse:
         rows = selectors.leaderboard(collection=collection, measures=measures, sort=sort, descending=descending)
     except ValueError as error:
         raise BadRequest(str(error)) from error
+    judges = list(MachineJudge.objects.filter(collection=collection))
     context = {
         "collection": collection,
         "collections": Collection.objects.order_by("name"),
@@ -78,7 +80,8 @@ def leaderboard(request: HttpRequest, collection_id: int) -> HttpResponse:
         "estimates": analysis_selectors.sampled_pool_estimates(collection=collection),
         "regressions": [r for r in analysis.search_regressions(collection=collection) if r["flagged"]],
         "by_preferences": preferring.by_preferences(collection),
-        "gullible": list(machine_selectors.gullible_machines(collection=collection).values()),
+        "machine_labelled": bool(judges),
+        "gullible": list(machine_selectors.gullible_machines(collection=collection, judges=judges).values()),
     }
     return render(request, "evaluation/leaderboard.html", context)
 

@@ -71,6 +71,8 @@ ENDPOINTS = [
     ("post", "/api/collections/{c}/recompute/", None, {ADMIN}),
     ("get", "/api/collections/{c}/qrels/", None, READERS),
     ("get", "/api/collections/{c}/results/", None, READERS),
+    ("get", "/api/collections/{c}/estimate/", None, READERS),
+    ("post", "/api/collections/{c}/estimate/draws/", {"count": 1}, {ADMIN}),
     ("get", "/api/collections/{c}/results/export/", None, READERS),
     ("get", "/api/collections/{c}/agreement/", None, READERS),
     ("get", "/api/collections/{c}/compare/?a=run0&b=run1", None, READERS),
