@@ -13,11 +13,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from evaluation.estimate import selectors, services
-from evaluation.estimate.core import DEFAULT_LEVEL
+from evaluation.estimate.core import DEFAULT_LEVEL, METHOD
 from judging.models import Collection
 from judging.permissions import IsAdmin, IsResearcherOrAdmin
-
-METHOD = "prediction-powered inference (PPI++: Angelopoulos, Duchi & Zrnic 2023), λ tuned per run and measure"
 
 
 class EstimateQuery(serializers.Serializer):

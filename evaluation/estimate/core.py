@@ -18,6 +18,7 @@ from measures.prediction_powered import Interval, classical_mean, holm, more_peo
 # {run: {measure: {topic: value}}}
 Values = Mapping[str, Mapping[str, Mapping[str, float]]]
 DEFAULT_LEVEL = 0.95
+METHOD = "prediction-powered inference (PPI++: Angelopoulos, Duchi & Zrnic 2023), λ tuned per run and measure"
 
 
 def per_topic_values(result, measures: Sequence[str], topic_key: Callable, run_key: Callable) -> dict:

@@ -3,6 +3,8 @@ leaderboard loads), and the admins' draw of topics for people to judge."""
 
 from __future__ import annotations
 
+import json
+
 from django.contrib import messages
 from django.core.exceptions import BadRequest, ValidationError
 from django.http import HttpRequest, HttpResponse
@@ -11,7 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from config.forms import service_errors_shown
 from evaluation.estimate import selectors, services
-from evaluation.estimate.core import DEFAULT_LEVEL
+from evaluation.estimate.core import DEFAULT_LEVEL, METHOD
 from evaluation.estimate.forms import DrawForm
 from evaluation.pages import researcher_collection
 from judging.machines.models import MachineJudge
@@ -101,3 +103,74 @@ def estimate_draw(request: HttpRequest, collection_id: int) -> HttpResponse:
     else:
         messages.info(request, "No topic is left to draw: people judged or were given every topic.")
     return redirect("judging:campaign_assignments", collection_id=collection.id)
+
+
+def _collection_estimate(request: HttpRequest, collection_id: int):
+    collection = researcher_collection(request, collection_id)
+    judge = selectors.estimate_judge(collection=collection, judge_id=_judge_id(request.GET.get("judge")))
+    level = _level(request.GET.get("level"))
+    return collection, (
+        selectors.collection_estimate(collection=collection, judge=judge, level=level) if judge else None
+    )
+
+
+@require_GET
+def estimate_pair(request: HttpRequest, collection_id: int) -> HttpResponse:
+    """The comparison page's difference interval for its two runs (a partial it loads): PPI on the per-topic
+    differences of `a` − `b` on `measure`."""
+    collection, estimate = _collection_estimate(request, collection_id)
+    tags = dict(collection.runs.values_list("id", "tag"))
+    a, b = (tags.get(int(v)) if (v := request.GET.get(k, "")).isdigit() else None for k in ("a", "b"))
+    measure = request.GET.get("measure", "")
+    pair = None
+    for row in estimate.report.get("pairs", []) if estimate else []:
+        if row["measure"] == measure and {row["a"], row["b"]} == {a, b}:
+            pair = row if row["a"] == a else _reversed(row)
+    context = {"collection": collection, "estimate": estimate, "pair": pair, "a": a, "b": b, "measure": measure}
+    if estimate is not None:
+        context["topics_left"] = estimate.topics - len(estimate.people_topics)
+    return render(request, "evaluation/_estimate_pair.html", context)
+
+
+def _reversed(row: dict) -> dict:
+    """The pair seen the other way round: b − a."""
+    flipped = {"a": row["b"], "b": row["a"]}
+    for key in ("difference", "low", "high"):
+        flipped[key] = None if row[key] is None else -row[key]
+    flipped["low"], flipped["high"] = flipped["high"], flipped["low"]
+    return row | flipped
+
+
+@require_GET
+def estimate_trust(request: HttpRequest, collection_id: int) -> HttpResponse:
+    """The machine-judge page's λ per measure (how much the estimate trusts the judge: 0 not at all, 1 fully), over
+    the runs (a partial it loads)."""
+    collection, estimate = _collection_estimate(request, collection_id)
+    trust = {}
+    for values in (estimate.report.get("runs", {}) if estimate else {}).values():
+        for measure, entry in values.items():
+            if entry["lambda"] is not None:
+                trust.setdefault(measure, []).append(entry["lambda"])
+    rows = [(m, min(v), sum(v) / len(v), max(v)) for m, v in trust.items()]
+    return render(request, "evaluation/_estimate_trust.html", {"collection": collection, "estimate": estimate,
+                                                                 "rows": rows})  # fmt: skip
+
+
+@require_GET
+def estimate_download(request: HttpRequest, collection_id: int) -> HttpResponse:
+    """The estimate as a JSON file, its provenance (method, judge, N, n, level, λ of each run and measure, whether
+    the sample was random) in the X-Provenance header as in every export."""
+    collection, estimate = _collection_estimate(request, collection_id)
+    if estimate is None:
+        raise BadRequest("no machine judge of this collection has labels to estimate from")
+    report = estimate.report
+    provenance = {
+        "collection": collection.name, "method": METHOD, "judge": estimate.judge.name, "level": estimate.level,
+        "topics": {"all": estimate.topics, "people": len(estimate.people_topics)}, "valid": estimate.valid,
+        "lambda": {run: {m: e["lambda"] for m, e in values.items()} for run, values in report.get("runs", {}).items()},
+    }  # fmt: skip
+    body = {"provenance": provenance, "exact": estimate.exact, "not_random": estimate.not_random, **report}
+    response = HttpResponse(json.dumps(body, allow_nan=False), content_type="application/json; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{collection.name}-estimate.json"'
+    response["X-Provenance"] = json.dumps(provenance, ensure_ascii=True)
+    return response

@@ -4,6 +4,7 @@ and the admins' draw, refused to the roles that may not."""
 
 from __future__ import annotations
 
+import json
 import random
 
 import numpy as np
@@ -125,3 +126,27 @@ def test_the_api_and_the_leaderboard_card_show_it_and_refuse_who_may_not(client)
     assert 'id="estimate-draw"' not in card  # a researcher reads; only admins draw
     board = client.get(f"/results/{collection.id}/").content.decode()
     assert 'id="estimate-slot"' in board
+
+
+def test_the_comparison_the_machine_page_and_the_download_carry_the_estimate(client):
+    collection, judge, truth, _ = _campaign()
+    drawn = services.topics_draw(collection=collection, count=5, rng=random.Random(2))
+    _judge_whole(make_user("assessor"), truth, {t.id for t in drawn})
+    a, b = collection.runs.order_by("tag")[:2]
+    client.force_login(make_user("researcher"))
+    pair = client.get(
+        f"/results/{collection.id}/how-sure/pair/", {"a": b.id, "b": a.id, "measure": "AP"}
+    ).content.decode()
+    report = selectors.collection_estimate(collection=collection, judge=judge).report
+    (row,) = [p for p in report["pairs"] if p["measure"] == "AP" and (p["a"], p["b"]) == (a.tag, b.tag)]
+    assert f"{b.tag} − {a.tag} on AP" in pair  # the page's own order: b − a, the interval mirrored
+    assert f"[{-row['high']:.4f}, {-row['low']:.4f}]" in pair
+    trust = client.get(f"/results/{collection.id}/how-sure/trust/", {"judge": judge.id}).content.decode()
+    assert 'id="estimate-trust-table"' in trust and 'data-measure="AP"' in trust
+    download = client.get(f"/results/{collection.id}/how-sure/estimate.json", {"level": "0.9"})
+    provenance = json.loads(download["X-Provenance"])
+    assert provenance["level"] == 0.9 and provenance["topics"] == {"all": 12, "people": 5} and provenance["valid"]
+    assert "PPI++" in provenance["method"] and 0 <= provenance["lambda"]["run0"]["AP"] <= 1
+    assert json.loads(download.content)["runs"]["run0"]["AP"]["lambda"] == provenance["lambda"]["run0"]["AP"]
+    client.force_login(make_user("assessor"))
+    assert client.get(f"/results/{collection.id}/how-sure/estimate.json").status_code == 403
