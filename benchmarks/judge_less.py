@@ -60,7 +60,7 @@ def demo_campaign():
     django.setup()
     from types import SimpleNamespace
 
-    from judging.demo.corpus import TOPICS, _simulated_grade, demo_runs, harvest_docstrings
+    from judging.demo.corpus import TOPICS, demo_runs, harvest_docstrings, simulated_grade
 
     documents = harvest_docstrings()
     ids = {d["docno"]: i for i, d in enumerate(documents)}
@@ -76,7 +76,7 @@ def demo_campaign():
     rng = random.Random(0)
     qrels = {
         topic: {
-            i: _simulated_grade(title, SimpleNamespace(docno=documents[i]["docno"], body=documents[i]["body"]), rng, 0)
+            i: simulated_grade(title, SimpleNamespace(docno=documents[i]["docno"], body=documents[i]["body"]), rng, 0)
             for i in range(len(documents))
         }
         for topic, title in titles.items()

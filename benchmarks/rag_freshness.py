@@ -44,8 +44,8 @@ def build(topics: int, runs: int):
 
     from evaluation import services as evaluation_services
     from judging import services
-    from judging.rag.services.answers import answer_runs_import
     from judging.models import Collection
+    from judging.rag.services.answers import answer_runs_import
     from judging.rag.services.nuggets import nugget_create
 
     Collection.objects.filter(name="rag-freshness").delete()
@@ -83,8 +83,8 @@ def build(topics: int, runs: int):
 
 def load(collection, args, seconds: float) -> dict:
     from evaluation.models import AnswerTopicState, TopicState
-    from judging.rag.models.answers import Answer
     from judging.models import PoolItem
+    from judging.rag.models.answers import Answer
     from judging.rag.models.nuggets import Nugget
 
     sys.setswitchinterval(0.0002)

@@ -71,7 +71,15 @@ def _shown(estimate) -> dict:
         needed = pair["more_topics_needed"]
         pair["beyond"] = needed is not None and needed > left
     wanted = [p["more_topics_needed"] for p in pairs if p["more_topics_needed"] and not p["beyond"]]
+    reasons: list[str] = []
+    for values in report["runs"].values():
+        for entry in values.values():
+            if entry.get("reason"):
+                if entry["reason"] not in reasons:
+                    reasons.append(entry["reason"])
+                entry["note"] = reasons.index(entry["reason"]) + 1
     return {
+        "reasons": reasons,
         "measures": measures,
         "rows": [(run, [values[m] for m in measures]) for run, values in report["runs"].items()],
         "pairs": pairs[:PAIRS_SHOWN],

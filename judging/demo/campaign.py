@@ -9,7 +9,7 @@ import random
 from django.db import transaction
 
 from judging import services
-from judging.demo.corpus import TOPICS, _simulated_grade, demo_runs, harvest_docstrings, tokens
+from judging.demo.corpus import TOPICS, demo_runs, harvest_docstrings, simulated_grade, tokens
 from judging.machines import services as machine_judges
 from judging.machines.core import embedding
 from judging.machines.models import MachineProvider
@@ -86,7 +86,7 @@ def demo_create(*, judged_share: float = 0.6) -> Collection:
                     assessor=users[name],
                     topic=topic,
                     document=by_id[item.document_id],
-                    grade=_simulated_grade(topic.title, by_id[item.document_id], rng, noise),
+                    grade=simulated_grade(topic.title, by_id[item.document_id], rng, noise),
                     seconds_spent=rng.uniform(4, 30),
                 )
     # The best offline judge this install has labels the whole pool, so the machine-judge pages show from the first

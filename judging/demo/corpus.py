@@ -164,7 +164,7 @@ def demo_runs(documents: list[dict], depth: int = 50) -> dict[str, dict[str, dic
     return runs
 
 
-def _simulated_grade(topic_title: str, document: Document, rng: random.Random, noise: float) -> int:
+def simulated_grade(topic_title: str, document: Document, rng: random.Random, noise: float) -> int:
     """A plausible grade from term overlap, with assessor-specific noise, so the demo has metrics and agreement."""
     terms = set(tokens(topic_title))
     name_hits = len(terms & set(tokens(document.docno.replace(".", " "))))

@@ -5,6 +5,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
+from evaluation.estimate.demo import demo_topics_drawn
 from evaluation.online.demo import demo_search_log_create
 from judging.demo import DEMO_NAME, DEMO_USERS, demo_create
 from judging.models import Collection
@@ -33,6 +34,7 @@ class Command(BaseCommand):
             self.stdout.write("Loading the demo collection (Python docstrings, 10 topics, 4 runs and 2 RAG runs)...")
             collection = demo_create()
             search_log = demo_search_log_create(collection=collection)
+            demo_topics_drawn(collection=collection)
             self.stdout.write(
                 self.style.SUCCESS(
                     f"Demo ready: {collection.documents.count()} documents, {collection.topics.count()} topics, "
