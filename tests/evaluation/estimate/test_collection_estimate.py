@@ -150,3 +150,14 @@ def test_the_comparison_the_machine_page_and_the_download_carry_the_estimate(cli
     assert json.loads(download.content)["runs"]["run0"]["AP"]["lambda"] == provenance["lambda"]["run0"]["AP"]
     client.force_login(make_user("assessor"))
     assert client.get(f"/results/{collection.id}/how-sure/estimate.json").status_code == 403
+
+
+def test_a_collection_whose_people_judged_no_topic_whole_says_what_to_do(client):
+    collection, judge, truth, _ = _campaign(topics=5)
+    some = {key: grade for key, grade in truth.items() if key[1] % 2}  # half of every pool, no topic whole
+    person = make_user("assessor")
+    judging.judgments_record_bulk(labels={(person, t, d): g for (t, d), g in some.items()})
+    client.force_login(make_user("admin"))
+    card = client.get(f"/results/{collection.id}/how-sure/").content.decode()
+    assert 'data-estimate="too-few"' in card and "People have judged 0 topics whole" in card
+    assert 'id="estimate-draw"' in card
