@@ -59,6 +59,17 @@ def settings_write(*, collection, changes: dict) -> set[str]:
     return changed
 
 
+def settings_applied(row, values: dict) -> set[str]:
+    """Sets on a feature's settings row each of `values` that differs and checks the row (ValidationError naming
+    the field); returns the names that changed. The feature's service saves the row when any did."""
+    changed = {name for name, value in values.items() if getattr(row, name) != value}
+    for name in changed:
+        setattr(row, name, values[name])
+    if changed:
+        row.full_clean()
+    return changed
+
+
 def settings_read(*, collection) -> dict:
     """Every installed feature's settings of the collection, by name (`settings_readers`)."""
     values: dict = {}

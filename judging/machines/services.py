@@ -24,6 +24,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from config.core.secrets import secret_name_problem
+from judging import plugins
 from judging.core.identifiers import identifier, identifier_problem
 from judging.jobs import kinds as job_kinds
 from judging.jobs import runner as jobs
@@ -569,11 +570,8 @@ def verification_settings_update(*, collection: Collection, changes: dict) -> se
     if "verification_judge" in values:
         values["verification_judge"] = _verified_judge(collection, values["verification_judge"])
     row = verification_settings(collection)
-    changed = {name for name, value in values.items() if getattr(row, name) != value}
+    changed = plugins.settings_applied(row, values)
     if changed:
-        for name in changed:
-            setattr(row, name, values[name])
-        row.full_clean()
         row.save()
     return changed
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 
+from judging import plugins
 from judging.models import Assignment, Document, PoolItem, Topic
 from judging.preferences.models import Preference, PreferenceHistory, PreferenceOutcome
 from judging.preferences.selectors import SETTINGS, preference_settings
@@ -87,11 +88,7 @@ def preference_settings_update(*, collection, changes: dict) -> set[str]:
     """Takes the judging mode and tournament size out of `changes` and stores them in the collection's row (made on
     the first change); ValidationError names the field. Returns the names whose value changed."""
     row = preference_settings(collection)
-    values = {name: changes.pop(name) for name in SETTINGS if name in changes}
-    changed = {name for name, value in values.items() if getattr(row, name) != value}
+    changed = plugins.settings_applied(row, {name: changes.pop(name) for name in SETTINGS if name in changes})
     if changed:
-        for name in changed:
-            setattr(row, name, values[name])
-        row.full_clean()
         row.save()
     return changed
