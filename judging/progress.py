@@ -101,7 +101,7 @@ def campaign_progress(*, collection: Collection, now: datetime | None = None) ->
         .annotate(n=Count("id"), low=Min("grade"), high=Max("grade"), pooled=Exists(pooled))
         .values_list("topic_id", "document_id", "n", "low", "high", "pooled")
     )
-    filled = Counter()
+    filled, items_judged = Counter(), 0
     for topic_id, document_id, n, low, high, in_pool in items.iterator(chunk_size=10_000):
         topic = topics[topic_id]
         settled = (topic_id, document_id) in adjudicated
@@ -110,6 +110,7 @@ def campaign_progress(*, collection: Collection, now: datetime | None = None) ->
         if in_pool:  # imported labels outside the pool are no pool work done
             topic.complete += settled or n >= k
             filled[topic_id] += k if settled else min(n, k)
+            items_judged += 1  # a pooled item with a grade that counts: `sources.judged`, from the rows read here
     assessors = _assessor_progress(collection, topics, now)
     needed = sum(t.pool_size for t in topics.values()) * k
     remaining = needed - sum(filled.values())
@@ -130,7 +131,7 @@ def campaign_progress(*, collection: Collection, now: datetime | None = None) ->
         cannot_judge=sources.counted_labels(collection=collection).filter(grade__isnull=True).count(),
         last_hour=last_hour,
         items=sum(t.pool_size for t in topics.values()),
-        items_judged=sources.judged_count(collection=collection),
+        items_judged=items_judged,
         items_complete=sum(t.complete for t in topics.values()),
         needed=needed,
         remaining=remaining,
