@@ -153,7 +153,7 @@ def test_the_comparison_the_machine_page_and_the_download_carry_the_estimate(cli
 
 
 def test_a_collection_whose_people_judged_no_topic_whole_says_what_to_do(client):
-    collection, judge, truth, _ = _campaign(topics=5)
+    collection, _, truth, _ = _campaign(topics=5)
     some = {key: grade for key, grade in truth.items() if key[1] % 2}  # half of every pool, no topic whole
     person = make_user("assessor")
     judging.judgments_record_bulk(labels={(person, t, d): g for (t, d), g in some.items()})
