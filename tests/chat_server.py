@@ -91,6 +91,24 @@ class ChatServer(ThreadingHTTPServer):
         found = len(sentence & passage)
         return "Full." if found == len(sentence) else "Partially." if found else "None."
 
+    def completion(self, body: dict) -> dict:
+        """A chat completion's answer to a request's body, as the prompt asks."""
+        prompt = body["messages"][0]["content"]
+        if prompt.rstrip().endswith("Nuggets:"):
+            content = self.nuggets_answer(prompt)
+        elif prompt.rstrip().endswith("Labels:"):
+            content = self.labels_answer(prompt)
+        elif prompt.rstrip().endswith("Support:"):
+            content = self.support_answer(prompt)
+        elif "Passages:" in prompt:
+            content = self.batch_answer(prompt)
+        else:
+            content = f"##final score: {self.grade_for(prompt)}"
+        return {
+            "choices": [{"message": {"role": "assistant", "content": content}}],
+            "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": 4},
+        }
+
     def _noisy(self, grade: int) -> int:
         with self.lock:
             if self.random.random() < self.noise:
@@ -151,22 +169,7 @@ class _Handler(BaseHTTPRequestHandler):
             if fault == "empty":
                 self._send(json.dumps({"choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 0}}).encode())
                 return
-            prompt = body["messages"][0]["content"]
-            if prompt.rstrip().endswith("Nuggets:"):
-                content = server.nuggets_answer(prompt)
-            elif prompt.rstrip().endswith("Labels:"):
-                content = server.labels_answer(prompt)
-            elif prompt.rstrip().endswith("Support:"):
-                content = server.support_answer(prompt)
-            elif "Passages:" in prompt:
-                content = server.batch_answer(prompt)
-            else:
-                content = f"##final score: {server.grade_for(prompt)}"
-            answer = {
-                "choices": [{"message": {"role": "assistant", "content": content}}],
-                "usage": {"prompt_tokens": len(body["messages"][0]["content"].split()), "completion_tokens": 4},
-            }
-            self._send(json.dumps(answer).encode())
+            self._send(json.dumps(server.completion(body)).encode())
         finally:
             with server.lock:
                 server.active -= 1

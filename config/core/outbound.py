@@ -305,15 +305,18 @@ def call(
     timeout: float,
     max_bytes: int = MAX_REPLY_BYTES,
     abort: threading.Event | None = None,
+    files: dict | None = None,
+    data: dict | None = None,
 ) -> Answer:
-    """One request (a JSON body and query parameters where given), its reply read within `timeout` seconds in
-    all. A 2xx's body is read up to `max_bytes`; an error's up to ERROR_BODY_BYTES (for the caller to take a short
-    message from, or not)."""
+    """One request (a JSON body, or a multipart form of `data` fields and `files` as httpx takes them, and query
+    parameters where given), its reply read within `timeout` seconds in all. A 2xx's body is read up to
+    `max_bytes`; an error's up to ERROR_BODY_BYTES (for the caller to take a short message from, or not)."""
     answer = Answer()
+    body = {"json": json} if files is None else {"files": files, "data": data}
     try:
         with (
             _bounded(time.monotonic() + timeout, abort),
-            client.stream(method, url, json=json, params=params, headers=headers or {}, timeout=timeout) as response,
+            client.stream(method, url, params=params, headers=headers or {}, timeout=timeout, **body) as response,
         ):
             answer.status = response.status_code
             if response.is_redirect or 300 <= response.status_code < 400:

@@ -84,6 +84,11 @@ class Budget:
             self.spent_requests += 1
             return True
 
+    def give_back(self, requests: int) -> None:
+        """Calls taken and never made (a batch file the server refused): no longer counted."""
+        with self._lock:
+            self.spent_requests = max(0, self.spent_requests - requests)
+
     def spend(self, prompt_tokens: int, completion_tokens: int) -> None:
         with self._lock:
             self.spent_tokens += prompt_tokens + completion_tokens

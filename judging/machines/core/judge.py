@@ -22,7 +22,7 @@ from concurrent.futures import TimeoutError as StillWaiting
 from dataclasses import dataclass, field
 
 from judging.machines.core.cache import ReplyCache
-from judging.machines.core.client import ChatClient
+from judging.machines.core.client import ChatClient, ServerConfig
 from judging.machines.core.prompts import PromptReplyError, Template, batch_grades, grade_of, render, render_batch
 
 BATCH_SIZE = 20
@@ -55,6 +55,8 @@ class PairResult:
     cached: bool = False
     budget_spent: bool = False  # refused because the run's budget is spent: no call was made
     votes: tuple[int, ...] | None = None  # each sample's grade, when the pair was asked more than once
+    batch: str | None = None  # the server's batch that answered it (the Batch API), and its line's custom_id
+    custom_id: str | None = None
 
 
 def majority(votes) -> int:
@@ -75,15 +77,19 @@ class JudgeRun:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     budget_spent: bool = False  # some pair was refused because the budget is spent
+    batches: list[dict] | None = None  # the Batch API's batches, as the server last said: {"id", "status", ...}
 
     def as_dict(self) -> dict:
-        return {
+        out = {
             "labels": self.labels,
             "failures": self.failures,
             "requests": self.requests,
             "cached": self.cached,
             "tokens": {"prompt": self.prompt_tokens, "completion": self.completion_tokens},
         }
+        if self.batches is not None:
+            out["batches"] = self.batches
+        return out
 
     def add(self, result: PairResult) -> None:
         self.cached += result.cached
@@ -130,14 +136,16 @@ class _Calls:
 
 
 @dataclass
-class _Asking:
+class Asking:
     """How one run asks: the template, the texts, the client and its cache; `ask` answers one group of pairs (a
-    pair, or up to BATCH_SIZE of a topic's) from the cache where every pair is there, else by one call."""
+    pair, or up to BATCH_SIZE of a topic's) from the cache where every pair is there, else by one call. The batch
+    mode (core/batches.py) renders and reads through the same one, with no chat client (`config` says what a
+    reply depends on)."""
 
     topics: Mapping[str, TopicText]
     documents: Mapping[str, str]
     template: Template
-    client: ChatClient
+    client: ChatClient | None
     cache: ReplyCache
     scale: tuple[int, int]
     mapping: Mapping | None
@@ -146,19 +154,27 @@ class _Asking:
     samples: int = 1
     calls: _Calls = field(default_factory=_Calls)
     halted: threading.Event = field(default_factory=threading.Event)  # the caller raised: start no more calls
+    config: ServerConfig | None = None  # the server's, when there is no client
 
     def key(self, topic_id: str, docno: str) -> str:
         version = self.template.version + (f"/samples-{self.samples}" if self.samples > 1 else "")
-        return ReplyCache.key(self.client.config.identity(), version, topic_id, docno)
+        return ReplyCache.key((self.config or self.client.config).identity(), version, topic_id, docno)
+
+    def unknown(self, topic_id: str, docno: str) -> PairResult | None:
+        """The failure of a pair whose topic or document the run has no text of, else None."""
+        if topic_id in self.topics and docno in self.documents:
+            return None
+        reason = "unknown topic" if topic_id not in self.topics else "unknown document"
+        return PairResult(topic_id, docno, None, reason, None)
 
     def ask(self, group: list[tuple[str, str]]) -> list[PairResult] | None:
         if self.halted.is_set() or self.client.abort.is_set():
             return None
         results, missing = [], []
         for topic_id, docno in group:
-            if topic_id not in self.topics or docno not in self.documents:
-                reason = "unknown topic" if topic_id not in self.topics else "unknown document"
-                results.append(PairResult(topic_id, docno, None, reason, None))
+            unknown = self.unknown(topic_id, docno)
+            if unknown is not None:
+                results.append(unknown)
                 continue
             stored = self.cache.get(self.key(topic_id, docno))
             if stored is not None:
@@ -256,11 +272,11 @@ def judge_pairs(
     `samples` > 1 asks each pair that many times (batch "pair" only)."""
     if samples > 1 and batch != "pair":
         raise ValueError("samples need one pair a call (batch 'pair')")
-    asking = _Asking(
+    asking = Asking(
         topics, documents, template, client, cache, scale or template.scale, mapping, budget_words, batch, samples
     )  # fmt: skip
     run = JudgeRun()
-    groups = iter(_groups(list(dict.fromkeys(pairs)), batch))
+    groups = iter(request_groups(list(dict.fromkeys(pairs)), batch))
     width = max(1, concurrency)
     stop = stop or (lambda: False)
     with ThreadPoolExecutor(max_workers=width) as pool:
@@ -299,7 +315,7 @@ def _waited(future, stop: Stop, abort: threading.Event):
                 abort.set()
 
 
-def _groups(todo: list[tuple[str, str]], batch: str) -> list[list[tuple[str, str]]]:
+def request_groups(todo: list[tuple[str, str]], batch: str) -> list[list[tuple[str, str]]]:
     if batch != "topic":
         return [[pair] for pair in todo]
     by_topic: dict[str, list[tuple[str, str]]] = {}
