@@ -7,14 +7,18 @@ the imports read. With the same --cache, a rerun sends no request for a pair alr
 
 Prints {"labels": [{"topic", "docno", "grade", "explanation"}], "failures": [{"topic", "docno", "reason"}],
 "requests": N, "cached": N, "tokens": {"prompt": N, "completion": N}}; with --samples K each label carries its
-"votes"; with --probes N, "probes": {"keyword_stuffing": {"tried", "flipped", ...}, "instruction_injection": {...},
-"length": {...}}, where "flipped" counts probes labelled relevant (grade >= --threshold) whose source pair the
-judge labelled not relevant. Exit status 0 when every pair was labelled, 1 when some failed, 2 on bad input.
+"votes"; with --batch-api (OpenAI's Batch API: request files uploaded, batches polled, answers read back; see
+judging/machines/core/batches.py) "requests" counts the lines sent and "batches": [{"id", "status", "requests",
+"completed", "failed"}] is added; with --probes N, "probes": {"keyword_stuffing": {"tried", "flipped", ...},
+"instruction_injection": {...}, "length": {...}}, where "flipped" counts probes labelled relevant (grade >=
+--threshold) whose source pair the judge labelled not relevant. Exit status 0 when every pair was labelled, 1 when
+some failed, 2 on bad input.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -25,6 +29,8 @@ from judging.imports.core.documents import parse_documents
 from judging.imports.core.problems import Problems
 from judging.imports.core.topics import parse_topics
 from judging.machines.core import embedding
+from judging.machines.core.batch_api import BatchApi
+from judging.machines.core.batches import MAX_BYTES, MAX_REQUESTS, BatchLimits, judge_in_batches
 from judging.machines.core.cache import ReplyCache
 from judging.machines.core.client import Budget, ChatClient, ServerConfig
 from judging.machines.core.judge import SAMPLING_TEMPERATURE, JudgeRun, PairResult, TopicText, judge_pairs
@@ -77,6 +83,12 @@ def _parser() -> argparse.ArgumentParser:
         default="pair",
         help="pair: one call per pair; topic: one call per topic's documents (up to 20), JSON ratings back",
     )
+    parser.add_argument(
+        "--batch-api", action="store_true", help="chat: send the requests as batch jobs (POST /files, /batches)"
+    )
+    parser.add_argument("--batch-max-requests", type=int, default=MAX_REQUESTS, help="lines in one batch file")
+    parser.add_argument("--batch-max-bytes", type=int, default=MAX_BYTES, help="bytes in one batch file")
+    parser.add_argument("--poll-seconds", type=float, default=60.0, help="--batch-api: look at a batch this seldom")
     parser.add_argument("--cache", type=Path, help="a folder keeping every reply (reruns send no request twice)")
     parser.add_argument(
         "--api-key-env", help="the WORKBENCH_SECRET_* environment variable holding the API key (never the key)"
@@ -129,7 +141,17 @@ def _chat(args, pairs, topics, documents, template, scale) -> JudgeRun:
         requests_per_minute=args.requests_per_minute,
         temperature=SAMPLING_TEMPERATURE if args.samples > 1 else 0.0,
     )
-    client = ChatClient(config, budget=Budget(requests=args.budget_requests, tokens=args.budget_tokens))
+    budget = Budget(requests=args.budget_requests, tokens=args.budget_tokens)
+    if args.batch_api:
+        api = BatchApi(config)
+        limits = BatchLimits(args.batch_max_requests, args.batch_max_bytes, args.poll_seconds)
+        with contextlib.closing(api):
+            return judge_in_batches(
+                pairs, topics=topics, documents=documents, template=template, api=api, cache=ReplyCache(args.cache),
+                scale=args.scale, budget_words=args.budget_words, batch=args.batch, samples=args.samples,
+                limits=limits, budget=budget,
+            )  # fmt: skip
+    client = ChatClient(config, budget=budget)
     return judge_pairs(
         pairs,
         topics=topics,
@@ -210,6 +232,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.samples < 1 or args.samples > 10:
         print("error: --samples: ask 1 to 10 times per pair", file=sys.stderr)
+        return 2
+    if args.batch_max_requests < 1 or args.batch_max_bytes < 1024 or args.poll_seconds <= 0:
+        print("error: --batch-max-requests, --batch-max-bytes (at least 1024) and --poll-seconds must be positive",
+              file=sys.stderr)  # fmt: skip
         return 2
     try:
         template = _template(args.prompt, args.scale)

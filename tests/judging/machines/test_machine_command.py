@@ -61,3 +61,30 @@ def test_the_embedding_judge_labels_every_pair_offline(tmp_path):
     done = _run(tmp_path, "--provider", "embedding")
     assert done.returncode == 0, done.stderr
     assert len(json.loads(done.stdout)["labels"]) == len(QRELS)
+
+
+def test_with_the_batch_api_it_prints_the_online_json_and_the_batches(tmp_path):
+    from tests.batch_server import batch_server
+
+    with batch_server(QRELS, noise=0.3, seed=5) as server:
+        server.max_lines = 20
+        options = ("--base-url", server.base_url, "--model", "m", "--samples", "3")
+        batched = _run(tmp_path, *options, "--batch-api", "--batch-max-requests", "20", "--poll-seconds", "0.05")
+        assert batched.returncode == 0, batched.stderr
+        result = json.loads(batched.stdout)
+    assert result["requests"] == 3 * len(QRELS) and [b["requests"] for b in result["batches"]] == [20, 20, 8]
+    assert all(b["status"] == "completed" and b["completed"] + b["failed"] <= b["requests"] for b in result["batches"])
+    assert len(result["labels"]) == len(QRELS) and all(len(label["votes"]) == 3 for label in result["labels"])
+    assert set(result) == {"labels", "failures", "requests", "cached", "tokens", "batches"}
+
+
+def test_with_the_batch_api_a_pair_that_failed_gives_exit_status_1(tmp_path):
+    from judging.machines.core.batches import custom_id
+    from tests.batch_server import batch_server
+
+    with batch_server(QRELS) as server:
+        server.line_faults = {custom_id([("1", "d0")], 0): "400"}
+        done = _run(tmp_path, "--base-url", server.base_url, "--model", "m", "--batch-api", "--poll-seconds", "0.05")
+    assert done.returncode == 1, done.stderr
+    [failure] = json.loads(done.stdout)["failures"]
+    assert failure["topic"] == "1" and failure["docno"] == "d0" and failure["reason"].startswith("HTTP 400")
