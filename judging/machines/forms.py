@@ -70,7 +70,8 @@ class MachineJudgeForm(forms.ModelForm):
             "name", "provider", "members", "combine", "base_url", "model", "api_key_env", "prompt", "template",
             "template_max_grade", "scale_map", "batch", "samples", "concurrency", "requests_per_minute", "timeout",
             "retries", "price_prompt", "price_completion", "budget_requests", "budget_tokens", "budget_money",
-            "budget_words", "model_family",
+            "budget_words", "model_family", "batch_api", "batch_max_requests", "batch_max_bytes", "batch_poll_seconds",
+            "batch_discount",
         ]  # fmt: skip
         help_texts = {
             "api_key_env": "The name of a WORKBENCH_SECRET_* variable the operator set (e.g. WORKBENCH_SECRET_OPENAI), "

@@ -73,6 +73,27 @@ class MachineJudge(models.Model):
     price_completion = models.DecimalField(
         max_digits=10, decimal_places=6, null=True, blank=True, help_text="What 1,000 completion tokens cost."
     )
+    batch_api = models.BooleanField(
+        default=False, db_default=False,
+        help_text="Send the requests as batch jobs (OpenAI's Batch API, vLLM's server): at the batch price, answered "
+        "within the completion window (24 h).",
+    )  # fmt: skip
+    batch_max_requests = models.PositiveIntegerField(
+        default=50_000, db_default=50_000, validators=[MinValueValidator(1)], help_text="Requests in one batch file."
+    )
+    batch_max_bytes = models.PositiveBigIntegerField(
+        default=200_000_000, db_default=200_000_000, validators=[MinValueValidator(1024)],
+        help_text="Bytes in one batch file.",
+    )  # fmt: skip
+    batch_poll_seconds = models.FloatField(
+        default=60.0, db_default=60.0, validators=[MinValueValidator(0.01), MaxValueValidator(3600)],
+        help_text="Look at a batch under way at most this often.",
+    )  # fmt: skip
+    batch_discount = models.DecimalField(
+        max_digits=5, decimal_places=2, default=50, db_default=50,
+        validators=[MinValueValidator(0), MaxValueValidator(100)],
+        help_text="What the server takes off its prices for batch requests, in percent (OpenAI: 50).",
+    )  # fmt: skip
     version = models.PositiveIntegerField(default=1)
     configuration = models.CharField(max_length=64, blank=True, help_text="Hash of what a reply depends on.")
     probes = models.JSONField(
@@ -99,6 +120,34 @@ class MachineJudge(models.Model):
         return f"{self.name} (v{self.version})"
 
 
+class MachineBatch(models.Model):
+    """A batch a judge's run sent through the Batch API, as the server last said: kept so that a restarted worker
+    polls it instead of sending its lines again, and read back once (`collected`). Written only through
+    `judging.machines.services`."""
+
+    judge = models.ForeignKey(MachineJudge, on_delete=models.CASCADE, related_name="batches")
+    configuration = models.CharField(max_length=64)
+    run_job = models.ForeignKey("Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    server_id = models.CharField(max_length=200, help_text="The server's id of the batch.")
+    round = models.PositiveSmallIntegerField(default=1)
+    custom_ids = models.JSONField(default=list, help_text="The custom_id of each request line of its file.")
+    status = models.CharField(max_length=20, default="validating")
+    output_file_id = models.CharField(max_length=200, blank=True)
+    error_file_id = models.CharField(max_length=200, blank=True)
+    completed = models.PositiveIntegerField(default=0)
+    failed = models.PositiveIntegerField(default=0)
+    errors = models.CharField(max_length=300, blank=True)
+    collected = models.BooleanField(default=False, help_text="Its answers were read back and kept.")
+    polled_at = models.DateTimeField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["judge", "server_id"], name="machine_batch_unique_server_id")]
+
+    def __str__(self) -> str:
+        return f"{self.server_id} ({self.status})"
+
+
 class MachineReply(models.Model):
     """One pair's answer from a machine judge under one configuration: the reply cache (a rerun, a crash or a killed
     worker never pays for a pair twice) and the provenance kept beside the judgment it gave: the raw reply, tokens
@@ -120,6 +169,11 @@ class MachineReply(models.Model):
         help_text="The run (Job) that asked for it: what its budget and limit count when its worker dies and it runs "
         "again.",
     )  # fmt: skip
+    batch = models.ForeignKey(
+        MachineBatch, null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+        help_text="The batch that answered it, when the judge used the Batch API (its price is the batch price).",
+    )  # fmt: skip
+    custom_id = models.CharField(max_length=80, blank=True, help_text="Its request line's id in the batch.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from urllib.parse import urlparse
 
 from django.core.exceptions import ValidationError
@@ -21,6 +21,8 @@ from django.core.exceptions import ValidationError
 from config.core.outbound import url_problem
 from config.core.secrets import secret_name_problem
 from judging.machines.core import embedding
+from judging.machines.core.batch_api import BatchApi
+from judging.machines.core.batches import BatchLimits, BatchUnderWay, Ledger, judge_in_batches
 from judging.machines.core.cache import ReplyCache
 from judging.machines.core.client import Budget, ChatClient, ServerConfig
 from judging.machines.core.judge import SAMPLING_TEMPERATURE, PairResult, TopicText, judge_pairs
@@ -59,6 +61,15 @@ class RunSpent:
 
 
 @dataclass(frozen=True)
+class BatchWork:
+    """What a run through the Batch API keeps its batches in, and what earlier attempts of it left under way."""
+
+    ledger: Ledger
+    resumed: Sequence[BatchUnderWay] = ()
+    tries: Mapping[str, int] = field(default_factory=dict)  # custom_id -> sends that came back unanswered
+
+
+@dataclass(frozen=True)
 class Pairs:
     """What a run asks about: (topic id, document id) pairs, the texts of their topics and documents, the prompt."""
 
@@ -67,6 +78,7 @@ class Pairs:
     documents: dict[str, str]
     template: Template
     spent: RunSpent = RunSpent()  # what earlier attempts of the same run stored: the budget counts it
+    batch_work: BatchWork | None = None  # a judge with `batch_api`: where its batches are kept
 
 
 @dataclass(frozen=True)
@@ -134,11 +146,19 @@ def server_config(judge: MachineJudge, *, preview: bool = False) -> ServerConfig
     )
 
 
+def price_factor(judge: MachineJudge) -> float:
+    """What the judge's calls cost of its prices: the batch price (less `batch_discount` percent) through the Batch
+    API, else the whole price."""
+    return 1 - float(judge.batch_discount or 0) / 100 if judge.batch_api else 1.0
+
+
 def judge_budget(judge: MachineJudge, spent: RunSpent = RunSpent()) -> Budget:
-    """A run's budget: the judge's limits of calls, tokens and money (at its prices), less what earlier attempts of
-    the run `spent` (a killed worker's run, started again, never pays twice). Each stored reply counts as `samples`
-    calls: one call answering a whole batch counts as more, so a restarted run stops early rather than late."""
-    prices = (float(judge.price_prompt or 0), float(judge.price_completion or 0))
+    """A run's budget: the judge's limits of calls, tokens and money (at its prices, the batch price through the
+    Batch API), less what earlier attempts of the run `spent` (a killed worker's run, started again, never pays
+    twice). Each stored reply counts as `samples` calls: one call answering a whole batch counts as more, so a
+    restarted run stops early rather than late."""
+    factor = price_factor(judge)
+    prices = (float(judge.price_prompt or 0) * factor, float(judge.price_completion or 0) * factor)
     return Budget(
         requests=judge.budget_requests,
         tokens=judge.budget_tokens,
@@ -151,6 +171,9 @@ def judge_budget(judge: MachineJudge, spent: RunSpent = RunSpent()) -> Budget:
 
 
 def _chat_label(judge: MachineJudge, asked: Pairs, record: Record, stop: Stop, *, preview: bool = False) -> None:
+    if judge.batch_api and not preview and asked.batch_work is not None:
+        _chat_label_in_batches(judge, asked, record, stop)
+        return
     budget = None if preview else judge_budget(judge, asked.spent)
     client = ChatClient(server_config(judge, preview=preview), budget=budget)
     with contextlib.closing(client):
@@ -170,6 +193,24 @@ def _chat_label(judge: MachineJudge, asked: Pairs, record: Record, stop: Stop, *
             on_result=record,
             stop=stop,
         )
+
+
+def _chat_label_in_batches(judge: MachineJudge, asked: Pairs, record: Record, stop: Stop) -> None:
+    """The same requests as batch jobs (core/batches.py), the batches kept in `asked.batch_work`'s ledger; lines of
+    batches an earlier attempt left under way count against the budget as sent."""
+    work = asked.batch_work
+    budget = judge_budget(judge, asked.spent)
+    budget.spent_requests += sum(len(b.custom_ids) for b in work.resumed)
+    api = BatchApi(server_config(judge))
+    limits = BatchLimits(judge.batch_max_requests, judge.batch_max_bytes, judge.batch_poll_seconds)
+    with contextlib.closing(api):
+        judge_in_batches(
+            [(str(t), str(d)) for t, d in asked.pairs], topics=asked.topics, documents=asked.documents,
+            template=asked.template, api=api, cache=ReplyCache(None), scale=(0, judge.collection.max_grade),
+            mapping=judge.scale_map or None, budget_words=judge.budget_words, batch=judge.batch,
+            samples=judge.samples, limits=limits, budget=budget, ledger=work.ledger, resumed=work.resumed,
+            tries=work.tries, on_result=record, stop=stop,
+        )  # fmt: skip
 
 
 # lexical
@@ -286,7 +327,8 @@ def _panel_label(judge: MachineJudge, asked: Pairs, record: Record, stop: Stop, 
 CHAT_FIELDS = (
     "base_url", "model", "api_key_env", "prompt", "template", "template_max_grade", "scale_map", "batch", "samples",
     "concurrency", "requests_per_minute", "timeout", "retries", "price_prompt", "price_completion", "budget_requests",
-    "budget_tokens", "budget_money", "budget_words", "model_family",
+    "budget_tokens", "budget_money", "budget_words", "model_family", "batch_api", "batch_max_requests",
+    "batch_max_bytes", "batch_poll_seconds", "batch_discount",
 )  # fmt: skip
 
 PROVIDERS: dict[str, Provider] = {

@@ -11,11 +11,13 @@ from collections.abc import Sequence
 from django.conf import settings
 from django.db.models import F
 
+from judging.machines.core.batches import BatchUnderWay
 from judging.machines.core.judge import BATCH_SIZE
 from judging.machines.core.prompts import judge_template
 from judging.machines.core.verification import impact_weights, verification_scores
-from judging.machines.models import MachineJudge, MachineReply, VerificationSettings
-from judging.machines.providers import RunSpent, provider_of
+from judging.machines.models import MachineBatch, MachineJudge, MachineReply, VerificationSettings
+from judging.machines.core.batch_api import COMPLETION_WINDOW
+from judging.machines.providers import RunSpent, price_factor, provider_of
 from judging.models import Document, Judgment, PoolItem, Run, Topic
 from judging.sources import selectors as sources
 
@@ -153,6 +155,34 @@ def pairs_to_ask(
     return pairs[:limit] if limit else pairs
 
 
+def batches_under_way(*, judge: MachineJudge, job_id: int | None) -> tuple[list[BatchUnderWay], dict[str, int]]:
+    """What a run through the Batch API takes up: the judge's batches under its configuration not yet read back
+    (sent by an attempt a killed worker left, or by a cancelled run: polled and read, never sent again), and how
+    often each line of run `job_id` was sent and came back unanswered (its sends so far, for the rounds' limit)."""
+    batches = MachineBatch.objects.filter(judge=judge, configuration=judge.configuration).order_by("id")
+    resumed = [
+        BatchUnderWay(
+            row.server_id,
+            row.round,
+            list(row.custom_ids),
+            status=row.status,
+            output_file_id=row.output_file_id or None,
+            error_file_id=row.error_file_id or None,
+            completed=row.completed,
+            failed=row.failed,
+            errors=row.errors,
+            polled_at=row.polled_at.timestamp(),
+            interval=judge.batch_poll_seconds,
+        )
+        for row in batches.filter(collected=False)
+    ]
+    tries: Counter = Counter()
+    if job_id is not None:
+        for custom_ids in batches.filter(collected=True, run_job_id=job_id).values_list("custom_ids", flat=True):
+            tries.update(custom_ids)
+    return resumed, dict(tries)
+
+
 def run_spent(*, judge: MachineJudge, job_id: int | None) -> RunSpent:
     """`RunSpent` of the judge's run `job_id` (nothing for a run outside a Job)."""
     if job_id is None:
@@ -184,7 +214,8 @@ def run_estimate(*, judge: MachineJudge) -> dict:
     provider = provider_of(judge)
     pairs = pairs_to_ask(judge=judge)
     estimate = {"pairs": len(pairs), "calls": 0, "tokens": {"prompt": 0, "completion": 0}, "cost": None,
-                "seconds": None, "basis": None, "budget_calls": None}  # fmt: skip
+                "seconds": None, "basis": None, "budget_calls": None, "window": None,
+                "discount": float(judge.batch_discount) if judge.batch_api else None}  # fmt: skip
     if provider.offline or not pairs:
         return estimate
     if judge.batch == "topic":
@@ -205,9 +236,11 @@ def run_estimate(*, judge: MachineJudge) -> dict:
     cost = None
     if judge.price_prompt is not None or judge.price_completion is not None:
         prices = float(judge.price_prompt or 0), float(judge.price_completion or 0)
-        cost = round((tokens["prompt"] * prices[0] + tokens["completion"] * prices[1]) / 1000, 4)
+        cost = round((tokens["prompt"] * prices[0] + tokens["completion"] * prices[1]) / 1000 * price_factor(judge), 4)
     seconds = None
-    if spent["latency"]["p50"] is not None:
+    if judge.batch_api:  # what a batch takes is the server's to say: at most its completion window
+        estimate["window"] = COMPLETION_WINDOW
+    elif spent["latency"]["p50"] is not None:
         seconds = calls * spent["latency"]["p50"] / max(1, judge.concurrency)
         if judge.requests_per_minute:
             seconds = max(seconds, calls * 60 / judge.requests_per_minute)
@@ -247,17 +280,20 @@ def failure_class(reason: str) -> str:
 
 def judge_spending(*, judge: MachineJudge, examples: int = 3) -> dict:
     """What a judge's replies under its current configuration cost and how they went: tokens, money (where the judge
-    has prices per 1,000 tokens), latency p50/p95 of the answered calls, and the failures grouped by class, most
-    frequent first, each with up to `examples` pairs and their reasons."""
+    has prices per 1,000 tokens; what batches answered at the batch price, `batch_discount` off), latency p50/p95 of
+    the answered calls, and the failures grouped by class, most frequent first, each with up to `examples` pairs and
+    their reasons."""
     replies = MachineReply.objects.filter(judge=judge, configuration=judge.configuration)
     rows = list(
         replies.order_by("id").values_list(
-            "topic__number", "document__docno", "failure", "prompt_tokens", "completion_tokens", "seconds"
+            "topic__number", "document__docno", "failure", "prompt_tokens", "completion_tokens", "seconds", "batch_id"
         )
     )
     prompt = sum(r[3] for r in rows)
     completion = sum(r[4] for r in rows)
     seconds = sorted(r[5] for r in rows if not r[2] and r[5] > 0)
+    discount = 1 - float(judge.batch_discount or 0) / 100  # of what batches answered, at the judge's discount now
+    batched = [sum(r[3] for r in rows if r[6] is not None), sum(r[4] for r in rows if r[6] is not None)]
     groups: dict[str, dict] = {}
     for topic, docno, failure, *_ in rows:
         if failure:
@@ -267,7 +303,10 @@ def judge_spending(*, judge: MachineJudge, examples: int = 3) -> dict:
                 group["examples"].append({"topic": topic, "docno": docno, "reason": failure})
     cost = None
     if judge.price_prompt is not None or judge.price_completion is not None:
-        cost = float((judge.price_prompt or 0) * prompt + (judge.price_completion or 0) * completion) / 1000
+        online = (prompt - batched[0], completion - batched[1])
+        prices = (float(judge.price_prompt or 0), float(judge.price_completion or 0))
+        cost = (online[0] * prices[0] + online[1] * prices[1]
+                + (batched[0] * prices[0] + batched[1] * prices[1]) * discount) / 1000  # fmt: skip
     return {
         "replies": len(rows),
         "tokens": {"prompt": prompt, "completion": completion},

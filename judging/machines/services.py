@@ -30,12 +30,13 @@ from judging.jobs import kinds as job_kinds
 from judging.jobs import runner as jobs
 from judging.jobs.models import Job
 from judging.machines import selectors as machine_selectors
+from judging.machines.core.batches import BatchUnderWay
 from judging.machines.core.judge import PairResult, TopicText
 from judging.machines.core.probes import KINDS as PROBE_KINDS
 from judging.machines.core.probes import ProbeAnswer, flip_report, probe_sources, probe_text
 from judging.machines.core.prompts import TEMPLATES, custom, judge_template, template_problem
-from judging.machines.models import MachineJudge, MachineReply
-from judging.machines.providers import Pairs, provider_of, texts
+from judging.machines.models import MachineBatch, MachineJudge, MachineReply
+from judging.machines.providers import BatchWork, Pairs, provider_of, texts
 from judging.machines.selectors import judge_spending, verification_settings
 from judging.models import Collection, Document, Judgment, Topic
 from judging.services.judgments import judgments_record_bulk
@@ -44,13 +45,16 @@ from judging.sources.services import label_source_set
 
 User = get_user_model()
 MACHINE_NAMESPACE = "machine:"
-# Labels are recorded as judgments in batches (one transaction, the topics marked stale once), at least every
-# LABEL_SECONDS; each reply is kept at once, so a worker killed between the two loses no reply (see `_pairs`).
-LABEL_BATCH, LABEL_SECONDS = 50, 1.0
+# Replies are kept, and their labels recorded as judgments, together: one transaction for up to REPLY_BATCH of them
+# (the topics marked stale once), and at least every FLUSH_SECONDS while they arrive, so a worker killed mid-run
+# loses at most the replies of its last FLUSH_SECONDS (asked again by the run that resumes it). A transaction a
+# reply cost 6-8 ms a pair; one per hundreds, well under one.
+REPLY_BATCH, FLUSH_SECONDS = 500, 0.1
 SETTINGS = (
     "provider", "base_url", "model", "api_key_env", "prompt", "template", "template_max_grade", "scale_map", "batch",
     "concurrency", "requests_per_minute", "timeout", "retries", "budget_requests", "budget_tokens", "budget_words",
-    "model_family", "price_prompt", "price_completion", "samples", "budget_money", "combine", "members",
+    "model_family", "price_prompt", "price_completion", "samples", "budget_money", "combine", "members", "batch_api",
+    "batch_max_requests", "batch_max_bytes", "batch_poll_seconds", "batch_discount",
 )  # fmt: skip
 # What a reply depends on: a change of any of these is a new configuration (and version); limits are not.
 
@@ -71,6 +75,8 @@ def _validated(judge: MachineJudge, collection: Collection) -> None:
         raise ValidationError({"budget_money": "a budget in money needs the prices per 1,000 tokens"})
     if judge.samples > 1 and judge.batch != "pair":
         raise ValidationError({"samples": "sampling asks about one pair a call: set batch to pair"})
+    if judge.batch_api and "batch_api" not in provider.form_fields:
+        raise ValidationError({"batch_api": "only a chat judge sends its requests as batch jobs"})
     if judge.api_key_env:
         problem = secret_name_problem(judge.api_key_env)
         if problem:
@@ -233,28 +239,35 @@ class RunTally:
         }
 
 
-def machine_reply_record(
-    *, judge: MachineJudge, topic_id: int, document_id: int, result: PairResult, job_id: int | None = None
-) -> None:
-    """Keeps one pair's reply at once (replacing a failed one), stamped with the run's Job: the cache every later
-    run reads, so a reply is never paid for twice. Its grade becomes the judge's judgment through
-    `machine_labels_record`."""
-    MachineReply.objects.update_or_create(
-        judge=judge,
-        configuration=judge.configuration,
-        topic_id=topic_id,
-        document_id=document_id,
-        defaults={
-            "grade": result.grade,
-            "failure": (result.failure or "")[:300],  # a class and a short, masked excerpt (machine.client)
-            "reply": result.reply or "",
-            "prompt_tokens": result.prompt_tokens,
-            "completion_tokens": result.completion_tokens,
-            "seconds": result.seconds,
-            "votes": list(result.votes) if result.votes is not None else None,
-            "run_job_id": job_id,
-        },
-    )
+def machine_replies_record(
+    *, judge: MachineJudge, results: Sequence[PairResult], job_id: int | None = None, batches: dict | None = None
+) -> int:
+    """Keeps pairs' replies (replacing failed ones; results of (topic id, document id) as text) stamped with the
+    run's Job and, for an answer read from a batch, that batch (`batches`: the server's id -> MachineBatch id) and
+    its line's custom_id; and records their grades as the judge's judgments (`machine_labels_record`), all in one
+    transaction. The replies are the cache every later run reads, so a reply is never paid for twice. Returns how
+    many judgments were created or changed."""
+    rows = {}
+    for result in results:
+        pair = (int(result.topic), int(result.docno))
+        rows[pair] = MachineReply(
+            judge=judge, configuration=judge.configuration, topic_id=pair[0], document_id=pair[1],
+            grade=result.grade, failure=(result.failure or "")[:300],  # a class and a short, masked excerpt
+            reply=result.reply or "", prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
+            seconds=result.seconds, votes=list(result.votes) if result.votes is not None else None,
+            run_job_id=job_id, batch_id=(batches or {}).get(result.batch), custom_id=result.custom_id or "",
+        )  # fmt: skip
+    if not rows:
+        return 0
+    with transaction.atomic():
+        MachineReply.objects.bulk_create(
+            rows.values(), batch_size=1000, update_conflicts=True,
+            unique_fields=["judge", "configuration", "topic", "document"],
+            update_fields=["grade", "failure", "reply", "prompt_tokens", "completion_tokens", "seconds", "votes",
+                           "run_job", "batch", "custom_id"],
+        )  # fmt: skip
+        labels = {pair: row.grade for pair, row in rows.items() if row.grade is not None}
+        return machine_labels_record(judge=judge, labels=labels) if labels else 0
 
 
 def machine_labels_record(*, judge: MachineJudge, labels: dict[tuple[int, int], int] | None = None) -> int:
@@ -320,11 +333,12 @@ def machine_judge_run(
     if cancelled is not None and cancelled():
         stopping.set()
 
-    pending: dict[tuple[int, int], int] = {}  # labels kept as replies, not yet recorded as judgments
+    pending: list[PairResult] = []  # replies not yet kept
     flushed = [time.monotonic()]
+    ledger = _BatchLedger(judge=judge, job_id=job_id) if judge.batch_api else None
 
     def flush() -> None:
-        machine_labels_record(judge=judge, labels=dict(pending))
+        machine_replies_record(judge=judge, results=pending, job_id=job_id, batches=ledger.rows if ledger else None)
         pending.clear()
         flushed[0] = time.monotonic()
 
@@ -338,23 +352,25 @@ def machine_judge_run(
         if result.budget_spent:
             tally.stopped = "the budget is spent; raise it and run again for the pairs left"
             return
-        pair = (int(result.topic), int(result.docno))
-        machine_reply_record(judge=judge, topic_id=pair[0], document_id=pair[1], result=result, job_id=job_id)
-        if result.grade is not None:
-            pending[pair] = result.grade
-        if len(pending) >= LABEL_BATCH or time.monotonic() - flushed[0] >= LABEL_SECONDS:
+        pending.append(result)
+        if len(pending) >= REPLY_BATCH or time.monotonic() - flushed[0] >= FLUSH_SECONDS:
             flush()
         tally.labelled += result.failure is None
         tally.failed += result.failure is not None
         tally.cached += result.cached
         tally.prompt_tokens += result.prompt_tokens
         tally.completion_tokens += result.completion_tokens
-        progress(tally.done, tally.total, tally.as_dict())
+        progress(tally.done, tally.total, tally.as_dict() | ({"batches": ledger.reports()} if ledger else {}))
 
     machine_labels_record(judge=judge)  # what an earlier run kept as replies but stopped before recording
     try:
         topic_texts, document_texts = texts(topics.values(), documents.values())
-        asked = Pairs(pairs, topic_texts, document_texts, judge_template(judge), spent=earlier)
+        work = None
+        if ledger is not None:
+            ledger.flush = flush
+            work = BatchWork(ledger, *machine_selectors.batches_under_way(judge=judge, job_id=job_id))
+            ledger.adopt(work.resumed)
+        asked = Pairs(pairs, topic_texts, document_texts, judge_template(judge), spent=earlier, batch_work=work)
         provider.label(judge, asked, record, stop)
     finally:
         flush()
@@ -362,8 +378,51 @@ def machine_judge_run(
         tally.stopped = "cancelled"
     # What went wrong, by class with examples, kept with the job (the page showed "23 failed" and no reason).
     final = tally.as_dict() | {"failures": judge_spending(judge=judge)["failures"]}
+    if ledger is not None:
+        final["batches"] = ledger.reports()
     progress(tally.done, tally.total, final)
     return final
+
+
+class _BatchLedger:
+    """Where a run through the Batch API keeps its batches (core/batches.py's Ledger): a MachineBatch row each,
+    written as the server reports; a batch is marked read back only after the replies it gave are kept (`flush`)."""
+
+    def __init__(self, *, judge: MachineJudge, job_id: int | None):
+        self.judge, self.job_id = judge, job_id
+        self.rows: dict[str, int] = {}  # the server's batch id -> MachineBatch id
+        self.batches: dict[str, BatchUnderWay] = {}
+        self.flush: Callable[[], None] = lambda: None
+
+    def adopt(self, resumed) -> None:
+        for batch in resumed:
+            self.batches[batch.id] = batch
+        ids = MachineBatch.objects.filter(judge=self.judge, server_id__in=self.batches).values_list("server_id", "pk")
+        self.rows.update(ids)
+
+    def reports(self) -> list[dict]:
+        return [batch.report() for batch in self.batches.values()]
+
+    def submitted(self, batch: BatchUnderWay) -> None:
+        self.batches[batch.id] = batch
+        row = MachineBatch.objects.create(
+            judge=self.judge, configuration=self.judge.configuration, run_job_id=self.job_id, server_id=batch.id,
+            round=batch.round, custom_ids=batch.custom_ids, polled_at=timezone.now(), **self._said(batch),
+        )  # fmt: skip
+        self.rows[batch.id] = row.pk
+
+    def polled(self, batch: BatchUnderWay) -> None:
+        MachineBatch.objects.filter(pk=self.rows[batch.id]).update(polled_at=timezone.now(), **self._said(batch))
+
+    def collected(self, batch: BatchUnderWay) -> None:
+        self.flush()
+        MachineBatch.objects.filter(pk=self.rows[batch.id]).update(collected=True, **self._said(batch))
+
+    @staticmethod
+    def _said(batch: BatchUnderWay) -> dict:
+        return {"status": batch.status, "output_file_id": batch.output_file_id or "",
+                "error_file_id": batch.error_file_id or "", "completed": batch.completed, "failed": batch.failed,
+                "errors": batch.errors[:300]}  # fmt: skip
 
 
 MACHINE_TASK = "judging.tasks.machine_judge_run"

@@ -192,9 +192,12 @@ def test_a_crashed_run_resumes_without_asking_for_any_pair_twice():
         return False
 
     with chat_server(truth) as server:
+        # Replies are kept together at least every FLUSH_SECONDS: one slower than that is kept as it arrives.
+        server.delay = machine_judges.FLUSH_SECONDS * 1.5
         judge = _judge(collection, server, concurrency=1)
         with pytest.raises(RuntimeError):
             machine_judges.machine_judge_run(judge=judge, cancelled=crash_after_three_replies)
+        server.delay = 0.0
         kept = MachineReply.objects.filter(judge=judge).count()
         asked_before = len(server.prompts)
         machine_judges.machine_judge_run(judge=judge)
@@ -205,6 +208,40 @@ def test_a_crashed_run_resumes_without_asking_for_any_pair_twice():
     assert asked_before <= kept + 1
     assert len(set(after)) == len(after) == len(truth) - kept
     assert len(set(before) & set(after)) <= asked_before - kept
+
+
+def test_a_fast_run_keeps_its_replies_in_batches_and_a_crash_asks_again_only_what_was_not_kept(monkeypatch):
+    monkeypatch.setattr(machine_judges, "REPLY_BATCH", 4)  # a small pool: batches of 500 would be the whole run
+    monkeypatch.setattr(machine_judges, "FLUSH_SECONDS", 60.0)
+    collection = _collection()
+    truth = _truth(collection)
+    transactions = []
+
+    def crash_once_some_are_kept():
+        if MachineReply.objects.filter(judge=judge).exists():
+            raise RuntimeError("worker killed")
+        return False
+
+    with chat_server(truth) as server:
+        judge = _judge(collection, server, concurrency=4)
+        original = machine_judges.machine_replies_record
+
+        def counted(**kwargs):
+            transactions.append(len(kwargs["results"]))
+            return original(**kwargs)
+
+        machine_judges.machine_replies_record = counted
+        try:
+            with pytest.raises(RuntimeError):
+                machine_judges.machine_judge_run(judge=judge, cancelled=crash_once_some_are_kept)
+            kept = set(MachineReply.objects.filter(judge=judge).values_list("topic_id", "document_id"))
+            asked_before = len(server.prompts)
+            machine_judges.machine_judge_run(judge=judge)
+        finally:
+            machine_judges.machine_replies_record = original
+        after = server.prompts[asked_before:]
+    assert _labels(judge) == truth and len(after) == len(truth) - len(kept) == len(set(after))
+    assert max(transactions) > 1  # replies kept several to a transaction, not one each
 
 
 def test_machine_labels_take_no_slot_from_people():
