@@ -11,12 +11,12 @@ from collections.abc import Sequence
 from django.conf import settings
 from django.db.models import F
 
+from judging.machines.core.batch_api import COMPLETION_WINDOW
 from judging.machines.core.batches import BatchUnderWay
 from judging.machines.core.judge import BATCH_SIZE
 from judging.machines.core.prompts import judge_template
 from judging.machines.core.verification import impact_weights, verification_scores
 from judging.machines.models import MachineBatch, MachineJudge, MachineReply, VerificationSettings
-from judging.machines.core.batch_api import COMPLETION_WINDOW
 from judging.machines.providers import RunSpent, price_factor, provider_of
 from judging.models import Document, Judgment, PoolItem, Run, Topic
 from judging.sources import selectors as sources
