@@ -142,3 +142,22 @@ def test_only_a_chat_judge_sends_batch_jobs():
     with pytest.raises(ValidationError) as refused:
         machine_judges.machine_judge_create(collection=collection, name="bm25", provider="lexical", batch_api=True)
     assert "batch_api" in refused.value.message_dict
+
+
+def test_the_api_sets_and_shows_the_batch_settings_and_the_estimate_says_the_window(client):
+    from tests.factories import make_user
+
+    collection = _collection()
+    client.force_login(make_user("admin"))
+    with batch_server({}) as server:
+        made = client.post(f"/api/collections/{collection.id}/machine-judges/", {
+            "name": "b", "base_url": server.base_url, "model": "m", "batch_api": True, "batch_max_requests": 1000,
+            "batch_poll_seconds": 30, "batch_discount": "40",
+        }, content_type="application/json")  # fmt: skip
+        assert made.status_code == 201, made.content
+        shown = client.get(f"/api/machine-judges/{made.json()['id']}/").json()
+        refused = client.patch(f"/api/machine-judges/{made.json()['id']}/", {"batch_poll_seconds": 0},
+                               content_type="application/json")  # fmt: skip
+    assert shown["batch_api"] is True and shown["batch_max_requests"] == 1000 and shown["batch_poll_seconds"] == 30
+    assert shown["estimate"]["window"] == "24h" and shown["estimate"]["discount"] == 40.0
+    assert refused.status_code == 400 and "batch_poll_seconds" in refused.json()["error"]["fields"]
