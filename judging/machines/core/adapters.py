@@ -39,6 +39,8 @@ class Adapter(Protocol):
 
     def parse(self, raw: bytes) -> Parsed: ...
 
+    def read(self, body) -> Parsed: ...
+
 
 class OpenAIChat:
     """`POST {base_url}/chat/completions` with the prompt as the user's message; the first choice's content."""
@@ -56,6 +58,13 @@ class OpenAIChat:
     def parse(self, raw: bytes) -> Parsed:
         try:
             body = json.loads(raw)
+        except ValueError:
+            return Parsed(None, "unreadable reply: not chat-completions JSON")
+        return self.read(body)
+
+    def read(self, body) -> Parsed:
+        """An answer already decoded from JSON (a batch output line's body) read as `parse` reads one."""
+        try:
             choices = body["choices"]
             usage = body.get("usage") or {}
         except (ValueError, KeyError, TypeError):

@@ -142,7 +142,7 @@ def _answer(line: dict, adapter) -> LineAnswer:
     if isinstance(response, dict) and response.get("status_code") is not None:
         status, body = response.get("status_code"), response.get("body")
         if status == 200:
-            parsed = adapter.parse(json.dumps(body).encode())
+            parsed = adapter.read(body)
             return LineAnswer(parsed.text, parsed.error, parsed.prompt_tokens, parsed.completion_tokens)
         failure = f"HTTP {status}"
         if status in RETRIED_STATUSES:
