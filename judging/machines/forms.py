@@ -73,6 +73,13 @@ class MachineJudgeForm(forms.ModelForm):
             "budget_words", "model_family", "batch_api", "batch_max_requests", "batch_max_bytes", "batch_poll_seconds",
             "batch_discount",
         ]  # fmt: skip
+        labels = {
+            "batch_api": "Send as batch jobs (Batch API)",
+            "batch_max_requests": "Requests per batch file",
+            "batch_max_bytes": "Bytes per batch file",
+            "batch_poll_seconds": "Seconds between looks at a batch",
+            "batch_discount": "Batch discount (%)",
+        }
         help_texts = {
             "api_key_env": "The name of a WORKBENCH_SECRET_* variable the operator set (e.g. WORKBENCH_SECRET_OPENAI), "
             "never the key itself.",

@@ -366,6 +366,9 @@ def machine_judge_run(
         tally.cached += result.cached
         tally.prompt_tokens += result.prompt_tokens
         tally.completion_tokens += result.completion_tokens
+        shown()
+
+    def shown() -> None:
         progress(tally.done, tally.total, tally.as_dict() | ({"batches": ledger.reports()} if ledger else {}))
 
     machine_labels_record(judge=judge)  # what an earlier run kept as replies but stopped before recording
@@ -373,7 +376,7 @@ def machine_judge_run(
         topic_texts, document_texts = texts(topics.values(), documents.values())
         work = None
         if ledger is not None:
-            ledger.flush = flush
+            ledger.flush, ledger.changed = flush, shown
             work = BatchWork(ledger, *machine_selectors.batches_under_way(judge=judge, job_id=job_id))
             ledger.adopt(work.resumed)
         asked = Pairs(pairs, topic_texts, document_texts, judge_template(judge), spent=earlier, batch_work=work)
@@ -399,6 +402,7 @@ class _BatchLedger:
         self.rows: dict[str, int] = {}  # the server's batch id -> MachineBatch id
         self.batches: dict[str, BatchUnderWay] = {}
         self.flush: Callable[[], None] = lambda: None
+        self.changed: Callable[[], None] = lambda: None  # the run's progress, shown again
 
     def adopt(self, resumed) -> None:
         for batch in resumed:
@@ -416,9 +420,11 @@ class _BatchLedger:
             round=batch.round, custom_ids=batch.custom_ids, polled_at=timezone.now(), **self._said(batch),
         )  # fmt: skip
         self.rows[batch.id] = row.pk
+        self.changed()
 
     def polled(self, batch: BatchUnderWay) -> None:
         MachineBatch.objects.filter(pk=self.rows[batch.id]).update(polled_at=timezone.now(), **self._said(batch))
+        self.changed()
 
     def collected(self, batch: BatchUnderWay) -> None:
         self.flush()

@@ -254,3 +254,41 @@ def test_the_judge_and_endpoint_forms_show_the_chosen_kinds_fields_alone(page, l
     page.select_option("#id_new-auth", "bearer")
     assert secret.is_visible() and not page.locator("#id_new-auth_header").is_visible()
     assert problems == []
+
+
+def test_an_admin_sends_a_judge_as_batch_jobs_and_follows_its_batch_to_the_end_at_1280_and_on_a_phone(
+    browser, page, live_server, campaign, screenshot
+):
+    from tests.batch_server import batch_server
+
+    collection, _, truth = campaign
+    admin = make_user("admin")
+    problems: list[str] = []
+    _watch(page, problems)
+    with batch_server(truth) as server:
+        log_in(page, live_server, admin.username)
+        page.goto(f"{live_server.url}/judging/collections/{collection.id}/machine-judges/")
+        page.fill("#id_name", "batched")
+        page.check("input[name=provider][value=chat]")
+        page.fill("#id_base_url", server.base_url)
+        page.fill("#id_model", "tiny")
+        page.check("#id_batch_api")
+        page.fill("#id_batch_poll_seconds", "0.05")
+        page.fill("#id_price_prompt", "1")
+        page.click("main form:not([action]) button[type=submit]")
+        page.wait_for_selector("#machine-judges [data-judge=batched]")
+        assert "within the completion window (24h)" in page.inner_text("[data-batch-window]")
+        assert "50% off" in page.inner_text("[data-batch-price]")
+        judge = MachineJudge.objects.get(collection=collection, name="batched")
+        page.click(f"form[action$='/machine-judges/{judge.id}/run/'] button[type=submit]")
+        page.wait_for_selector("[data-state=done]")
+        row = page.locator("table.batches [data-batch-status]")
+        assert row.count() == 1 and row.get_attribute("data-batch-status") == "completed"
+        pooled = PoolItem.objects.filter(topic__collection=collection).count()
+        assert page.locator(".machine-figures").get_attribute("data-labelled") == str(pooled)
+        screenshot(page, "machine-batch-done-1280")
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.reload()
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        screenshot(page, "machine-batch-done-390")
+    assert set(server.sent.values()) == {1} and problems == []
