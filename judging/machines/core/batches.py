@@ -230,7 +230,7 @@ class _Round:
             said = self.api.create(file_id, metadata={"round": str(self.round)})
         except BatchCallFailed as failure:
             self.budget.give_back(len(ids))
-            return self.resend(ids, str(failure))
+            return self.resend(ids, f"batch not started: {failure}")
         batch = BatchUnderWay(said.id, self.round, ids, interval=self.limits.poll_seconds)
         batch.took(said)
         self.sent += len(ids)
@@ -251,8 +251,10 @@ class _Round:
                 again.append(cid)
                 continue
             self.ended.add(group)
+            head, _, detail = reason.partition(": ")  # the class first, as failures are grouped (by what precedes ":")
+            failure = f"{head}: sent {self.tries[cid]} times" + (f"; {detail}" if detail else "")
             for topic, docno in group:
-                self.emit(PairResult(topic, docno, None, f"{reason} (sent {self.tries[cid]} times)", None))
+                self.emit(PairResult(topic, docno, None, failure, None))
         return again
 
     def look(self, stop: Stop) -> list[BatchUnderWay]:
