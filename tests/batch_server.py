@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from email.parser import BytesParser
 from email.policy import HTTP
 
-from tests.chat_server import ChatServer, _Handler, outbound_allowed
+from tests.chat_server import ChatServer, _Handler, running
 
 STEPS = ("validating", "in_progress", "finalizing")
 
@@ -190,12 +190,5 @@ class _BatchHandler(_Handler):
 @contextmanager
 def batch_server(qrels, **options):
     """A running BatchServer whose address the operator allows (and nothing else)."""
-    server = BatchServer(qrels, **options)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        with outbound_allowed(f"127.0.0.1:{server.server_address[1]}"):
-            yield server
-    finally:
-        server.shutdown()
-        server.server_close()
+    with running(BatchServer(qrels, **options)) as server:
+        yield server

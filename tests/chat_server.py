@@ -221,9 +221,9 @@ def outbound_allowed(*entries: str):
 
 
 @contextmanager
-def chat_server(qrels, *, allowed: bool = True, **options):
-    """A running ChatServer; unless `allowed=False`, its address is one the operator allows (it is on loopback)."""
-    server = ChatServer(qrels, **options)
+def running(server: ThreadingHTTPServer, *, allowed: bool = True):
+    """`server` serving from a thread of its own while the block runs; unless `allowed=False`, its address is one
+    the operator allows (it is on loopback), and no other."""
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -232,3 +232,10 @@ def chat_server(qrels, *, allowed: bool = True, **options):
     finally:
         server.shutdown()
         server.server_close()
+
+
+@contextmanager
+def chat_server(qrels, *, allowed: bool = True, **options):
+    """A running ChatServer; unless `allowed=False`, its address is one the operator allows (it is on loopback)."""
+    with running(ChatServer(qrels, **options), allowed=allowed) as server:
+        yield server

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlparse
 
-from tests.chat_server import outbound_allowed
+from tests.chat_server import running
 
 WORD = re.compile(r"\w+")
 # Ids out of alphabetical order on purpose: tied scores come back as inserted, which no docno tie-break reproduces.
@@ -164,12 +164,5 @@ class _Handler(BaseHTTPRequestHandler):
 @contextmanager
 def search_server(documents=None, **options):
     """A running SearchServer whose address the operator allows (it is on loopback)."""
-    server = SearchServer(documents, **options)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        with outbound_allowed(f"127.0.0.1:{server.server_address[1]}"):
-            yield server
-    finally:
-        server.shutdown()
-        server.server_close()
+    with running(SearchServer(documents, **options)) as server:
+        yield server

@@ -37,6 +37,20 @@ def _job(judge) -> Job:
     return Job.objects.create(kind="machine judge", task=machine_judges.MACHINE_TASK, arguments={"judge_id": judge.id})
 
 
+def _killed_mid_batch(judge) -> Job:
+    """A run of `judge` as a Job whose worker dies once its batch is in progress on the server (no cancel sent)."""
+    job = _job(judge)
+
+    def killed():
+        if MachineBatch.objects.filter(judge=judge, status="in_progress").exists():
+            raise RuntimeError("worker killed")
+        return False
+
+    with pytest.raises(RuntimeError):
+        machine_judges.machine_judge_run(judge=judge, cancelled=killed, job_id=job.id)
+    return job
+
+
 def test_a_batch_run_as_a_job_labels_every_pair_and_keeps_each_batch_and_each_replys_line():
     collection = _collection()
     truth = _truth(collection)
@@ -82,15 +96,7 @@ def test_a_run_stopped_while_a_batch_is_under_way_leaves_it_to_the_next_which_re
         server.plans = ["hold"]
         server.held.set()
         judge = _judge(collection, server)
-        job = _job(judge)
-
-        def killed():  # the worker dies once the batch is on the server: no cancel is sent
-            if MachineBatch.objects.filter(judge=judge, status="in_progress").exists():
-                raise RuntimeError("worker killed")
-            return False
-
-        with pytest.raises(RuntimeError):
-            machine_judges.machine_judge_run(judge=judge, cancelled=killed, job_id=job.id)
+        job = _killed_mid_batch(judge)
         assert MachineReply.objects.filter(judge=judge).count() == 0 and server.cancels == []
         server.held.clear()
         result = machine_judges.machine_judge_run(judge=judge, job_id=job.id)
@@ -106,15 +112,7 @@ def test_a_restarted_run_counts_the_lines_under_way_against_its_budget():
         server.plans = ["hold"]
         server.held.set()
         judge = _judge(collection, server, budget_requests=len(truth))
-        job = _job(judge)
-
-        def killed():
-            if MachineBatch.objects.filter(judge=judge, status="in_progress").exists():
-                raise RuntimeError("worker killed")
-            return False
-
-        with pytest.raises(RuntimeError):
-            machine_judges.machine_judge_run(judge=judge, cancelled=killed, job_id=job.id)
+        job = _killed_mid_batch(judge)
         server.plans = ["partial"]  # the batch the restarted run reads answers half: the rest is out of budget
         server.batches["batch_2"]["_plan"] = "partial"
         server.held.clear()
