@@ -146,10 +146,14 @@ def server_config(judge: MachineJudge, *, preview: bool = False) -> ServerConfig
     )
 
 
+def batch_price_factor(judge: MachineJudge) -> float:
+    """What a request sent through the Batch API costs of the judge's prices: `batch_discount` percent off."""
+    return 1 - float(judge.batch_discount or 0) / 100
+
+
 def price_factor(judge: MachineJudge) -> float:
-    """What the judge's calls cost of its prices: the batch price (less `batch_discount` percent) through the Batch
-    API, else the whole price."""
-    return 1 - float(judge.batch_discount or 0) / 100 if judge.batch_api else 1.0
+    """What the judge's calls cost of its prices: the batch price through the Batch API, else the whole price."""
+    return batch_price_factor(judge) if judge.batch_api else 1.0
 
 
 def judge_budget(judge: MachineJudge, spent: RunSpent = RunSpent()) -> Budget:

@@ -17,7 +17,7 @@ from judging.machines.core.judge import BATCH_SIZE
 from judging.machines.core.prompts import judge_template
 from judging.machines.core.verification import impact_weights, verification_scores
 from judging.machines.models import MachineBatch, MachineJudge, MachineReply, VerificationSettings
-from judging.machines.providers import RunSpent, price_factor, provider_of
+from judging.machines.providers import RunSpent, batch_price_factor, price_factor, provider_of
 from judging.models import Document, Judgment, PoolItem, Run, Topic
 from judging.sources import selectors as sources
 
@@ -292,7 +292,7 @@ def judge_spending(*, judge: MachineJudge, examples: int = 3) -> dict:
     prompt = sum(r[3] for r in rows)
     completion = sum(r[4] for r in rows)
     seconds = sorted(r[5] for r in rows if not r[2] and r[5] > 0)
-    discount = 1 - float(judge.batch_discount or 0) / 100  # of what batches answered, at the judge's discount now
+    discount = batch_price_factor(judge)  # what batches answered, at the judge's discount now
     batched = [sum(r[3] for r in rows if r[6] is not None), sum(r[4] for r in rows if r[6] is not None)]
     groups: dict[str, dict] = {}
     for topic, docno, failure, *_ in rows:
