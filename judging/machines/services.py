@@ -46,11 +46,13 @@ from judging.sources.services import label_source_set
 
 User = get_user_model()
 MACHINE_NAMESPACE = "machine:"
-# Replies are kept, and their labels recorded as judgments, together: one transaction for up to REPLY_BATCH of them
-# (the topics marked stale once), and at least every FLUSH_SECONDS while they arrive, so a worker killed mid-run
-# loses at most the replies of its last FLUSH_SECONDS (asked again by the run that resumes it). A transaction a
-# reply cost 6-8 ms a pair; one per hundreds, well under one.
-REPLY_BATCH, FLUSH_SECONDS = 500, 0.1
+# Replies are kept in one transaction for up to REPLY_BATCH of them, and at least every FLUSH_SECONDS while they
+# arrive, so a worker killed mid-run loses at most the replies of its last FLUSH_SECONDS (asked again by the run that
+# resumes it); a transaction a reply cost 6-8 ms a pair, one per hundreds well under one. Their labels are recorded
+# as judgments in the same transaction once REPLY_BATCH of them wait or LABEL_SECONDS passed (each recording marks
+# its topics stale: a recompute each, inline in the embedded mode), and when the run ends; a label a killed worker
+# left unrecorded is recorded from its kept reply when the next run starts.
+REPLY_BATCH, FLUSH_SECONDS, LABEL_SECONDS = 500, 0.1, 1.0
 REPLY_KEY = ("judge", "configuration", "topic", "document")
 REPLY_COLUMNS = (*REPLY_KEY, "grade", "failure", "reply", "prompt_tokens", "completion_tokens", "seconds", "votes",
                  "run_job", "batch", "custom_id", "created_at")  # fmt: skip
@@ -244,14 +246,14 @@ class RunTally:
         }
 
 
+@transaction.atomic
 def machine_replies_record(
     *, judge: MachineJudge, results: Sequence[PairResult], job_id: int | None = None, batches: dict | None = None
-) -> int:
+) -> dict[tuple[int, int], int]:
     """Keeps pairs' replies (replacing failed ones; results of (topic id, document id) as text) stamped with the
     run's Job and, for an answer read from a batch, that batch (`batches`: the server's id -> MachineBatch id) and
-    its line's custom_id; and records their grades as the judge's judgments (`machine_labels_record`), all in one
-    transaction. The replies are the cache every later run reads, so a reply is never paid for twice. Returns how
-    many judgments were created or changed."""
+    its line's custom_id. The replies are the cache every later run reads, so a reply is never paid for twice.
+    Returns the grades they give, {(topic id, document id): grade}, for `machine_labels_record`."""
     now, batches = timezone.now(), batches or {}
     rows: dict[tuple[int, int], tuple] = {}
     for result in results:
@@ -262,18 +264,14 @@ def machine_replies_record(
             list(result.votes) if result.votes is not None else None, job_id, batches.get(result.batch),
             result.custom_id or "", now,
         )  # fmt: skip
-    if not rows:
-        return 0
-    with transaction.atomic():
-        # One INSERT ... ON CONFLICT a chunk: Django's bulk_create prepared each of 100,000 rows' fields in Python
-        # for longer than the database took to write them.
-        rows_list = list(rows.values())
-        sql.run_together([
-            sql.upsert(MachineReply, REPLY_COLUMNS, rows_list[i : i + UPSERT_ROWS], REPLY_KEY)
-            for i in range(0, len(rows_list), UPSERT_ROWS)
-        ])  # fmt: skip
-        labels = {pair: row[4] for pair, row in rows.items() if row[4] is not None}
-        return machine_labels_record(judge=judge, labels=labels) if labels else 0
+    # One INSERT ... ON CONFLICT a chunk: Django's bulk_create prepared each of 100,000 rows' fields in Python for
+    # longer than the database took to write them.
+    rows_list = list(rows.values())
+    sql.run_together([
+        sql.upsert(MachineReply, REPLY_COLUMNS, rows_list[i : i + UPSERT_ROWS], REPLY_KEY)
+        for i in range(0, len(rows_list), UPSERT_ROWS)
+    ])  # fmt: skip
+    return {pair: row[4] for pair, row in rows.items() if row[4] is not None}
 
 
 def machine_labels_record(*, judge: MachineJudge, labels: dict[tuple[int, int], int] | None = None) -> int:
@@ -340,13 +338,23 @@ def machine_judge_run(
         stopping.set()
 
     pending: list[PairResult] = []  # replies not yet kept
-    flushed = [time.monotonic()]
+    grades: dict[tuple[int, int], int] = {}  # labels kept as replies, not yet recorded as judgments
+    flushed = [time.monotonic(), time.monotonic()]  # replies kept, labels recorded
     ledger = _BatchLedger(judge=judge, job_id=job_id) if judge.batch_api else None
 
-    def flush() -> None:
-        machine_replies_record(judge=judge, results=pending, job_id=job_id, batches=ledger.rows if ledger else None)
+    def flush(*, labels: bool = True) -> None:
+        now = time.monotonic()
+        with transaction.atomic():
+            if pending:
+                grades.update(machine_replies_record(
+                    judge=judge, results=pending, job_id=job_id, batches=ledger.rows if ledger else None
+                ))  # fmt: skip
+            if grades and (labels or len(grades) >= REPLY_BATCH or now - flushed[1] >= LABEL_SECONDS):
+                machine_labels_record(judge=judge, labels=dict(grades))
+                grades.clear()
+                flushed[1] = now
         pending.clear()
-        flushed[0] = time.monotonic()
+        flushed[0] = now
 
     def stop() -> bool:
         if not stopping.is_set() and cancelled is not None and cancelled():
@@ -360,7 +368,7 @@ def machine_judge_run(
             return
         pending.append(result)
         if len(pending) >= REPLY_BATCH or time.monotonic() - flushed[0] >= FLUSH_SECONDS:
-            flush()
+            flush(labels=False)
         tally.labelled += result.failure is None
         tally.failed += result.failure is not None
         tally.cached += result.cached
