@@ -38,6 +38,8 @@ MAX_ROUNDS = 5
 MAX_REQUESTS, MAX_BYTES = 50_000, 200_000_000  # OpenAI's limits of one batch's input file
 POLL_GROWTH, POLL_CAP = 1.5, 8.0  # an unchanged batch is looked at 1.5x less often, up to 8x poll_seconds apart
 STOP_POLL = 0.5
+MAX_LOOK_FAILURES = 10  # looks in a row at a batch the server does not answer (each after its retries) before
+# its lines are sent again: at the longest interval, about an hour and a half of a server that lost it or is down
 # Errors of a line that another send would only repeat; any other error code (batch_expired, server_error, ...) is
 # worth sending again.
 FINAL_CODES = frozenset({"invalid_request", "invalid_request_error", "context_length_exceeded", "model_not_found"})
@@ -70,6 +72,7 @@ class BatchUnderWay:
     polled_at: float = field(default_factory=time.time)  # wall time of the last look (or of the send)
     interval: float = 0.0
     download_failures: int = 0
+    look_failures: int = 0  # looks in a row that the server did not answer
 
     def took(self, said: ServerBatch) -> bool:
         """Takes what the server said; whether anything changed."""
@@ -186,30 +189,26 @@ class _Round:
         return request.body
 
     def send(self, todo: list[str]) -> list[str]:
-        """Sends `todo`'s lines as files within the limits, a batch each; a group the budget refuses ends as
-        budget-spent, its lines unsent. Returns the lines of files the server refused that have sends left."""
+        """Sends `todo`'s lines as files within the limits, a batch each, each file sent once it is full (one file
+        in memory at a time); a group the budget refuses ends as budget-spent, its lines unsent. Returns the lines
+        of files the server refused that have sends left."""
         self.round += 1
-        files, current, size, bodies = [], [], 0, {}
+        refused, current, size, number, last = [], [], 0, 0, (None, None)
         for cid in todo:
             group = self.lines[cid][0]
-            if group in self.ended:
+            if group in self.ended or not self._paid(cid):
                 continue
-            if group not in bodies:
-                bodies[group] = self.body(group)
-            encoded = json.dumps({"custom_id": cid, "method": "POST", "url": ENDPOINT,
-                                  "body": {**bodies[group]}}, ensure_ascii=False).encode() + b"\n"  # fmt: skip
+            if last[0] != group:  # a group's samples come together: its body is rendered once
+                last = (group, self.body(group))
+            encoded = json.dumps({"custom_id": cid, "method": "POST", "url": ENDPOINT, "body": last[1]},
+                                 ensure_ascii=False).encode() + b"\n"  # fmt: skip
             if current and (len(current) >= self.limits.max_requests or size + len(encoded) > self.limits.max_bytes):
-                files.append(current)
-                current, size = [], 0
+                refused += self._submit(current, number)
+                current, size, number = [], 0, number + 1
             current.append((cid, encoded))
             size += len(encoded)
         if current:
-            files.append(current)
-        refused = []
-        for number, chunk in enumerate(files):
-            chunk = [(cid, encoded) for cid, encoded in chunk if self._paid(cid)]
-            if chunk:
-                refused += self._submit(chunk, number)
+            refused += self._submit(current, number)
         return refused
 
     def _paid(self, cid: str) -> bool:
@@ -268,8 +267,11 @@ class _Round:
                 continue
             try:
                 changed = batch.took(self.api.retrieve(batch.id))
-            except BatchCallFailed:
-                changed = False
+                batch.look_failures = 0
+            except BatchCallFailed as failure:
+                changed, batch.look_failures = False, batch.look_failures + 1
+                if batch.look_failures >= MAX_LOOK_FAILURES:  # a server that lost it, or is gone: its lines go again
+                    batch.status, batch.errors, changed = "failed", f"no answer about the batch: {failure}", True
             batch.polled_at = time.time()
             cap = self.limits.poll_seconds * POLL_CAP
             batch.interval = self.limits.poll_seconds if changed else min(batch.interval * POLL_GROWTH, cap)

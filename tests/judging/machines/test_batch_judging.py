@@ -223,3 +223,14 @@ def test_output_lines_are_matched_by_custom_id_and_garbled_lines_match_nothing()
     assert set(read) == {"a", "b", "c"}
     assert read["b"].text == "##final score: 2" and (read["b"].prompt_tokens, read["b"].completion_tokens) == (7, 3)
     assert read["a"].resend and read["a"].error == "batch_expired" and read["c"].resend
+
+
+def test_a_batch_the_server_no_longer_knows_has_its_lines_sent_again_after_the_looks_it_did_not_answer(monkeypatch):
+    from judging.machines.core import batches
+
+    monkeypatch.setattr(batches, "MAX_LOOK_FAILURES", 3)
+    lost = BatchUnderWay("batch_gone", 1, [custom_id([pair], 0) for pair in PAIRS], status="in_progress")
+    with batch_server(QRELS) as server:
+        run = _batched(server, resumed=[lost]).as_dict()
+    assert {(label["topic"], label["docno"]): label["grade"] for label in run["labels"]} == QRELS
+    assert [b["status"] for b in run["batches"]] == ["failed", "completed"] and set(server.sent.values()) == {1}
