@@ -8,7 +8,7 @@ from django.db import transaction
 
 from judging import signals
 from judging.models import Adjudication, Collection, Document, Judgment
-from judging.services._rows import upsert_by_key
+from judging.services._rows import stored_rows, upsert_by_key
 
 
 @transaction.atomic
@@ -29,11 +29,10 @@ def documents_upsert(*, collection: Collection, records, filled: Callable[[int],
     unchanged). Called batch by batch inside the caller's transaction by a streamed import. `filled` is told how
     many of the updated were documents without text (placeholders) given theirs, so a summary can say so."""
     records = list(records)
-    existing = {
-        d.docno: d for d in Document.objects.filter(collection=collection, docno__in=[r.docno for r in records])
-    }
+    wanted = Document.objects.filter(collection=collection, docno__in=[r.docno for r in records])
+    existing = stored_rows(wanted, "docno", DOCUMENT_FIELDS)
     if filled is not None:
-        empty = {docno for docno, d in existing.items() if not d.body and not d.title}
+        empty = {docno for docno, d in existing.items() if not d["body"] and not d["title"]}
         filled(sum(1 for r in records if r.docno in empty and (r.body or r.title)))
     return upsert_by_key(Document, collection, "docno", records, existing, DOCUMENT_FIELDS)
 

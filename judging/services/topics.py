@@ -8,7 +8,7 @@ from django.db import transaction
 
 from judging import signals
 from judging.models import Collection, Topic
-from judging.services._rows import upsert_by_key
+from judging.services._rows import stored_rows, upsert_by_key
 
 
 @transaction.atomic
@@ -24,7 +24,7 @@ TOPIC_FIELDS = ["title", "description", "narrative", "extra"]
 def topics_upsert(*, collection: Collection, records) -> tuple[int, int, int]:
     """Adds topics whose number is new and updates those whose text changed (their judgments and results stay
     attached: a topic's text never changes a stored value); returns (created, updated, unchanged)."""
-    existing = {t.number: t for t in Topic.objects.filter(collection=collection)}
+    existing = stored_rows(Topic.objects.filter(collection=collection), "number", TOPIC_FIELDS)
     return upsert_by_key(Topic, collection, "number", records, existing, TOPIC_FIELDS)
 
 
