@@ -40,6 +40,11 @@ class BatchServer(ChatServer):
         self.counter = itertools.count(1)
         self.batch_lock = threading.Lock()  # apart from the chat lock, which answering a line takes
 
+    def hold_next(self) -> None:
+        """The next batch created stays in progress until `held` is cleared."""
+        self.plans.append("hold")
+        self.held.set()
+
     def new_id(self, prefix: str) -> str:
         return f"{prefix}_{next(self.counter)}"
 

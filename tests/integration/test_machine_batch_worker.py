@@ -33,8 +33,7 @@ def test_a_worker_killed_while_its_batch_is_in_progress_is_replaced_and_nothing_
     for item in PoolItem.objects.filter(topic__collection=collection).select_related("topic", "document"):
         truth[(item.topic.number, item.document.docno[1:])] = int(item.document.docno[1:]) % 4
     with batch_server(truth) as server:
-        server.plans = ["hold"]
-        server.held.set()
+        server.hold_next()
         judge = machine_judges.machine_judge_create(
             collection=collection, name="batched", base_url=server.base_url, model="m", batch_api=True,
             batch_poll_seconds=0.2,

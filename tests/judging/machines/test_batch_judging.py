@@ -148,22 +148,15 @@ def test_looks_at_one_batch_are_at_least_poll_seconds_apart():
 
 def test_a_stop_cancels_the_batches_under_way_on_the_server_and_labels_nothing_unanswered():
     with batch_server(QRELS) as server:
-        server.plans, looks = ["hold"], []
-        server.held.set()
-
-        def stop():
-            looks.append(1)
-            return len(server.looks.get("batch_2", [])) >= 2
-
-        run = _batched(server, stop=stop).as_dict()
+        server.hold_next()
+        run = _batched(server, stop=lambda: len(server.looks.get("batch_2", [])) >= 2).as_dict()
     assert server.cancels == ["batch_2"] and run["labels"] == [] and run["failures"] == []
     assert run["batches"][0]["status"] == "cancelling"
 
 
 def test_resumed_batches_are_polled_and_read_not_sent_again():
     with batch_server(QRELS) as server:
-        server.plans, server.looks_per_step = ["hold"], 1
-        server.held.set()
+        server.hold_next()
         first = _batched(server, stop=lambda: len(server.looks.get("batch_2", [])) >= 1, limits=BatchLimits(
             poll_seconds=POLL))  # fmt: skip
         assert first.labels == [] and server.cancels == ["batch_2"]

@@ -93,8 +93,7 @@ def test_a_run_stopped_while_a_batch_is_under_way_leaves_it_to_the_next_which_re
     collection = _collection()
     truth = _truth(collection)
     with batch_server(truth) as server:
-        server.plans = ["hold"]
-        server.held.set()
+        server.hold_next()
         judge = _judge(collection, server)
         job = _killed_mid_batch(judge)
         assert MachineReply.objects.filter(judge=judge).count() == 0 and server.cancels == []
@@ -109,8 +108,7 @@ def test_a_restarted_run_counts_the_lines_under_way_against_its_budget():
     collection = _collection()
     truth = _truth(collection)
     with batch_server(truth) as server:
-        server.plans = ["hold"]
-        server.held.set()
+        server.hold_next()
         judge = _judge(collection, server, budget_requests=len(truth))
         job = _killed_mid_batch(judge)
         server.plans = ["partial"]  # the batch the restarted run reads answers half: the rest is out of budget
@@ -125,8 +123,7 @@ def test_a_cancelled_run_cancels_its_batches_on_the_server():
     collection = _collection()
     truth = _truth(collection)
     with batch_server(truth) as server:
-        server.plans = ["hold"]
-        server.held.set()
+        server.hold_next()
         judge = _judge(collection, server)
         job = _job(judge)
         looked = lambda: len(server.looks.get("batch_2", [])) >= 2  # noqa: E731
