@@ -30,14 +30,9 @@ os.environ.setdefault("SECRET_KEY", __import__("secrets").token_urlsafe(50))
 
 
 def _database() -> None:
-    import psycopg
+    from benchmarks.fresh_database import fresh_postgres
 
-    url = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/workbench")
-    base, _, _ = url.rpartition("/")
-    with psycopg.connect(f"{base}/postgres", autocommit=True) as connection:
-        connection.execute("DROP DATABASE IF EXISTS workbench_bench_corpus")
-        connection.execute("CREATE DATABASE workbench_bench_corpus")
-    os.environ["DATABASE_URL"] = f"{base}/workbench_bench_corpus"
+    fresh_postgres("workbench_bench_corpus")
     import django
 
     django.setup()

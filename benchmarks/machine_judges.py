@@ -135,17 +135,11 @@ def _database(postgres: bool) -> None:
     import os
 
     if postgres:
-        import psycopg
+        from benchmarks.fresh_database import fresh_postgres
 
-        url = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/workbench")
-        base, _, _ = url.rpartition("/")
-        with psycopg.connect(f"{base}/postgres", autocommit=True) as connection:
-            connection.execute("DROP DATABASE IF EXISTS workbench_bench_machines")
-            connection.execute("CREATE DATABASE workbench_bench_machines")
-        os.environ["DATABASE_URL"] = f"{base}/workbench_bench_machines"
+        fresh_postgres("workbench_bench_machines")
     else:
         os.environ["DATABASE_URL"] = f"sqlite:///{tempfile.mkdtemp()}/bench.sqlite3"
-    if not postgres:
         os.environ.pop("REDIS_URL", None)  # embedded: the recomputes the labels cause run inline, on commit
     os.environ.setdefault("DEBUG", "true")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")

@@ -12,14 +12,13 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from config.celery import app
 from judging.jobs import runner as jobs
 from judging.jobs.models import Job, JobState
 from judging.machines import services as machine_judges
 from judging.machines.models import MachineBatch, MachineReply
-from judging.models import Judgment, JudgmentHistory, PoolItem
+from judging.models import Judgment, JudgmentHistory
 from tests.batch_server import batch_server
-from tests.factories import make_collection
+from tests.integration.test_machine_judge_worker import judged_campaign
 from tests.integration.test_recompute_resilience import stop, worker_process
 from tests.integration.test_worker_recompute import wait_until
 
@@ -27,11 +26,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.django_db(t
 
 
 def test_a_worker_killed_while_its_batch_is_in_progress_is_replaced_and_nothing_is_sent_or_labelled_twice(tmp_path):
-    app.control.purge()
-    collection = make_collection(max_grade=3, topics=2, documents=10, runs=2, depth=8)
-    truth = {}
-    for item in PoolItem.objects.filter(topic__collection=collection).select_related("topic", "document"):
-        truth[(item.topic.number, item.document.docno[1:])] = int(item.document.docno[1:]) % 4
+    collection, truth = judged_campaign()
     with batch_server(truth) as server:
         server.hold_next()
         judge = machine_judges.machine_judge_create(

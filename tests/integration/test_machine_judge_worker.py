@@ -25,12 +25,19 @@ from tests.integration.test_worker_recompute import wait_until
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
-def test_a_worker_killed_mid_run_is_replaced_and_no_kept_reply_is_asked_again(tmp_path):
+def judged_campaign():
+    """A purged broker, a small pooled collection, and the model servers' truth about its pairs (keyed as they read
+    prompts: topic number, document number)."""
     app.control.purge()
     collection = make_collection(max_grade=3, topics=2, documents=10, runs=2, depth=8)
     truth = {}
     for item in PoolItem.objects.filter(topic__collection=collection).select_related("topic", "document"):
         truth[(item.topic.number, item.document.docno[1:])] = int(item.document.docno[1:]) % 4
+    return collection, truth
+
+
+def test_a_worker_killed_mid_run_is_replaced_and_no_kept_reply_is_asked_again(tmp_path):
+    collection, truth = judged_campaign()
     with chat_server(truth) as server:
         server.delay = 0.25  # slow enough to kill the worker between two replies
         judge = machine_judges.machine_judge_create(
