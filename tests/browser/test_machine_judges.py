@@ -30,6 +30,19 @@ def _watch(page, problems: list[str]) -> None:
     page.on("pageerror", lambda error: problems.append(f"{page.url}: {error}"))
 
 
+def _add_chat_judge(page, live_server, collection, name: str, base_url: str, **fields) -> None:
+    """Adds a chat judge of model "tiny" through the machine-judges page's form, `fields` filled (True: checked)."""
+    page.goto(f"{live_server.url}/judging/collections/{collection.id}/machine-judges/")
+    page.fill("#id_name", name)
+    page.check("input[name=provider][value=chat]")
+    page.fill("#id_base_url", base_url)
+    page.fill("#id_model", "tiny")
+    for field, value in fields.items():
+        page.check(f"#id_{field}") if value is True else page.fill(f"#id_{field}", value)
+    page.click("main form:not([action]) button[type=submit]")
+    page.wait_for_selector(f"#machine-judges [data-judge={name}]")
+
+
 @pytest.fixture
 def campaign():
     collection = make_collection(max_grade=3, threshold=2, topics=3, documents=12, runs=3, depth=6)
@@ -58,13 +71,7 @@ def test_an_admin_configures_previews_and_runs_a_judge_then_reads_its_agreement(
     _watch(page, problems)
     with chat_server(truth, noise=0.2, seed=4) as server:
         log_in(page, live_server, admin.username)
-        page.goto(f"{live_server.url}/judging/collections/{collection.id}/machine-judges/")
-        page.fill("#id_name", "umbrela-local")
-        page.check("input[name=provider][value=chat]")
-        page.fill("#id_base_url", server.base_url)
-        page.fill("#id_model", "tiny")
-        page.click("main form:not([action]) button[type=submit]")
-        page.wait_for_selector("#machine-judges [data-judge=umbrela-local]")
+        _add_chat_judge(page, live_server, collection, "umbrela-local", server.base_url)
         judge = MachineJudge.objects.get(collection=collection, name="umbrela-local")
 
         page.goto(f"{live_server.url}/judging/machine-judges/{judge.id}/preview/")
@@ -267,16 +274,8 @@ def test_an_admin_sends_a_judge_as_batch_jobs_and_follows_its_batch_to_the_end_a
     _watch(page, problems)
     with batch_server(truth) as server:
         log_in(page, live_server, admin.username)
-        page.goto(f"{live_server.url}/judging/collections/{collection.id}/machine-judges/")
-        page.fill("#id_name", "batched")
-        page.check("input[name=provider][value=chat]")
-        page.fill("#id_base_url", server.base_url)
-        page.fill("#id_model", "tiny")
-        page.check("#id_batch_api")
-        page.fill("#id_batch_poll_seconds", "0.05")
-        page.fill("#id_price_prompt", "1")
-        page.click("main form:not([action]) button[type=submit]")
-        page.wait_for_selector("#machine-judges [data-judge=batched]")
+        _add_chat_judge(page, live_server, collection, "batched", server.base_url, batch_poll_seconds="0.05",
+                        price_prompt="1", batch_api=True)  # fmt: skip
         assert "within the completion window (24h)" in page.inner_text("[data-batch-window]")
         assert "50% off" in page.inner_text("[data-batch-price]")
         judge = MachineJudge.objects.get(collection=collection, name="batched")
