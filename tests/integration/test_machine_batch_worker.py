@@ -7,18 +7,15 @@ from __future__ import annotations
 
 import os
 import signal
-from datetime import timedelta
 
 import pytest
-from django.utils import timezone
 
-from judging.jobs import runner as jobs
 from judging.jobs.models import Job, JobState
 from judging.machines import services as machine_judges
 from judging.machines.models import MachineBatch, MachineReply
 from judging.models import Judgment, JudgmentHistory
 from tests.batch_server import batch_server
-from tests.integration.test_machine_judge_worker import judged_campaign
+from tests.integration.test_machine_judge_worker import judged_campaign, replaced_until_done
 from tests.integration.test_recompute_resilience import stop, worker_process
 from tests.integration.test_worker_recompute import wait_until
 
@@ -44,14 +41,7 @@ def test_a_worker_killed_while_its_batch_is_in_progress_is_replaced_and_nothing_
             stop(first)
         assert Job.objects.get(pk=job.pk).state == JobState.RUNNING and not MachineReply.objects.exists()
         server.held.clear()
-        jobs.jobs_sweep(now=timezone.now() + jobs.STALLED_AFTER + timedelta(seconds=1))
-        jobs.jobs_sweep(now=timezone.now() + jobs.STALLED_AFTER + jobs.RESEND_QUEUED_AFTER + timedelta(seconds=2))
-        second = worker_process({}, tmp_path / "second.log")
-        try:
-            done = lambda: Job.objects.get(pk=job.pk).state == JobState.DONE  # noqa: E731
-            assert wait_until(done, timeout=90), (tmp_path / "second.log").read_text()
-        finally:
-            stop(second)
+        replaced_until_done(job, tmp_path)
     assert len(server.batches) == 1 and set(server.sent.values()) == {1} and len(server.sent) == len(truth)
     assert set(server.answered.values()) == {1} and server.cancels == []
     assert Judgment.objects.filter(assessor=judge.account).count() == len(truth)

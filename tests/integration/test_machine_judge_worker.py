@@ -36,6 +36,19 @@ def judged_campaign():
     return collection, truth
 
 
+def replaced_until_done(job, tmp_path) -> None:
+    """The killed worker's job requeued by the sweep (which does so once a running job has been silent for a
+    minute; here, at once) and done by a new worker."""
+    jobs.jobs_sweep(now=timezone.now() + jobs.STALLED_AFTER + timedelta(seconds=1))
+    jobs.jobs_sweep(now=timezone.now() + jobs.STALLED_AFTER + jobs.RESEND_QUEUED_AFTER + timedelta(seconds=2))
+    second = worker_process({}, tmp_path / "second.log")
+    try:
+        done = lambda: Job.objects.get(pk=job.pk).state == JobState.DONE  # noqa: E731
+        assert wait_until(done, timeout=90), (tmp_path / "second.log").read_text()
+    finally:
+        stop(second)
+
+
 def test_a_worker_killed_mid_run_is_replaced_and_no_kept_reply_is_asked_again(tmp_path):
     collection, truth = judged_campaign()
     with chat_server(truth) as server:
@@ -54,15 +67,7 @@ def test_a_worker_killed_mid_run_is_replaced_and_no_kept_reply_is_asked_again(tm
             stop(first)
         kept_before, asked_before = kept(), server.requests
         assert kept_before < len(truth) and Job.objects.get(pk=job.pk).state == JobState.RUNNING
-        # The sweep requeues a running job once it has been silent for a minute; here, at once.
-        jobs.jobs_sweep(now=timezone.now() + jobs.STALLED_AFTER + timedelta(seconds=1))
-        jobs.jobs_sweep(now=timezone.now() + jobs.STALLED_AFTER + jobs.RESEND_QUEUED_AFTER + timedelta(seconds=2))
-        second = worker_process({}, tmp_path / "second.log")
-        try:
-            done = lambda: Job.objects.get(pk=job.pk).state == JobState.DONE  # noqa: E731
-            assert wait_until(done, timeout=90), (tmp_path / "second.log").read_text()
-        finally:
-            stop(second)
+        replaced_until_done(job, tmp_path)
         prompts = list(server.prompts)
     assert asked_before <= kept_before + 1  # at most the one call in flight when the worker died
     assert server.requests <= len(truth) + 1
