@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 
 from django.http import HttpResponse, StreamingHttpResponse
 
 from evaluation.exports.qrels import qrels_export
 from evaluation.exports.results import results_export
+from evaluation.files import streamed
 from judging.models import Collection
 from judging.permissions import sees_assessors
-
-CONTENT_TYPES = {"txt": "text/plain", "jsonl": "application/x-ndjson", "csv": "text/csv", "json": "application/json"}
 
 
 class BadExportRequest(ValueError):
@@ -27,15 +25,6 @@ class BadExportRequest(ValueError):
 def _listed(value: str | None) -> list[str] | None:
     items = [v.strip() for v in (value or "").split(",") if v.strip()]
     return items or None
-
-
-def streamed(name: str, meta: dict, lines) -> StreamingHttpResponse:
-    response = StreamingHttpResponse(lines, content_type=CONTENT_TYPES[name.rsplit(".", 1)[1]] + "; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
-    response["X-Qrels-Version"] = str(meta["qrels_version"])
-    response["X-Evaluation-Settings"] = meta["settings"]
-    response["X-Provenance"] = json.dumps(meta)
-    return response
 
 
 def qrels_download(collection: Collection, params, user) -> StreamingHttpResponse:

@@ -3,13 +3,17 @@ safe for a spreadsheet. Used by every export, page and command line that writes 
 
 from __future__ import annotations
 
+import json
 import re
 
+from django.http import StreamingHttpResponse
 from django.utils import timezone
 
 from evaluation.models import CollectionState
 from evaluation.selectors import settings_key
 from judging.models import Collection
+
+CONTENT_TYPES = {"txt": "text/plain", "jsonl": "application/x-ndjson", "csv": "text/csv", "json": "application/json"}
 
 
 def provenance(collection: Collection, **details) -> dict:
@@ -42,3 +46,14 @@ def spreadsheet_text(value: str) -> str:
     """A text cell a spreadsheet shows as text, never runs: one starting like a formula gets a leading apostrophe
     (OWASP's CSV-injection rule). For text columns only; numbers are written as numbers."""
     return "'" + value if value.startswith(FORMULA_PREFIXES) else value
+
+
+def streamed(name: str, meta: dict, lines) -> StreamingHttpResponse:
+    """An export's lines as a download named `name`, its provenance in the X-Qrels-Version, X-Evaluation-Settings
+    and X-Provenance headers."""
+    response = StreamingHttpResponse(lines, content_type=CONTENT_TYPES[name.rsplit(".", 1)[1]] + "; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    response["X-Qrels-Version"] = str(meta["qrels_version"])
+    response["X-Evaluation-Settings"] = meta["settings"]
+    response["X-Provenance"] = json.dumps(meta)
+    return response
