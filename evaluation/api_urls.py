@@ -6,6 +6,7 @@ from django.urls import path
 from evaluation import api
 from evaluation.estimate import api as estimate
 from evaluation.nuggets import api as rag
+from evaluation.reports import api as reports
 
 urlpatterns = [
     path("status/", api.CollectionStatusView.as_view(), name="api-collection-status"),
@@ -16,6 +17,7 @@ urlpatterns = [
     path("estimate/draws/", estimate.TopicDrawsView.as_view(), name="api-estimate-draws"),
     path("rag-leaderboard/", rag.RagLeaderboard.as_view(), name="api-rag-leaderboard"),
     path("search-regressions/", api.SearchRegressionsView.as_view(), name="api-search-regressions"),
+    path("submissions/<int:submission_id>/report/", reports.SubmissionReport.as_view(), name="api-submission-report"),
     path("results/export/", api.ResultsExportView.as_view(), name="api-results-export"),
     path("agreement/", api.AgreementView.as_view(), name="api-agreement"),
     path("compare/", api.CompareView.as_view(), name="api-compare"),

@@ -9,6 +9,7 @@ from evaluation.estimate import views as estimate
 from evaluation.machines import views as machines
 from evaluation.nuggets import views as rag
 from evaluation.online import views as online
+from evaluation.reports import views as reports
 from evaluation.views import leaderboard, measures
 
 app_name = "evaluation"
@@ -45,5 +46,7 @@ urlpatterns = [
     path("<int:collection_id>/online/<int:log_id>/settings/", online.search_log_settings, name="search_log_settings"),
     path("<int:collection_id>/online/<int:log_id>/implicit/", online.implicit_judgments, name="implicit_judgments"),
     path("<int:collection_id>/online/<int:log_id>/topics/", online.traffic_topics, name="traffic_topics"),
+    path("<int:collection_id>/reports/<int:submission_id>/", reports.report, name="report"),
+    path("<int:collection_id>/reports/<int:submission_id>/report.txt", reports.report_download, name="report_download"),
     path("<int:collection_id>/plots/<slug:name>.<slug:fmt>", plots.plot, name="plot"),
 ]

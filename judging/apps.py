@@ -18,7 +18,8 @@ class JudgingConfig(AppConfig):
         import judging.rag.models.answers
         import judging.rag.models.nuggets
         import judging.search_fetch.models
-        import judging.sources.models  # noqa: F401
+        import judging.sources.models
+        import judging.tracks.models  # noqa: F401
 
     def ready(self) -> None:
         # The project's Celery app, loaded as Django starts, so that every shared task binds to it (Celery's Django
@@ -79,16 +80,23 @@ def _plug_features_into_the_core() -> None:
     from judging.quality import selectors as quality
     from judging.quality.services import pauses
     from judging.quality.services.settings import quality_settings_update
+    from judging.tracks import selectors as tracks
+    from judging.tracks.services import submission_settings_update
 
     plugins.plug(plugins.label_guards, pauses.refuse_if_paused)
     plugins.plug(plugins.account_namers, machines.machine_names)
     plugins.plug(plugins.other_labellers, quality.check_answerers)
     plugins.plug(plugins.queue_orders, machines.verification_queue_order)
     plugins.plug(plugins.queue_reservations, quality.gold_reserved)
-    for settings_update in (quality_settings_update, preference_settings_update, verification_settings_update):
+    for settings_update in (
+        quality_settings_update,
+        preference_settings_update,
+        verification_settings_update,
+        submission_settings_update,
+    ):
         plugins.plug(plugins.settings_writers, settings_update)
-    for relation in ("quality_settings", "preference_settings", "verification_settings"):
+    for relation in ("quality_settings", "preference_settings", "verification_settings", "submission_settings"):
         plugins.plug(plugins.settings_relations, relation)
     readers = (quality.quality_settings_values, preferences.preference_settings_values)
-    for settings_values in (*readers, machines.verification_settings_values):
+    for settings_values in (*readers, machines.verification_settings_values, tracks.submission_settings_values):
         plugins.plug(plugins.settings_readers, settings_values)

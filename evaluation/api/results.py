@@ -22,6 +22,7 @@ from evaluation.api_serializers import (
 from judging.jobs.api import JobSerializer, job_accepted
 from judging.models import Collection, Run
 from judging.permissions import IsResearcherOrAdmin, ReadsOwnCollectionStatus, sees_assessors
+from judging.tracks import selectors as tracks
 
 MAX_STATUS_PAGE = 1_000_000  # far past any collection's last page, and far inside the database's integers
 
@@ -128,15 +129,33 @@ class ResultsExportView(_ResearchersRead):
             raise exceptions.ValidationError({"query": [str(error)]}) from error
 
 
+class ReadsResults(permissions.BasePermission):
+    """Researchers and admins; a track's participants once its results are released (`tracks.results_scope`)."""
+
+    message = "results are for researchers and admins, and for the track's teams once they are released"
+
+    def has_permission(self, request, view) -> bool:
+        if IsResearcherOrAdmin().has_permission(request, view):
+            return True
+        collection = Collection.objects.filter(pk=view.kwargs["collection_id"]).first()
+        return collection is not None and tracks.results_scope(user=request.user, collection=collection) is not None
+
+
 class ResultsView(_ResearchersRead):
     """The leaderboard as data: each run's aggregate of every configured measure and its topics evaluated, with
-    the qrels version, settings and freshness they reflect."""
+    the qrels version, settings and freshness they reflect. A track's participant, after the release, reads the
+    submitted runs only."""
+
+    permission_classes = [ReadsResults]
 
     @extend_schema(responses=ResultsSerializer)
     def get(self, request: Request, collection_id: int) -> Response:
         collection = self.collection(collection_id)
         measures = list(collection.measures)
         rows = selectors.leaderboard(collection=collection, measures=measures)
+        if tracks.results_scope(user=request.user, collection=collection) == "submitted":
+            submitted = tracks.submitted_run_ids(collection_id=collection.pk)
+            rows = [row for row in rows if row["run"].id in submitted]
         status_ = selectors.collection_status(collection_id=collection.id)
         runs = [
             {

@@ -8,6 +8,7 @@ from judging.jobs import api as jobs
 from judging.machines import api as machines
 from judging.rag import api as answers
 from judging.search_fetch import api as searches
+from judging.tracks import api as tracks
 
 urlpatterns = [
     path("jobs/<int:job_id>/", jobs.JobView.as_view(), name="api-job"),
@@ -57,5 +58,17 @@ urlpatterns = [
     path("answers/<int:answer_id>/assignments/", answers.AnswerAssignments.as_view(), name="api-answer-assignments"),
     path("answers/<int:answer_id>/support/", answers.AnswerSupport.as_view(), name="api-answer-support"),
     path("machine-judges/<int:judge_id>/nuggets/", answers.MachineNuggetWork.as_view(), name="api-machine-nuggets"),
+    path("collections/<int:collection_id>/teams/", tracks.TeamList.as_view(), name="api-teams"),
+    path("collections/<int:collection_id>/submissions/", tracks.SubmissionList.as_view(), name="api-submissions"),
+    path(
+        "collections/<int:collection_id>/submissions/pool/",
+        tracks.SubmissionPool.as_view(),
+        name="api-submissions-pool",
+    ),
+    path(
+        "collections/<int:collection_id>/submissions/<int:submission_id>/",
+        tracks.SubmissionDetail.as_view(),
+        name="api-submission",
+    ),
     path("search-snapshots/compare/", searches.SnapshotComparison.as_view(), name="api-snapshot-compare"),
 ]

@@ -9,7 +9,9 @@ MAX_NOTE_CHARS = 10_000
 MAX_REASON_CHARS = 200
 MAX_CHECK_RATE = 0.5
 ROLE_ADMIN, ROLE_ASSESSOR, ROLE_RESEARCHER = "admin", "assessor", "researcher"
-ROLES = (ROLE_ADMIN, ROLE_ASSESSOR, ROLE_RESEARCHER)
+# A participant submits runs for their team (`judging.tracks`); what they see is scoped to their team's collections.
+ROLE_PARTICIPANT = "participant"
+ROLES = (ROLE_ADMIN, ROLE_ASSESSOR, ROLE_RESEARCHER, ROLE_PARTICIPANT)
 
 
 BEST_RANK = "best_rank"  # the static order, every collection's default

@@ -2,12 +2,13 @@
 comes from a page, the API, an import, a command, the demo, the Django admin or a test; each is atomic and announces
 what changed through `judging.signals`, inside its transaction.
 
-    users          user_create, user_invite, user_role_set, user_active_set, password_link, token_regenerate,
+    users          user_create, user_invite, user_role_set, role_add, user_active_set, password_link, token_regenerate,
                    imported_assessors (the accounts behind imported labels)
     collections    collection_create, collection_settings_update, collection_scale_update, collection_delete
     topics         topics_create, topics_upsert (an import), topic_delete
     documents      documents_create, documents_upsert (an import, batch by batch), document_delete
-    runs           run_create, run_store (one run's rankings: pages, imports), run_delete, ranking_delete
+    runs           run_create, run_store (one run's rankings: pages, imports), run_describe, run_delete,
+                   ranking_delete
     pools          pool_build, pool_build_start, pool_build_depth, pool_items_delete
     assignments    assignment_create, assignments_balance, assignments_add, assignment_reassign, assignment_delete
     judgments      judgment_record (one, from a page or the API), judgments_record_bulk (an import), judgment_delete

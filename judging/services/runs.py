@@ -132,3 +132,11 @@ def ranking_delete(*, ranking: Ranking) -> None:
     topic_id, collection_id = ranking.topic_id, ranking.run.collection_id
     ranking.delete()
     signals.rankings_changed.send(sender=Run, topic_ids=[topic_id], collection_id=collection_id)
+
+
+def run_describe(*, run: Run, description: str, precedence: int, model_family: str) -> None:
+    """Sets what a run's submitter says of it (a replacement's new questionnaire); no ranking changes, so nothing is
+    recomputed (the model family marks the leaderboard at its next read)."""
+    run.description, run.precedence, run.model_family = description, precedence, model_family.strip()[:100]
+    run.full_clean(validate_unique=False, validate_constraints=False)
+    run.save(update_fields=["description", "precedence", "model_family"])

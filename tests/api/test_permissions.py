@@ -20,10 +20,12 @@ from judging.rag.models.nuggets import Nugget
 from judging.rag.services.answers import answer_runs_import
 from judging.rag.services.nuggets import nugget_create
 from judging.search_fetch import services as search_services
+from judging.tracks import services as tracks
 from tests.api_clients import role_clients
 from tests.chat_server import outbound_allowed
 from tests.factories import make_collection, make_user
 from tests.rag_files import rag24
+from tests.track_campaign import run_file, submitted, team
 
 pytestmark = pytest.mark.django_db
 
@@ -49,6 +51,10 @@ def _support():
 
 
 # (method, path with {c} collection, {a} assignment, {j} job, request body, roles allowed)
+def _run_file():
+    return {"file": SimpleUploadedFile("run.txt", run_file("r").encode()), "run_type": "automatic", "priority": 1}
+
+
 ENDPOINTS = [
     ("get", "/api/collections/", None, READERS),
     ("post", "/api/collections/", {"name": "x", "max_grade": 1}, {ADMIN}),
@@ -119,6 +125,15 @@ ENDPOINTS = [
     ("post", "/api/answers/{r}/support/", _support, {ADMIN}),
     ("post", "/api/machine-judges/{m}/nuggets/", {"work": "propose"}, {ADMIN}),
     ("get", "/api/collections/{c}/rag-leaderboard/", None, READERS),
+    # A track's participants have their own matrix (tests/api/test_track_permissions.py): these are the other roles.
+    ("get", "/api/collections/{c}/teams/", None, {ADMIN}),
+    ("post", "/api/collections/{c}/teams/", {"name": "t", "members": ["nobody"]}, {ADMIN}),
+    ("get", "/api/collections/{c}/submissions/", None, {ADMIN}),
+    ("post", "/api/collections/{c}/submissions/", _run_file, set()),  # an admin is in no team: refused too
+    ("get", "/api/collections/{c}/submissions/{s}/", None, {ADMIN}),
+    ("delete", "/api/collections/{c}/submissions/{s}/", None, set()),  # only the team withdraws its run
+    ("post", "/api/collections/{c}/submissions/pool/", {"depths": {"1": 2}, "preview": True}, {ADMIN}),
+    ("get", "/api/collections/{c}/submissions/{s}/report/", None, {ADMIN}),
 ]
 
 
@@ -135,8 +150,12 @@ def world():
         )
     answer_runs_import(collection=collection, file="rag.jsonl", lines=[rag24("rag", "1", ["d1"], [("A.", [0])])])
     nugget = nugget_create(topic=assignment.topic, text="a fact")
+    tracks.submission_settings_update(collection=collection, changes={"submissions": {"runs_per_team": 3}})
+    _, member = team(collection, "alpha")
+    submission = submitted(collection, member, run_file("alpha0", topics=("1", "2"), depth=3))
     ids = {"c": collection.id, "a": assignment.id, "j": job.id, "m": judge.id, "t": assignment.topic_id,
-           "e": endpoint.id, "n": nugget.id, "r": Answer.objects.get(run__tag="rag").id}  # fmt: skip
+           "e": endpoint.id, "n": nugget.id, "r": Answer.objects.get(run__tag="rag").id,
+           "s": submission.id}  # fmt: skip
     return ids | {"u": assessor.id}
 
 
@@ -168,6 +187,7 @@ def test_every_api_route_is_in_the_table():
     tabled = {p.replace("{e}", "<int:endpoint_id>") for p in tabled}
     tabled = {p.replace("{u}", "<int:account_id>") for p in tabled}
     tabled = {p.replace("{n}", "<int:nugget_id>").replace("{r}", "<int:answer_id>") for p in tabled}
+    tabled = {p.replace("{s}", "<int:submission_id>") for p in tabled}
     public = {"api/schema/", "api/docs/"}
 
     def flattened(patterns, prefix=""):

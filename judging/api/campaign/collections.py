@@ -49,6 +49,12 @@ class CollectionSerializer(serializers.ModelSerializer):
     advisory_assessors = AccountsInRole(role=SourceRole.ADVISORY)
     gold_assessors = AccountsInRole(role=SourceRole.GOLD)
     verification_judge = IdField(required=False, allow_null=True)
+    submissions = serializers.JSONField(
+        required=False,
+        allow_null=True,
+        help_text="The track's submission settings (judging.tracks), merged into what is set: opens, closes (ISO "
+        "times), runs_per_team, depth, missing_documents (refuse|placeholders), released, live_reports.",
+    )
 
     class Meta:
         model = Collection
@@ -73,6 +79,7 @@ class CollectionSerializer(serializers.ModelSerializer):
             "guidelines",
             "researchers_see_assessors",
             "ir_datasets_id",
+            "submissions",
             "created_at",
         ]
         read_only_fields = ["id", "created_at"]
