@@ -83,7 +83,7 @@ class _Topic:
     def features(self) -> np.ndarray:
         retrieved = self.ranks > 0
         reciprocal = np.where(retrieved, 1.0 / np.where(retrieved, self.ranks, 1.0), 0.0)
-        best = np.where(retrieved, self.ranks, np.inf).min(axis=0)
+        best = np.where(retrieved, self.ranks, np.inf).min(axis=0, initial=np.inf)  # no run at all: every one inf
         share = retrieved.mean(axis=0) if len(self.ranks) else np.zeros(len(self.documents))
         best_term = np.where(np.isfinite(best), 1.0 / np.log2(1.0 + np.where(np.isfinite(best), best, 1.0)), 0.0)
         return np.column_stack([best_term, share, reciprocal.mean(axis=0) if len(self.ranks) else share])

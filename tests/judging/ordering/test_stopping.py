@@ -81,3 +81,15 @@ def test_the_campaign_page_loads_the_standing_panel_for_admins_only(client):
     assert 'data-standing-topic="1"' in panel
     client.force_login(assessor)
     assert client.get(reverse("judging:campaign_standing", args=[collection.id])).status_code == 403
+
+
+def test_a_collection_with_no_runs_yet_stands_at_nothing_found_instead_of_failing():
+    standing = campaign_standing([_topic("1", {}, {}), _topic("2", {}, {})])
+    assert standing.relevant_found == 0 and standing.relevant_expected_left == 0
+
+
+@pytest.mark.django_db
+def test_the_standing_panel_of_a_new_collection_without_runs_answers(client):
+    collection = make_collection(topics=2, documents=4, runs=0)
+    client.force_login(make_user("admin"))
+    assert client.get(reverse("judging:campaign_standing", args=[collection.id])).status_code == 200
