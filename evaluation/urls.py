@@ -46,6 +46,7 @@ urlpatterns = [
     path("<int:collection_id>/online/<int:log_id>/settings/", online.search_log_settings, name="search_log_settings"),
     path("<int:collection_id>/online/<int:log_id>/implicit/", online.implicit_judgments, name="implicit_judgments"),
     path("<int:collection_id>/online/<int:log_id>/topics/", online.traffic_topics, name="traffic_topics"),
+    path("<int:collection_id>/track/", reports.track_results, name="track_results"),
     path("<int:collection_id>/reports/<int:submission_id>/", reports.report, name="report"),
     path("<int:collection_id>/reports/<int:submission_id>/report.txt", reports.report_download, name="report_download"),
     path("<int:collection_id>/plots/<slug:name>.<slug:fmt>", plots.plot, name="plot"),

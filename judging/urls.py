@@ -8,6 +8,7 @@ from judging.preferences import views as preferences
 from judging.quality import views as pauses
 from judging.rag.views import answers, nuggets
 from judging.search_fetch import views as searches
+from judging.tracks import views as tracks
 from judging.views import adjudication, assessor, assigning, campaign, people, setup, sources
 
 app_name = "judging"
@@ -19,6 +20,17 @@ urlpatterns = [
     path("compare/<int:topic_id>/", preferences.compare, name="compare"),
     path("compare/<int:topic_id>/save/", preferences.compare_save, name="compare_save"),
     path("dashboard/", campaign.dashboard, name="dashboard"),
+    path("tracks/", tracks.tracks_mine, name="tracks"),
+    path("tracks/<int:collection_id>/", tracks.track, name="track"),
+    path(
+        "tracks/<int:collection_id>/submissions/<int:submission_id>/withdraw/",
+        tracks.submission_withdraw,
+        name="submission_withdraw",
+    ),
+    path("tracks/<int:collection_id>/organize/", tracks.track_organize, name="track_organize"),
+    path("tracks/<int:collection_id>/teams/", tracks.team_new, name="team_new"),
+    path("tracks/<int:collection_id>/freeze/", tracks.track_freeze, name="track_freeze"),
+    path("tracks/<int:collection_id>/pool/", tracks.track_pool, name="track_pool"),
     path("collections/new/", setup.collection_new, name="collection_new"),
     path("collections/<int:collection_id>/settings/", setup.collection_edit, name="collection_edit"),
     path("guidelines/preview/", setup.guidelines_preview, name="guidelines_preview"),

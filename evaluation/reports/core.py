@@ -47,3 +47,24 @@ def median_bars(rows: Mapping[str, Mapping[str, dict]], measure: str) -> list[tu
 def topic_order(topic: str) -> tuple:
     """Topics in trec_eval's order of numbers (numeric ones by value, then the rest by name)."""
     return (0, int(topic), "") if topic.isdigit() else (1, 0, topic)
+
+
+PLOT_WIDTH, PLOT_HEIGHT = 600.0, 200.0
+
+
+def bar_shapes(bars: list[tuple[str, float | None]]) -> list[dict]:
+    """The per-topic plot as SVG rectangles in a PLOT_WIDTH × PLOT_HEIGHT box, the zero line across its middle and
+    the widest difference reaching an edge: {topic, value, x, y, width, height, above}; an undefined value draws no
+    bar."""
+    widest = max((abs(value) for _, value in bars if value is not None), default=0.0) or 1.0
+    step = PLOT_WIDTH / max(len(bars), 1)
+    middle = PLOT_HEIGHT / 2
+    shapes = []
+    for index, (topic, value) in enumerate(bars):
+        height = 0.0 if value is None else max(middle * abs(value) / widest, 1.0)  # a tie with the median: a tick
+        above = value is not None and value >= 0
+        shapes.append({
+            "topic": topic, "value": value, "x": round(index * step + step * 0.1, 2), "width": round(step * 0.8, 2),
+            "y": round(middle - height if above else middle, 2), "height": round(height, 2), "above": above,
+        })  # fmt: skip
+    return shapes

@@ -34,3 +34,25 @@ def run_report(*, submission: Submission) -> dict:
         "means": {measure: aggregates[measure][0] for measure in measures if measure in aggregates},
         "topics": core.topic_rows(run_values, others),
     }
+
+
+def track_results(*, user, collection) -> list[dict] | None:
+    """The leaderboard of the current submitted runs as this user may read it, each row {run, team, values (the
+    collection's measures' means), submission, report (whether the user reads its report)}, best first by the first
+    measure; None when the user reads no results of this track (`judging.tracks.selectors.results_scope`)."""
+    if tracks.results_scope(user=user, collection=collection) is None:
+        return None
+    submissions = {s.run_id: s for s in tracks.current_submissions(collection=collection) if s.run_id}
+    rows = values.leaderboard(collection=collection, measures=list(collection.measures), sort=collection.measures[0],
+                              descending=True)  # fmt: skip
+    return [
+        {
+            "run": row["run"].tag,
+            "team": submissions[row["run"].id].team.name,
+            "values": row["values"],
+            "submission": submissions[row["run"].id],
+            "report": tracks.report_refusal(user=user, submission=submissions[row["run"].id]) is None,
+        }
+        for row in rows
+        if row["run"].id in submissions
+    ]

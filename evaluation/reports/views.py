@@ -11,6 +11,7 @@ from django.shortcuts import get_object_or_404, render
 from evaluation.exports.results import results_export
 from evaluation.files import streamed
 from evaluation.reports import core, selectors
+from judging.models import Collection
 from judging.tracks import selectors as tracks
 from judging.tracks.models import Submission
 
@@ -38,9 +39,9 @@ def report(request: HttpRequest, collection_id: int, submission_id: int) -> Http
     submission = readable_submission(request.user, collection_id, submission_id)
     found = selectors.run_report(submission=submission)
     measures = found["measures"]
-    plotted = request.GET.get("measure") if request.GET.get("measure") in measures else measures[0]
-    bars = core.median_bars(found["topics"], plotted)
-    widest = max((abs(b) for _, b in bars if b is not None), default=0.0) or 1.0
+    asked = request.GET.get("measure")
+    plotted = asked if asked in measures else "AP" if "AP" in measures else measures[0]
+    bars = core.bar_shapes(core.median_bars(found["topics"], plotted))
     rows = [
         (topic, [found["topics"][topic].get(m) for m in measures])
         for topic in sorted(found["topics"], key=core.topic_order)
@@ -53,7 +54,8 @@ def report(request: HttpRequest, collection_id: int, submission_id: int) -> Http
         "means": [found["means"].get(m) for m in measures],
         "rows": rows,
         "plotted": plotted,
-        "bars": [(topic, bar, 50 * abs(bar) / widest if bar is not None else 0) for topic, bar in bars],
+        "bars": bars,
+        "plot": {"width": core.PLOT_WIDTH, "height": core.PLOT_HEIGHT, "middle": core.PLOT_HEIGHT / 2},
     }
     return render(request, "evaluation/reports/report.html", context)
 
@@ -61,3 +63,14 @@ def report(request: HttpRequest, collection_id: int, submission_id: int) -> Http
 @login_required
 def report_download(request: HttpRequest, collection_id: int, submission_id: int):
     return report_file(readable_submission(request.user, collection_id, submission_id))
+
+
+@login_required
+def track_results(request: HttpRequest, collection_id: int) -> HttpResponse:
+    """The submitted runs' leaderboard: researchers and admins, and the track's teams once results are released."""
+    collection = get_object_or_404(Collection, pk=collection_id)
+    rows = selectors.track_results(user=request.user, collection=collection)
+    if rows is None:
+        raise PermissionDenied("the track's results are for its teams once the organizers release them")
+    context = {"collection": collection, "measures": list(collection.measures), "rows": rows}
+    return render(request, "evaluation/reports/track_results.html", context)

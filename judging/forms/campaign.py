@@ -11,6 +11,7 @@ from judging.models import (
     MAX_REASON_CHARS,
     ROLE_ADMIN,
     ROLE_ASSESSOR,
+    ROLE_PARTICIPANT,
     ROLE_RESEARCHER,
     Run,
     Topic,
@@ -156,6 +157,8 @@ class UserCreateForm(forms.Form):
         regex=r"^[\w.@+-]{1,150}$", max_length=150, help_text="Letters, digits and @ . + - _ only."
     )
     role = forms.ChoiceField(
-        choices=[(r, r.capitalize()) for r in (ROLE_ASSESSOR, ROLE_RESEARCHER, ROLE_ADMIN)], initial=ROLE_ASSESSOR
+        choices=[(r, r.capitalize()) for r in (ROLE_ASSESSOR, ROLE_RESEARCHER, ROLE_PARTICIPANT, ROLE_ADMIN)],
+        initial=ROLE_ASSESSOR,
+        help_text="A participant submits runs for the team an organizer adds them to (a track's page).",
     )
     email = forms.EmailField(required=False)

@@ -35,7 +35,7 @@ class TeamList(APIView):
 
     permission_classes = [IsAdmin]
 
-    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(operation_id="collections_teams_list", responses={200: OpenApiTypes.OBJECT})
     def get(self, request: Request, collection_id: int) -> Response:
         collection = get_object_or_404(Collection, pk=collection_id)
         return Response([_team(team) for team in selectors.collection_teams(collection=collection)])
@@ -103,7 +103,7 @@ class SubmissionList(APIView):
     permission_classes = [InTrack]
     parser_classes = [MultiPartParser, FormParser]
 
-    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(operation_id="collections_submissions_list", responses={200: OpenApiTypes.OBJECT})
     def get(self, request: Request, collection_id: int) -> Response:
         collection = get_object_or_404(Collection, pk=collection_id)
         team = None if selectors.organizes(request.user) else selectors.team_of(
@@ -145,6 +145,7 @@ class SubmissionDetail(APIView):
         submission = self._submission(request, collection_id, submission_id)
         return Response(receipt(submission) | {"state": submission.state})
 
+    @extend_schema(responses={204: None})
     def delete(self, request: Request, collection_id: int, submission_id: int) -> Response:
         submission = self._submission(request, collection_id, submission_id)
         try:

@@ -16,9 +16,9 @@ from judging.imports import services as imports
 from judging.jobs import kinds as job_kinds
 from judging.jobs import runner as jobs
 from judging.jobs.models import Job, JobState
-from judging.models import ROLE_ASSESSOR, Collection
+from judging.models import ROLE_ASSESSOR, ROLE_PARTICIPANT, ROLE_RESEARCHER, Collection
 from judging.ordering.core import stopping
-from judging.permissions import admin_required, reads_for_researchers_writes_for_admins
+from judging.permissions import admin_required, reads_for_researchers_writes_for_admins, user_roles
 from judging.services import pools
 
 DASHBOARD_REFRESH_SECONDS = 5
@@ -31,8 +31,11 @@ def home(request: HttpRequest) -> HttpResponse:
         return redirect("login")
     if request.user.is_staff:
         return redirect("judging:dashboard")
-    if request.user.groups.filter(name=ROLE_ASSESSOR).exists():
+    roles = user_roles(request.user)
+    if ROLE_ASSESSOR in roles:
         return redirect("judging:assignments")
+    if ROLE_PARTICIPANT in roles and not roles & {ROLE_RESEARCHER}:
+        return redirect("judging:tracks")
     only = list(Collection.objects.values_list("id", flat=True)[:2])
     if len(only) == 1:  # one collection (the demo's): its leaderboard, not a list of one
         return redirect("evaluation:leaderboard", collection_id=only[0])

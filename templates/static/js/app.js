@@ -2,8 +2,12 @@
 //   <select data-autosubmit>        submits its form when changed (the form's button stays for keyboards and no-JS)
 //   <details data-remember="KEY">   opens or closes as the reader last left it, remembered per KEY in this browser
 //   <div data-scroll-hint>          a table wider than its box says how many columns lie to the right
+//   <button data-print>             prints the page (a report, laid out for paper by the print style sheet)
 (() => {
   "use strict";
+  document.addEventListener("click", (event) => {
+    if (event.target.closest("[data-print]")) window.print();
+  });
   document.addEventListener("change", (event) => {
     const field = event.target.closest("[data-autosubmit]");
     if (field && field.form) field.form.requestSubmit();
