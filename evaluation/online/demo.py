@@ -62,8 +62,8 @@ def demo_search_log_create(*, collection: Collection, sessions: int = 3000, days
 
 
 def demo_pages(collection: Collection, search_log: SearchLog | None = None) -> dict[str, list[str]]:
-    """Every page of a demo campaign, by the role that sees it ("admin", "researcher", "assessor"): what the
-    every-page browser test and the page-load benchmark visit."""
+    """Every page of a demo campaign, by the role that sees it ("admin", "researcher", "assessor", "participant"):
+    what the every-page browser test and the page-load benchmark visit."""
     c = collection.id
     runs = list(collection.runs.order_by("id"))
     topic = collection.topics.order_by("id").first()
@@ -97,4 +97,10 @@ def demo_pages(collection: Collection, search_log: SearchLog | None = None) -> d
         *(f"/judging/machine-judges/{judge.id}/preview/" for judge in collection.machine_judges.all()),
     ]
     assessor = ["/judging/assignments/", f"/judging/judge/{topic.id}/", "/accounts/me/"]
-    return {"admin": admin + results, "researcher": results, "assessor": assessor}
+    submission = collection.submissions.filter(state="current").order_by("id").first()
+    track = [f"/judging/tracks/{c}/organize/", f"/results/{c}/track/"]
+    participant = ["/judging/tracks/", f"/judging/tracks/{c}/", "/accounts/me/"]
+    if submission is not None:
+        track.append(f"/results/{c}/reports/{submission.id}/")
+        participant.append(f"/results/{c}/reports/{submission.id}/")
+    return {"admin": admin + track + results, "researcher": results, "assessor": assessor, "participant": participant}

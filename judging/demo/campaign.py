@@ -1,12 +1,15 @@
-"""The demo collection itself: its assessors, researcher and admin, the pool, the simulated judgments (with
-grades' descriptions), a machine judge, and RAG answers with nuggets and support."""
+"""The demo collection itself: its assessors, researcher, participant and admin, the pool, the simulated judgments
+(with grades' descriptions), a machine judge, RAG answers with nuggets and support, and an open track with a team's
+submitted run."""
 
 from __future__ import annotations
 
 import json
 import random
+from datetime import timedelta
 
 from django.db import transaction
+from django.utils import timezone
 
 from judging import services
 from judging.demo.corpus import TOPICS, demo_runs, harvest_docstrings, simulated_grade, tokens
@@ -26,7 +29,9 @@ DEMO_USERS = [
     ("alice", "alice-demo-pass", "assessor"),
     ("bob", "bob-demo-pass", "assessor"),
     ("rita", "rita-demo-pass", "researcher"),
+    ("pat", "pat-demo-pass", "participant"),
 ]
+DEMO_TEAM = "pat's lab"
 
 
 @transaction.atomic
@@ -68,7 +73,8 @@ def demo_create(*, judged_share: float = 0.6) -> Collection:
             for n, t, d in TOPICS
         ],
     )
-    for precedence, (tag, scores) in enumerate(demo_runs(documents).items(), start=1):
+    runs = demo_runs(documents)
+    for precedence, (tag, scores) in enumerate(runs.items(), start=1):
         services.run_create(
             collection=collection, tag=tag, scores=scores, precedence=precedence, description=f"Demo baseline: {tag}"
         )
@@ -95,8 +101,35 @@ def demo_create(*, judged_share: float = 0.6) -> Collection:
     judge = machine_judges.machine_judge_create(collection=collection, name=DEMO_JUDGE, provider=provider)
     machine_judges.machine_judge_run(judge=judge)
     _demo_answers(collection)
+    _demo_track(collection, users["pat"], runs)
     # Assessors verify its labels, blind: its likeliest errors come first in their queues.
     return services.collection_settings_update(collection=collection, verification_judge=judge)
+
+
+def _demo_track(collection: Collection, participant, runs: dict) -> None:
+    """The collection open for submissions for a month, with live reports; pat's team has submitted one run (the
+    fusion of two baselines, by reciprocal rank), so the track's pages and a report show from the first command."""
+    from django.core.files.base import ContentFile
+
+    from judging.tracks import services as tracks
+
+    opens = timezone.now().replace(second=0, microsecond=0)
+    settings = {"opens": opens.isoformat(), "closes": (opens + timedelta(days=30)).isoformat(), "runs_per_team": 3,
+                "depth": 100, "live_reports": True}  # fmt: skip
+    tracks.submission_settings_update(collection=collection, changes={"submissions": settings})
+    tracks.team_create(collection=collection, name=DEMO_TEAM, members=[participant.username])
+    lines = []
+    for number in runs["bm25"]:
+        fused: dict[str, float] = {}
+        for tag in ("bm25", "tfidf"):
+            ranked = sorted(runs[tag][number].items(), key=lambda item: -item[1])
+            for rank, (docno, _) in enumerate(ranked, start=1):
+                fused[docno] = fused.get(docno, 0.0) + 1.0 / (60 + rank)
+        best = sorted(fused.items(), key=lambda item: (-item[1], item[0]))[:50]
+        lines += [f"{number} Q0 {docno} {rank} {score:.6f} pat-fusion" for rank, (docno, score) in enumerate(best, 1)]
+    upload = ContentFile(("\n".join(lines) + "\n").encode(), name="pat-fusion.txt")
+    questionnaire = tracks.Questionnaire("automatic", 1, "BM25 and TF-IDF fused by reciprocal rank (k = 60).")
+    tracks.submission_receive(collection=collection, user=participant, upload=upload, questionnaire=questionnaire)
 
 
 def _first_words(document: Document, count: int) -> str:

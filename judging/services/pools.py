@@ -128,38 +128,85 @@ POOL_JOB = job_kinds.JobKind(POOL_TASK, "Pool build", "judging/jobs/_pool_result
 
 
 def pool_build_start(
-    *, collection: Collection, strategy: str, size: int, runs: Sequence[Run], more_assessors: bool, created_by=None
+    *,
+    collection: Collection,
+    strategy: str,
+    size: int,
+    runs: Sequence[Run],
+    more_assessors: bool,
+    created_by=None,
+    steps: Sequence[tuple[Sequence[Run], int]] | None = None,
 ):
-    """Starts a pool build as a Job (the page's and the API's one way in)."""
+    """Starts a pool build as a Job (the page's and the API's one way in). `steps`, when given, are (runs, size)
+    built one after the other in the job instead (a track's runs by priority, each priority to its own depth)."""
+    arguments = {"strategy": strategy, "size": size, "run_ids": [r.id for r in runs], "more_assessors": more_assessors}
+    if steps is not None:
+        arguments["steps"] = [
+            {"run_ids": [r.id for r in step_runs], "size": step_size} for step_runs, step_size in steps
+        ]
     return jobs.job_start(
-        kind=f"pool build ({strategy})",
-        task=POOL_TASK,
-        arguments={
-            "strategy": strategy,
-            "size": size,
-            "run_ids": [r.id for r in runs],
-            "more_assessors": more_assessors,
-        },
-        collection=collection,
+        kind=f"pool build ({strategy})", task=POOL_TASK, arguments=arguments, collection=collection,
         created_by=created_by,
-    )
+    )  # fmt: skip
+
+
+def pool_build_steps(
+    *,
+    collection: Collection,
+    strategy: str,
+    steps: Sequence[tuple[Sequence[Run], int]],
+    more_assessors: bool = True,
+    commit: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+) -> PoolReport:
+    """`pool_build` for each (runs, depth or budget) in turn, in one transaction, as one report: per topic the new
+    items of every step and the items pooled before the first; per run its unique contribution within its step.
+    With `commit=False` nothing is written, and the preview counts each step after the ones before it."""
+    report = PoolReport(strategy=strategy)
+    topics = Topic.objects.filter(collection=collection).count()
+    with transaction.atomic():
+        for index, (runs, size) in enumerate(steps):
+            step_progress = _step_share(progress, index * topics, len(steps) * topics) if progress else None
+            part = pool_build(collection=collection, strategy=strategy, depth=size, budget=size, runs=runs,
+                              more_assessors=more_assessors, progress=step_progress)  # fmt: skip
+            for number, (new, before) in part.topics.items():
+                added, pooled = report.topics.get(number, (0, before))
+                report.topics[number] = (added + new, pooled)
+            for tag, count in part.unique.items():
+                report.unique[tag] = report.unique.get(tag, 0) + count
+        if not commit:
+            transaction.set_rollback(True)
+    report.committed = commit
+    return report
+
+
+def _step_share(progress: Callable[[int, int], None], before: int, total: int) -> Callable[[int, int], None]:
+    """A step's progress (its topics done) as the whole build's (`before` topics were done by earlier steps)."""
+    return lambda done, _: progress(before + done, total)
 
 
 def pool_build_job_work(job, progress) -> dict:
-    """The work of a pool-build Job: `pool_build` with the Job's options, progress per topic."""
+    """The work of a pool-build Job: `pool_build` with the Job's options (or `pool_build_steps` with its steps),
+    progress per topic."""
     options = job.arguments
     run_ids = options["run_ids"]
     runs = list(Run.objects.filter(collection=job.collection, pk__in=run_ids)) if run_ids else None
     try:
-        report = pool_build(
-            collection=job.collection,
-            strategy=options["strategy"],
-            depth=options["size"],
-            budget=options["size"],
-            runs=runs,
-            more_assessors=options["more_assessors"],
-            progress=progress,
-        )
+        if options.get("steps"):
+            steps = [(list(Run.objects.filter(collection=job.collection, pk__in=step["run_ids"])), step["size"])
+                     for step in options["steps"]]  # fmt: skip
+            report = pool_build_steps(collection=job.collection, strategy=options["strategy"], steps=steps,
+                                      more_assessors=options["more_assessors"], progress=progress)  # fmt: skip
+        else:
+            report = pool_build(
+                collection=job.collection,
+                strategy=options["strategy"],
+                depth=options["size"],
+                budget=options["size"],
+                runs=runs,
+                more_assessors=options["more_assessors"],
+                progress=progress,
+            )
     except ValidationError as error:
         raise jobs.JobRefused("; ".join(error.messages)) from error
     return {"added": report.added, "topics": len(report.topics), "unique": report.unique}

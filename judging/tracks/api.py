@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from judging.jobs.api import job_accepted
 from judging.models import Collection
 from judging.permissions import IsAdmin
 from judging.tracks import selectors, services
@@ -167,19 +168,22 @@ class PriorityPoolSerializer(serializers.Serializer):
 
 
 class SubmissionPool(APIView):
-    """Admins pool the current submissions by priority: {"depths": {"1": 100, "2": 20}, "strategy", "preview"}."""
+    """Admins pool the current submissions by priority: {"depths": {"1": 100, "2": 20}, "strategy", "preview"}; a
+    preview answers 200 with what a build would add, a build 202 with its job."""
 
     permission_classes = [IsAdmin]
 
-    @extend_schema(request=PriorityPoolSerializer, responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(request=PriorityPoolSerializer, responses={200: OpenApiTypes.OBJECT, 202: OpenApiTypes.OBJECT})
     def post(self, request: Request, collection_id: int) -> Response:
         collection = get_object_or_404(Collection, pk=collection_id)
         data = PriorityPoolSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         given = data.validated_data
-        report = services.submissions_pool(
-            collection=collection, depths=given["depths"], strategy=given["strategy"], commit=not given["preview"]
-        )
+        if not given["preview"]:
+            job = services.submissions_pool_start(collection=collection, depths=given["depths"],
+                                                  strategy=given["strategy"], created_by=request.user)  # fmt: skip
+            return job_accepted(request, job)
+        report = services.submissions_pool(collection=collection, depths=given["depths"], strategy=given["strategy"])
         return Response(
             {
                 "committed": report.committed,

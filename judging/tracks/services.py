@@ -21,7 +21,7 @@ from judging.imports.core.trec_lines import parse_run
 from judging.imports.services import PLACEHOLDER
 from judging.models import ROLE_PARTICIPANT, Document, Run, Topic
 from judging.services.documents import documents_create
-from judging.services.pools import PoolReport, pool_build
+from judging.services.pools import PoolReport, pool_build_start, pool_build_steps
 from judging.services.runs import run_delete, run_describe, run_store
 from judging.services.users import role_add
 from judging.tracks import core
@@ -282,32 +282,28 @@ def submissions_freeze(*, collection, now: datetime | None = None) -> None:
         settings.save(update_fields=["closes", "opens"])
 
 
-def submissions_pool(
-    *, collection, depths: Mapping[int, int], strategy: str = "depth", commit: bool = True
-) -> PoolReport:
-    """Pools the current submissions by priority: each priority's runs to the depth (or per-topic budget) given for
-    it, priorities without one left out (e.g. {1: 100, 2: 20, 3: 20}). Items already pooled keep their place. With
-    `commit=False` nothing is written and the report is the preview, counted as the writes would count it."""
+def _priority_steps(collection, depths: Mapping[int, int]) -> list[tuple[list[Run], int]]:
+    """(runs, depth) for each priority given a depth, in priority order: the current submissions' runs."""
     by_priority: dict[int, list[Run]] = {}
-    for submission in Submission.objects.filter(collection=collection, state=SubmissionState.CURRENT,
-                                                 run__isnull=False).select_related("run"):  # fmt: skip
+    current = Submission.objects.filter(collection=collection, state=SubmissionState.CURRENT, run__isnull=False)
+    for submission in current.select_related("run").order_by("priority", "tag"):
         by_priority.setdefault(submission.priority, []).append(submission.run)
-    if not any(priority in depths for priority in by_priority):
+    steps = [(by_priority[priority], depths[priority]) for priority in sorted(by_priority) if priority in depths]
+    if not steps:
         raise ValidationError({"depths": "no submitted run has a priority given a depth"})
-    report = PoolReport(strategy=strategy)
-    with transaction.atomic():
-        for priority in sorted(by_priority):
-            if priority not in depths:
-                continue
-            size = depths[priority]
-            part = pool_build(collection=collection, strategy=strategy, depth=size, budget=size,
-                              runs=by_priority[priority], more_assessors=True)  # fmt: skip
-            for number, (new, before) in part.topics.items():
-                old_new, old_before = report.topics.get(number, (0, before))
-                report.topics[number] = (old_new + new, old_before)
-            for tag, count in part.unique.items():
-                report.unique[tag] = report.unique.get(tag, 0) + count
-        if not commit:
-            transaction.set_rollback(True)
-    report.committed = commit
-    return report
+    return steps
+
+
+def submissions_pool(*, collection, depths: Mapping[int, int], strategy: str = "depth") -> PoolReport:
+    """The preview of pooling the current submissions by priority: each priority's runs to the depth (or per-topic
+    budget) given for it, priorities without one left out (e.g. {1: 100, 2: 20, 3: 20}); nothing is written."""
+    steps = _priority_steps(collection, depths)
+    return pool_build_steps(collection=collection, strategy=strategy, steps=steps, commit=False)
+
+
+def submissions_pool_start(*, collection, depths: Mapping[int, int], strategy: str = "depth", created_by=None):
+    """Starts pooling the current submissions by priority as a Job (progress per topic, `submissions_pool` is its
+    preview): items already pooled keep their place and judgments."""
+    steps = _priority_steps(collection, depths)
+    return pool_build_start(collection=collection, strategy=strategy, size=max(size for _, size in steps),
+                            runs=[], more_assessors=True, created_by=created_by, steps=steps)  # fmt: skip

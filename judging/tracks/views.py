@@ -161,24 +161,22 @@ def track_freeze(request: HttpRequest, collection_id: int) -> HttpResponse:
 @admin_required
 @require_POST
 def track_pool(request: HttpRequest, collection_id: int) -> HttpResponse:
-    """Pools the submissions by priority: a preview (nothing written) or the build."""
+    """Pools the submissions by priority: a preview (nothing written) or the build, a job with its progress."""
     collection = get_object_or_404(Collection, pk=collection_id)
     settings = selectors.submission_settings(collection)
     form = forms.PriorityPoolForm(request.POST)
     preview = None
     if form.is_valid():
         depths = form.depths(settings.runs_per_team if settings else 1)
-        commit = "build" in request.POST
+        strategy = form.cleaned_data["strategy"]
         try:
-            report = services.submissions_pool(collection=collection, depths=depths,
-                                               strategy=form.cleaned_data["strategy"], commit=commit)  # fmt: skip
+            if "build" in request.POST:
+                job = services.submissions_pool_start(collection=collection, depths=depths, strategy=strategy,
+                                                      created_by=request.user)  # fmt: skip
+                return redirect("judging:job", job_id=job.id)
+            preview = services.submissions_pool(collection=collection, depths=depths, strategy=strategy)
         except ValidationError as error:
             messages.error(request, " ".join(error.messages))
-        else:
-            if commit:
-                messages.success(request, f"Pooled {report.added:,} new items from the submissions by priority.")
-                return redirect("judging:track_organize", collection_id=collection.pk)
-            preview = report
     context = _organizer_context(collection, settings) | {
         "form": forms.TrackSettingsForm(initial=_settings_initial(settings)),
         "pool_form": form,

@@ -107,7 +107,7 @@ def test_a_track_from_open_submissions_to_each_teams_report(browser, live_server
     desk.wait_for_selector("#preview h3")
     assert not PoolItem.objects.filter(topic__collection=collection).exists()
     desk.click('#pool button[name="build"]')
-    desk.wait_for_selector("text=new items from the submissions by priority")
+    desk.wait_for_selector("text=documents added to the pool over 3 topics")  # the job's page, followed to its end
     assert PoolItem.objects.filter(topic__collection=collection).exists()
     screenshot(desk, "track-organizer")
 

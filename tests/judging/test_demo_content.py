@@ -28,3 +28,20 @@ def test_the_demo_has_a_relevant_document_for_every_judged_topic_and_scored_rag_
     board = rag.rag_leaderboard(collection=collection)["runs"]
     assert {row["run"] for row in board} == {"rag-1", "rag-2"}
     assert all(row["scored"] == 9 and row["answers"] == 10 for row in board), board
+
+
+def test_the_demo_track_is_open_and_its_teams_run_has_a_live_report(django_capture_on_commit_callbacks):
+    from django.contrib.auth import get_user_model
+
+    from evaluation.reports import selectors as reports
+    from judging.tracks import selectors as tracks
+
+    with django_capture_on_commit_callbacks(execute=True):
+        collection = demo_create()
+    pat = get_user_model().objects.get(username="pat")
+    team = tracks.team_of(user=pat, collection_id=collection.id)
+    (submission,) = tracks.current_submissions(collection=collection, team=team)
+    assert submission.tag == "pat-fusion" and submission.topics == 10
+    assert tracks.report_refusal(user=pat, submission=submission) is None  # live reports, before any release
+    report = reports.run_report(submission=submission)
+    assert set(report["means"]) == set(collection.measures) and len(report["topics"]) == 9  # topic 1: no judgments

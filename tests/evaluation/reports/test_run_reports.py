@@ -36,7 +36,7 @@ def judged_track(tmp_path):
     _, delta = team(collection, "delta")
     withdrawn = submitted(collection, delta, run_file("delta0", depth=8, shift=7))
     tracks.submission_withdraw(submission=withdrawn, user=delta)
-    tracks.submissions_pool(collection=collection, depths={1: 8, 2: 4})
+    tracks.submissions_pool_start(collection=collection, depths={1: 8, 2: 4})
     assessor = services.user_create(username="judge", password="pw-for-tests-123", role="assessor")
     qrels = []
     for topic in collection.topics.all():
