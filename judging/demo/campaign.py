@@ -107,8 +107,8 @@ def demo_create(*, judged_share: float = 0.6) -> Collection:
 
 
 def _demo_track(collection: Collection, participant, runs: dict) -> None:
-    """The collection open for submissions for a month, with live reports; pat's team has submitted one run (the
-    fusion of two baselines, by reciprocal rank), so the track's pages and a report show from the first command."""
+    """The collection open for submissions for a month, with live reports; pat's team has submitted two runs (each
+    a fusion of two baselines, by reciprocal rank), so the track's pages and a report show from the first command."""
     from django.core.files.base import ContentFile
 
     from judging.tracks import services as tracks
@@ -118,18 +118,23 @@ def _demo_track(collection: Collection, participant, runs: dict) -> None:
                 "depth": 100, "live_reports": True}  # fmt: skip
     tracks.submission_settings_update(collection=collection, changes={"submissions": settings})
     tracks.team_create(collection=collection, name=DEMO_TEAM, members=[participant.username])
-    lines = []
-    for number in runs["bm25"]:
-        fused: dict[str, float] = {}
-        for tag in ("bm25", "tfidf"):
-            ranked = sorted(runs[tag][number].items(), key=lambda item: -item[1])
-            for rank, (docno, _) in enumerate(ranked, start=1):
-                fused[docno] = fused.get(docno, 0.0) + 1.0 / (60 + rank)
-        best = sorted(fused.items(), key=lambda item: (-item[1], item[0]))[:50]
-        lines += [f"{number} Q0 {docno} {rank} {score:.6f} pat-fusion" for rank, (docno, score) in enumerate(best, 1)]
-    upload = ContentFile(("\n".join(lines) + "\n").encode(), name="pat-fusion.txt")
-    questionnaire = tracks.Questionnaire("automatic", 1, "BM25 and TF-IDF fused by reciprocal rank (k = 60).")
-    tracks.submission_receive(collection=collection, user=participant, upload=upload, questionnaire=questionnaire)
+    fusions = [
+        ("pat-fusion", ("bm25", "tfidf"), "BM25 and TF-IDF fused by reciprocal rank (k = 60)."),
+        ("pat-titles", ("bm25", "title-only"), "BM25 and title-only BM25 fused by reciprocal rank (k = 60)."),
+    ]
+    for priority, (tag, fused_runs, description) in enumerate(fusions, start=1):
+        lines = []
+        for number in runs["bm25"]:
+            fused: dict[str, float] = {}
+            for name in fused_runs:
+                ranked = sorted(runs[name][number].items(), key=lambda item: -item[1])
+                for rank, (docno, _) in enumerate(ranked, start=1):
+                    fused[docno] = fused.get(docno, 0.0) + 1.0 / (60 + rank)
+            best = sorted(fused.items(), key=lambda item: (-item[1], item[0]))[:50]
+            lines += [f"{number} Q0 {docno} {rank} {score:.6f} {tag}" for rank, (docno, score) in enumerate(best, 1)]
+        upload = ContentFile(("\n".join(lines) + "\n").encode(), name=f"{tag}.txt")
+        questionnaire = tracks.Questionnaire("automatic", priority, description)
+        tracks.submission_receive(collection=collection, user=participant, upload=upload, questionnaire=questionnaire)
 
 
 def _first_words(document: Document, count: int) -> str:

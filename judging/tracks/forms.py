@@ -14,7 +14,7 @@ UTC_TIME = forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%
 class SubmissionForm(forms.Form):
     file = forms.FileField(help_text="A TREC run file (qid Q0 docno rank score tag), one run tag.")
     run_type = forms.ChoiceField(choices=RunType.choices, label="Run type")
-    priority = forms.IntegerField(min_value=1, help_text="1 is pooled first.")
+    priority = forms.IntegerField(min_value=1, initial=1, help_text="1 is pooled first.")
     model_family = forms.CharField(
         required=False, max_length=100, help_text="The model family the run uses (e.g. llama-3), if any."
     )

@@ -80,6 +80,14 @@ def test_a_track_from_open_submissions_to_each_teams_report(browser, live_server
     second.write_text(run_file("alpha2", depth=8, shift=5))
     _submit(alpha, live_server, collection, second, 2)
     alpha.wait_for_selector('#runs tr[data-run="alpha2"]')
+    alpha.once("dialog", lambda dialog: dialog.dismiss())  # asked first: dismissed, nothing happens
+    alpha.click('button[aria-label="withdraw alpha2"]')
+    assert Submission.objects.get(tag="alpha2", state="current")
+    alpha.once("dialog", lambda dialog: dialog.accept())
+    alpha.click('button[aria-label="withdraw alpha2"]')
+    alpha.wait_for_selector("text=Run alpha2 withdrawn; its slot is free.")
+    _submit(alpha, live_server, collection, second, 2)  # the slot is free again
+    alpha.wait_for_selector('#runs tr[data-run="alpha2"]')
 
     # Team beta on a phone.
     phone = browser.new_context(

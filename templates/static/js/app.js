@@ -3,8 +3,13 @@
 //   <details data-remember="KEY">   opens or closes as the reader last left it, remembered per KEY in this browser
 //   <div data-scroll-hint>          a table wider than its box says how many columns lie to the right
 //   <button data-print>             prints the page (a report, laid out for paper by the print style sheet)
+//   <form data-confirm="QUESTION">  asks before it is sent (a withdrawal that cannot be undone)
 (() => {
   "use strict";
+  document.addEventListener("submit", (event) => {
+    const form = event.target.closest("form[data-confirm]");
+    if (form && !window.confirm(form.dataset.confirm)) event.preventDefault();
+  });
   document.addEventListener("click", (event) => {
     if (event.target.closest("[data-print]")) window.print();
   });
