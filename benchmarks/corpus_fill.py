@@ -6,9 +6,10 @@
 A collection whose runs named `--placeholders` documents it did not have (placeholders, no text; 301 topics, all
 pooled), and a corpus JSONL of `--corpus` documents that holds them among the rest. Ours: `documents_import(...,
 pooled_only=True)`, the service the web upload, the API and `import_documents --pooled-only` use (read the corpus
-as a stream, keep the pooled documents, write their text), its writes one UPDATE ... FROM VALUES a batch. Peer: the
-previous main's writes (Django's `bulk_update`, a CASE per field per row), the same import in the same run with
-that one function (`documents_upsert`) put back, on the same placeholders emptied again. The corpus read alone is
+as a stream, keep the pooled documents, write their text), its writes a batch COPYed into a temporary table and one
+UPDATE ... FROM it (`config.sql.update_many`). Peers, the same import in the same run on the same placeholders
+emptied again: the last round's writes (one UPDATE ... FROM VALUES a batch) and the previous main's (Django's
+`bulk_update`, a CASE per field per row, with that one function, `documents_upsert`, put back). The corpus read alone is
 timed too (the same stream, the pooled documents parsed and kept, nothing written): the writes are the rest.
 Target (#64): the writes in at most 10 s for 111,304 placeholders, memory flat.
 """
@@ -122,7 +123,16 @@ def main() -> None:
     kept = sum(not r.passed_over for r in parse_documents(corpus, Problems(), keep=wanted.__contains__))
     read = time.perf_counter() - started
     print(f"  the corpus read alone (the pooled documents parsed, nothing written): {read:6.1f} s, {kept:,} kept")
-    ours = timed("ours (UPDATE ... FROM VALUES)")
+    ours = timed("ours (COPY into a temporary table, one UPDATE ... FROM it a batch)")
+    emptied()
+    from config import sql
+
+    copied = sql.update_many
+    sql.update_many = lambda model, fields, rows: sql.run_together(sql.updates(model, fields, rows))
+    try:
+        values = timed("last round's (one UPDATE ... FROM VALUES a batch)")
+    finally:
+        sql.update_many = copied
     emptied()
     current = import_services.documents_upsert
     import_services.documents_upsert = _previous_documents_upsert
@@ -130,8 +140,9 @@ def main() -> None:
         before = timed("previous main (bulk_update)")
     finally:
         import_services.documents_upsert = current
-    print(f"  the writes beyond the read: ours {ours - read:.1f} s, previous {before - read:.1f} s: "
-          f"{(before - read) / max(ours - read, 1e-9):.1f}x (target: at most 10 s)")  # fmt: skip
+    print(f"  the writes beyond the read: ours {ours - read:.1f} s, last round's {values - read:.1f} s "
+          f"({(values - read) / max(ours - read, 1e-9):.1f}x), the previous main's {before - read:.1f} s "
+          f"({(before - read) / max(ours - read, 1e-9):.1f}x); target: at most 10 s")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -167,6 +167,32 @@ def updates(model, fields: Sequence[str], rows: Sequence[Sequence]) -> list[Stat
     return [(sql, [*row[1:], row[0]]) for row in values]
 
 
+def update_many(model, fields: Sequence[str], rows: Sequence[Sequence]) -> None:
+    """Updates many rows given as (primary key, *values aligned with fields), for a bulk write (an import's batch of
+    thousands): on PostgreSQL the values are COPYed into a temporary table and one UPDATE ... FROM it sets them all
+    (a VALUES list of 10,000 placeholders is parsed again on the client for every batch and planned again on the
+    server); elsewhere, and for a row or two, `updates`."""
+    from django.db import transaction
+
+    if not is_postgresql() or len(rows) < 3:
+        run_together(updates(model, fields, rows))
+        return
+    columns = [model._meta.get_field(name) for name in fields]
+    quote, pk = connection.ops.quote_name, model._meta.pk
+    table, key = quote(model._meta.db_table), quote(pk.column)
+    staging = quote(f"staging_{model._meta.db_table}")
+    names = ", ".join(quote(f.column) for f in [pk, *columns])
+    assignments = ", ".join(f"{quote(f.column)} = v.{quote(f.column)}" for f in columns)
+    definition = ", ".join(f"{quote(f.column)} {f.db_type(connection)}" for f in [pk, *columns])
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(f"CREATE TEMPORARY TABLE {staging} ({definition}) ON COMMIT DROP")
+        with cursor.cursor.copy(f"COPY {staging} ({names}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row([pk.get_db_prep_save(row[0], connection), *_prepared(columns, row[1:])])
+        cursor.execute(f"UPDATE {table} AS t SET {assignments} FROM {staging} AS v WHERE t.{key} = v.{key}")
+        cursor.execute(f"DROP TABLE {staging}")
+
+
 def _prepared(columns, values) -> list:
     return [f.get_db_prep_save(value, connection) for f, value in zip(columns, values, strict=True)]
 

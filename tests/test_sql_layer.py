@@ -27,3 +27,23 @@ def test_updating_several_rows_at_once_writes_each_its_own_values_nulls_included
 
     stored = {r.pk: (r.values, r.totals) for r in RunAggregates.objects.all()}
     assert stored == {pk: (values, totals) for pk, values, totals in written}
+
+
+def test_updating_many_rows_at_once_writes_each_its_own_text_and_json_and_leaves_the_others():
+    from judging.models import Document
+
+    collection = make_collection(topics=1, documents=6, runs=1, depth=1)
+    documents = list(Document.objects.filter(collection=collection).order_by("id"))
+    written = [
+        (documents[0].pk, "a title", "a body\twith a tab\nand a line", "https://example.org/a", {"k": [1, "two"]}),
+        (documents[1].pk, "", "", "", {}),
+        (documents[2].pk, "ünïcode \\ backslash", "NUL-free \\N text", "", {"placeholder": None}),
+        (documents[3].pk, "t", "b", "", {"nested": {"x": 1.5}}),
+    ]
+
+    sql.update_many(Document, ["title", "body", "url", "extra"], written)
+
+    stored = {d.pk: (d.title, d.body, d.url, d.extra) for d in Document.objects.filter(collection=collection)}
+    assert {pk: stored[pk] for pk, *_ in written} == {pk: tuple(values) for pk, *values in written}
+    untouched = documents[4]
+    assert stored[untouched.pk] == (untouched.title, untouched.body, untouched.url, untouched.extra)
