@@ -245,6 +245,25 @@ class CpuUse:
         return f"  CPU per judgment (ms): {each}, {rest}; the cores {share:.0%} busy, {stolen:.0%} taken by the host"
 
 
+class WalWritten:
+    """PostgreSQL's write-ahead log written from now until `report`: its bytes (`pg_current_wal_lsn` differences)
+    and, from `pg_stat_wal`, its records and full-page images, per judgment. The log is the cluster's: the
+    benchmark's database is the only one busy while it runs."""
+
+    QUERY = "SELECT pg_current_wal_lsn()::text, wal_records, wal_fpi FROM pg_stat_wal"
+
+    def __init__(self, db):
+        self.db = db
+        self.start = db.fetch(self.QUERY, [])[0]
+
+    def report(self, judgments: int) -> str:
+        end = self.db.fetch(self.QUERY, [])[0]
+        ((written,),) = self.db.fetch("SELECT pg_wal_lsn_diff(%s, %s)", [end[0], self.start[0]])
+        records, images = end[1] - self.start[1], end[2] - self.start[2]
+        return (f"  WAL per judgment: {float(written) / judgments / 1024:.1f} KB ({records / judgments:.0f} records, "
+                f"{images / judgments:.1f} full-page images), {float(written) / 2**20:.1f} MB in all")  # fmt: skip
+
+
 def quantiles(label, values):
     return f"  {label:<32}" + "  ".join(f"p{q} {percentile(values, q):6.1f} ms" for q in (50, 95, 99))
 
@@ -469,6 +488,7 @@ def load(collection, args, seconds) -> None:
                 if cpu is None and posted % 10 == 0 and warm():
                     parts = {"web": server.pid, **{f"worker {n}": w.pid for n, w in enumerate(workers)}}
                     cpu, measured_from, window[0] = CpuUse(parts), posted, time.perf_counter()
+                    wal = WalWritten(db)
                     warmed.set()
                 topic_id, document_id = items[posted]
                 time.sleep(max(0.0, began + posted / args.rate - time.perf_counter()))
@@ -480,6 +500,7 @@ def load(collection, args, seconds) -> None:
         deadline = time.perf_counter() + 90
         while pending and time.perf_counter() < deadline:
             time.sleep(0.05)
+        written = wal.report(posted - measured_from) if cpu is not None else ""  # every save's recompute in
         while args.imports and importing[1] == float("inf") and time.perf_counter() < deadline + 120:
             time.sleep(0.1)  # the imports' window ends when they do
         done.set()
@@ -519,6 +540,7 @@ def load(collection, args, seconds) -> None:
         print(f"  the slowest 1% of those saves, sent at: {when}")
         print(quantiles("freshness (save -> metrics)", [f - sent for sent, f in fresh_at if counted(sent)]))
         print(use)
+        print(written)
         if args.imports:
             beside = [f - sent for sent, f in fresh_at if importing[0] <= sent < importing[1]]
             print(f"{args.imports} imports ran for {importing[1] - importing[0]:.0f} s ({args.queues} queues)", end="")
