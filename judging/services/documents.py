@@ -12,10 +12,13 @@ from judging.services._rows import stored_rows, upsert_by_key
 
 
 @transaction.atomic
-def documents_create(*, collection: Collection, documents: Iterable[Mapping], batch_size: int = 2000) -> int:
-    """Adds documents ({docno, title?, body?, url?, extra?}); returns how many were created."""
+def documents_create(
+    *, collection: Collection, documents: Iterable[Mapping], batch_size: int = 2000, skip_existing: bool = False
+) -> int:
+    """Adds documents ({docno, title?, body?, url?, extra?}); returns how many were given. With `skip_existing`, a
+    docno the collection has meanwhile (placeholders two uploads make at once) is left as it is, not an error."""
     created = Document.objects.bulk_create(
-        (Document(collection=collection, **d) for d in documents), batch_size=batch_size
+        (Document(collection=collection, **d) for d in documents), batch_size=batch_size, ignore_conflicts=skip_existing
     )
     return len(created)
 

@@ -228,7 +228,8 @@ def _replaced(collection, team: Team, tag: str, runs_per_team: int) -> Submissio
 def _stored(collection, team, user, questionnaire, checked, documents, missing, replaced, *, receipt) -> Submission:
     sha256, received_at, name = receipt
     if missing:
-        documents_create(collection=collection, documents=[{"docno": d, "extra": PLACEHOLDER} for d in missing])
+        placeholders = [{"docno": d, "extra": PLACEHOLDER} for d in missing]
+        documents_create(collection=collection, documents=placeholders, skip_existing=True)  # another team's too
         made = Document.objects.filter(collection=collection, docno__in=missing).values_list("docno", "id")
         documents = {**documents, **dict(made)}
     topics = dict(Topic.objects.filter(collection=collection, number__in=list(checked.per_topic)).values_list(

@@ -55,3 +55,28 @@ def test_two_teams_racing_for_one_tag_cannot_both_have_it():
         tag = f"shared{round_}"
         assert _race([(collection, a, tag), (collection, b, tag)]) == ["stored", "taken"]
         assert Submission.objects.filter(collection=collection, tag=tag, state="current").count() == 1
+
+
+def test_two_teams_naming_the_same_missing_document_at_once_both_get_their_run():
+    collection = track(missing_documents="placeholders")
+    _, a = team(collection, "alpha")
+    _, b = team(collection, "beta")
+    barrier, outcomes = threading.Barrier(2), []
+
+    def upload(member, tag):
+        try:
+            barrier.wait()
+            text = run_file(tag) + f"1 Q0 brand-new 9 0.1 {tag}\n"
+            tracks.submission_receive(collection=collection, user=member, upload=SimpleUploadedFile(
+                "run.txt", text.encode()), questionnaire=tracks.Questionnaire("automatic", 1))  # fmt: skip
+            outcomes.append("stored")
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=upload, args=pair) for pair in ((a, "alpha0"), (b, "beta0"))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert outcomes == ["stored", "stored"]
+    assert collection.documents.filter(docno="brand-new").count() == 1
