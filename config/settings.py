@@ -238,6 +238,7 @@ CELERY_TASK_ROUTES = {
     "evaluation.tasks.recompute_collection_agreement": {"queue": JOB_QUEUE},
     "evaluation.tasks.recompute_answer_topic": {"queue": "judgments"},
     "evaluation.tasks.sweep_stale_topics": {"queue": "judgments"},
+    "evaluation.tasks.recount_run_totals": {"queue": "sweep"},
     "judging.tasks.sweep_jobs": {"queue": "judgments"},
     "judging.tasks.search_fetches_due": {"queue": "judgments"},
     "judging.tasks.import_file": {"queue": JOB_QUEUE},

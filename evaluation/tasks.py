@@ -23,6 +23,11 @@ def recompute_collection_agreement(collection_id: int) -> bool:
     return services.collection_agreement_recompute(collection_id=collection_id)
 
 
+@shared_task(name="evaluation.tasks.recount_run_totals", **RETRIED)
+def recount_run_totals(collection_id: int) -> bool:
+    return services.run_totals_recount(collection_id=collection_id)
+
+
 @shared_task(name="evaluation.tasks.sweep_stale_topics", acks_late=True)
 def sweep_stale_topics() -> int:
     return services.stale_topics_sweep()

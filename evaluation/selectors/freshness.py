@@ -6,6 +6,8 @@ from __future__ import annotations
 import hashlib
 import json
 
+from django.db.models import Count
+
 from evaluation.models import CollectionState, RunAggregates, TopicState
 from evaluation.selectors.values import settings_key, stored_measures
 from judging.models import Collection, Run, Topic
@@ -24,6 +26,23 @@ def _missing_measures(collection: Collection) -> list[str]:
         return []
     stored = set(RunAggregates.objects.filter(collection=collection).values_list("measure", flat=True))
     return [measure for measure in stored_measures(collection) if measure not in stored]
+
+
+def collections_with_lost_totals() -> list[int]:
+    """Collections whose runs' totals rows are missing while none of their topics is stale: what a PostgreSQL crash
+    leaves (the totals table is unlogged, emptied on recovery) and a recount from the stored values restores. One
+    query while nothing is lost; a collection still being computed is left to its recomputes."""
+    counted = (
+        Collection.objects.filter(runs__isnull=False)
+        .annotate(stored=Count("run_aggregates__measure", distinct=True))
+        .only("id", "measures")
+        .distinct()
+    )
+    lost = [c.pk for c in counted if c.stored < len(set(stored_measures(c)))]
+    computing = set(
+        TopicState.objects.filter(topic__collection_id__in=lost).stale().values_list("topic__collection_id", flat=True)
+    )
+    return [pk for pk in lost if pk not in computing]
 
 
 def collection_freshness(*, collection: Collection) -> dict:

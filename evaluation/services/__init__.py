@@ -17,7 +17,7 @@ from evaluation.services.recompute import (
     topics_recompute,
 )
 from evaluation.services.staleness import collection_changed, stale_topics_sweep, topics_changed
-from evaluation.services.totals import runs_aggregate
+from evaluation.services.totals import run_totals_recount, runs_aggregate
 
 __all__ = [
     "EVALUATION_SETTINGS",
@@ -26,6 +26,7 @@ __all__ = [
     "collection_recompute",
     "collection_recompute_job_work",
     "collection_recompute_start",
+    "run_totals_recount",
     "runs_aggregate",
     "stale_topics_sweep",
     "topic_recompute",

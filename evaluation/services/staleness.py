@@ -21,6 +21,7 @@ from django.utils import timezone
 from config import sql
 from config.broker import messages_waiting
 from evaluation.models import AnswerTopicState, CollectionState, TopicState
+from evaluation.selectors import collections_with_lost_totals
 from judging.models import Topic
 
 logger = logging.getLogger(__name__)
@@ -192,7 +193,8 @@ def stale_topics_sweep(
     """Sends again the recomputes of topics (and collection-wide agreement) left stale longer than `older_than`:
     a lost message, a broker outage, a killed worker. When every queue is empty, any such message was lost, so all
     are sent again; while messages wait, only those whose last send is older than `resend_after` (so a busy queue
-    never gets a second copy of what is on its way). Batches go to the sweep queue. Returns the topics sent.
+    never gets a second copy of what is on its way). Batches go to the sweep queue. Returns the topics sent. Runs'
+    totals lost while every topic is fresh (a crash empties their unlogged table) are sent to be counted again.
 
     A collection's agreement is sent `agreement_delay` after its flag flips, so it counts as left stale only that
     much later: sooner, the sweep sent every waiting one at once, and under steady judging the agreement ran twice
@@ -211,4 +213,6 @@ def stale_topics_sweep(
     collections = list(waiting.values_list("pk", flat=True))
     resent = [c for c in collections if _enqueue("recompute_collection_agreement", c, sweeping=True)]
     CollectionState.objects.filter(pk__in=resent).update(resent_at=now)
+    for collection_id in collections_with_lost_totals():
+        _enqueue("recount_run_totals", collection_id, sweeping=True, queue="sweep")
     return sent

@@ -152,3 +152,13 @@ def runs_aggregate(*, collection: Collection) -> None:
         unique_fields=["collection", "measure"],
         update_fields=["runs", "values", "topics", "defined", "totals", "qrels_version", "settings_key", "computed_at"],
     )
+
+
+def run_totals_recount(*, collection_id: int) -> bool:
+    """Counts a collection's runs' totals again from the stored values (the sweep's answer to totals lost in a
+    crash); False when the collection has gone."""
+    collection = Collection.objects.filter(pk=collection_id).first()
+    if collection is None:
+        return False
+    runs_aggregate(collection=collection)
+    return True

@@ -357,3 +357,35 @@ def test_a_full_recompute_job_run_again_resumes_from_the_topics_it_already_compu
     evaluation_services.collection_recompute(collection_id=collection.id, since=started)
     assert done[2:] == [topics[2].id, topics[3].id]  # the first two are the checkpoint: not computed again
     assert all(TopicState.objects.get(topic=t).fresh for t in topics)
+
+
+def test_runs_totals_lost_in_a_crash_are_counted_again_by_the_sweep_from_the_stored_values():
+    # PostgreSQL empties the unlogged totals table when it recovers from a crash; the topics' values survive.
+    collection = make_collection(topics=1, runs=3)
+    judge_all(collection, [make_user()], [[1], [0], [2]])
+    before = stored_aggregates(collection)
+    values = TopicValues.objects.filter(topic__collection=collection).count()
+    RunAggregates.objects.filter(collection=collection).delete()
+    assert not selectors_freshness(collection)["fresh"]
+
+    evaluation_services.stale_topics_sweep(older_than=timedelta(0), resend_after=timedelta(0))
+    assert stored_aggregates(collection) == before
+    assert TopicValues.objects.filter(topic__collection=collection).count() == values
+    assert selectors_freshness(collection)["fresh"]
+
+
+def test_a_collection_still_being_computed_is_left_to_its_recomputes_not_recounted():
+    from evaluation.selectors import collections_with_lost_totals
+
+    collection = make_collection(topics=1, runs=2)
+    topic = judge_all(collection, [make_user()], [[1], [0]])
+    RunAggregates.objects.filter(collection=collection).delete()
+    assert collections_with_lost_totals() == [collection.id]
+    TopicState.objects.filter(topic=topic).update(dirty=True)
+    assert collections_with_lost_totals() == []
+
+
+def selectors_freshness(collection):
+    from evaluation.selectors import collection_freshness
+
+    return collection_freshness(collection=collection)
