@@ -218,12 +218,17 @@ class CpuUse:
                 todo.extend(int(child) for child in task.read_text().split())
         return found
 
+    @classmethod
+    def tree(cls, pid: int) -> float:
+        """Seconds of CPU a process and its descendants have used."""
+        return sum(map(cls._process, cls._descendants(pid)))
+
     def _read(self) -> dict[str, float]:
         # user nice system idle iowait irq softirq steal guest guest_nice; guest time is counted in user already
         ticks = [int(field) for field in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
         machine = (sum(ticks[:3]) + sum(ticks[5:7])) / self.TICK
         steal = ticks[7] / self.TICK if len(ticks) > 7 else 0.0  # a virtual machine's host ran something else
-        use = {name: sum(map(self._process, self._descendants(pid))) for name, pid in self.parts.items()}
+        use = {name: self.tree(pid) for name, pid in self.parts.items()}
         # This client's own process only: its descendants are the servers, counted above.
         return {
             **use,
@@ -274,15 +279,18 @@ class WalWritten:
                 cursor.execute("CREATE EXTENSION IF NOT EXISTS pg_walinspect")
         except Exception as error:  # a server without the contrib module: the total stands alone
             return f"\n  (no breakdown by table: {str(error).splitlines()[0]})"
-        rows = self.db.fetch(
-            "SELECT coalesce(c.relname, w.resource_manager), sum(w.record_length)::bigint FROM ("
-            "  SELECT resource_manager, record_length,"
-            "         substring(block_ref from 'rel \\d+/\\d+/(\\d+)')::oid AS node"
-            "  FROM pg_get_wal_records_info(%s, %s)) w"
-            " LEFT JOIN pg_class c ON c.relfilenode = w.node"
-            " GROUP BY 1 ORDER BY 2 DESC LIMIT 8",
-            [self.start[0], end],
-        )
+        try:
+            rows = self.db.fetch(
+                "SELECT coalesce(c.relname, w.resource_manager), sum(w.record_length)::bigint FROM ("
+                "  SELECT resource_manager, record_length,"
+                "         substring(block_ref from 'rel \\d+/\\d+/(\\d+)')::oid AS node"
+                "  FROM pg_get_wal_records_info(%s, %s)) w"
+                " LEFT JOIN pg_class c ON c.relfilenode = w.node"
+                " GROUP BY 1 ORDER BY 2 DESC LIMIT 8",
+                [self.start[0], end],
+            )
+        except Exception as error:  # a long run: checkpoints have recycled the window's first segments
+            return f"\n  (no breakdown by table: {str(error).splitlines()[0]})"
         parts = ", ".join(f"{name} {float(size) / judgments / 1024:.1f}" for name, size in rows)
         return f"\n  WAL per judgment by table (KB): {parts}"
 
@@ -317,6 +325,9 @@ def main():
     )
     parser.add_argument(
         "--worker-nice", type=int, default=0, help="run the workers at this nice level (metrics yield to saves)"
+    )
+    parser.add_argument(
+        "--timeline", default="/tmp/freshness-timeline.csv", help="where the per-second timeline is written (CSV)"
     )
     parser.add_argument("--split", type=int, default=100, help="recomputes timed phase by phase after the run")
     parser.add_argument("--split-only", action="store_true", help="skip the load run: only the split and the peer")
@@ -356,6 +367,7 @@ def main():
 def load(collection, args, seconds) -> None:
     """Posts judgments over HTTP at the given rate to gunicorn, with Celery workers recomputing, and reports the
     save latency and the freshness."""
+    from benchmarks.timeline import Timeline
     from config import sql as db
     from evaluation.models import CollectionState, TopicState
     from judging.models import Judgment, PoolItem
@@ -512,6 +524,7 @@ def load(collection, args, seconds) -> None:
                     parts = {"web": server.pid, **{f"worker {n}": w.pid for n, w in enumerate(workers)}}
                     cpu, measured_from, window[0] = CpuUse(parts), posted, time.perf_counter()
                     wal = WalWritten(db)
+                    timeline = Timeline(parts, cpu.tree).start()
                     warmed.set()
                 topic_id, document_id = items[posted]
                 time.sleep(max(0.0, began + posted / args.rate - time.perf_counter()))
@@ -524,6 +537,8 @@ def load(collection, args, seconds) -> None:
         while pending and time.perf_counter() < deadline:
             time.sleep(0.05)
         written = wal.report(posted - measured_from) if cpu is not None else ""  # every save's recompute in
+        if cpu is not None:
+            timeline.stop()
         while args.imports and importing[1] == float("inf") and time.perf_counter() < deadline + 120:
             time.sleep(0.1)  # the imports' window ends when they do
         done.set()
@@ -564,6 +579,8 @@ def load(collection, args, seconds) -> None:
         print(quantiles("freshness (save -> metrics)", [f - sent for sent, f in fresh_at if counted(sent)]))
         print(use)
         print(written)
+        if cpu is not None:
+            print(timeline.report(saves, fresh_at, began, counted, Path(args.timeline)))
         if args.imports:
             beside = [f - sent for sent, f in fresh_at if importing[0] <= sent < importing[1]]
             print(f"{args.imports} imports ran for {importing[1] - importing[0]:.0f} s ({args.queues} queues)", end="")

@@ -1,8 +1,8 @@
 """A TREC-sized rehearsal on PostgreSQL with the workers running: 77 runs x 301 topics x depth 100 (as TREC RAG 2024
-judged) and a 1,000,000-document corpus file.
+judged; --runs 150 as RAG 2025 took) and a 1,000,000-document corpus file.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/workbench_bench REDIS_URL=redis://127.0.0.1:6379/3 \
-        .venv/bin/python benchmarks/trec_scale.py [--quick]
+        .venv/bin/python benchmarks/trec_scale.py [--quick] [--runs 150]
 
 Steps, each timed with the peak memory of this process (the web and worker processes are reported at the end):
 import the 77 run files into a collection that has its topics but no documents yet ("create what is missing":
@@ -12,7 +12,9 @@ assessors, then have them judge over HTTP at 2 judgments a second each for a min
 is reported as freshness.py reports it. Finally the
 leaderboard, agreement and campaign pages are loaded at that size: the first load, and the median of five more
 once drawn (target: under 500 ms). Scores tie as real runs' do; docnos repeat across runs; the corpus file has
-comment-free JSON lines. --quick: 10 runs x 30 topics x 100,000 documents, 15 seconds.
+comment-free JSON lines. Last, documents read on demand from an ir_datasets document store of the same corpus (the
+lookup an assessor waits for when opening a placeholder). --quick: 10 runs x 30 topics x 100,000 documents, 15
+seconds.
 """
 
 from __future__ import annotations
@@ -114,10 +116,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="10 runs x 30 topics x 100,000 documents, 15 s")
     parser.add_argument("--seconds", type=float, default=None, help="of judging (60; --quick: 15)")
+    parser.add_argument("--runs", type=int, default=None, help="run files (77, TREC RAG 2024; 150, RAG 2025)")
+    parser.add_argument("--lookups", type=int, default=300, help="placeholders opened from the document store")
     args = parser.parse_args()
     if "postgres" not in os.environ.get("DATABASE_URL", "") or not os.environ.get("REDIS_URL"):
         sys.exit("set DATABASE_URL (PostgreSQL) and REDIS_URL; see the docstring")
     runs, topics, documents = (10, 30, 100_000) if args.quick else (77, 301, 1_000_000)
+    runs = args.runs or runs
     seconds = args.seconds or (15.0 if args.quick else 60.0)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ.setdefault("DEBUG", "false")
@@ -198,6 +203,7 @@ def main() -> None:
             first = reader.get(path)
             again = sorted(reader.get(path) for _ in range(5))
             print(f"  {name:<12} first {first * 1000:7.0f} ms   drawn {again[2] * 1000:7.0f} ms")
+        on_demand(collection, corpus, folder, args.lookups, figures)
         others = [("web (gunicorn's master)", server), *((f"worker {n}", w) for n, w in enumerate(workers, start=1))]
         peaks = ", ".join(f"{label} {_rss_kb(str(p.pid), 'VmHWM') / 1024:.0f} MB" for label, p in others)
         print(f"peak memory of the other processes: {peaks}")
@@ -206,6 +212,39 @@ def main() -> None:
         for process in (*workers, server):
             os.killpg(process.pid, 15)
             process.wait(timeout=30)
+
+
+def on_demand(collection, corpus: Path, folder: Path, lookups: int, figures: dict) -> None:
+    """Documents read on demand (a corpus too large to import, such as TREC RAG's 113M segments): the corpus as an
+    ir_datasets dataset whose document store ir_datasets builds once (timed), then `lookups` placeholders nobody
+    pooled opened as an assessor opens one (`document_text_fetch`: the store's lookup and the document's write), each
+    timed. In this process: the web processes would read the same store the same way."""
+    import ir_datasets
+
+    from judging.datasets.services import document_text_fetch
+    from judging.models import Document
+    from judging.services import collection_settings_update
+
+    tsv = folder / "corpus.tsv"
+    with open(corpus) as source, open(tsv, "w") as out:
+        for line in source:
+            record = json.loads(line)
+            out.write(f"{record['docno']}\t{record['title']} {record['text']}\n")
+    name = f"workbench-bench/corpus-{os.getpid()}"
+    ir_datasets.registry.register(name, ir_datasets.create_dataset(docs_tsv=str(tsv)))
+    collection = collection_settings_update(collection=collection, ir_datasets_id=name)
+    waiting = list(Document.objects.filter(collection=collection, body="", title="").order_by("?")[:lookups])
+    with step("build the document store (ir_datasets, once)", figures):
+        ir_datasets.load(name).docs_store().get("msmarco_v2.1_doc_0")
+    times = []
+    for document in waiting:
+        began = time.perf_counter()
+        problem = document_text_fetch(document=document)
+        times.append(time.perf_counter() - began)
+        if problem or not document.body:
+            sys.exit(f"on-demand read failed for {document.docno}: {problem}")
+    print(f"opening a placeholder read on demand ({len(times)} documents): "
+          + "  ".join(f"p{q} {percentile(times, q):6.1f} ms" for q in (50, 95, 99)))  # fmt: skip
 
 
 def judge(collection, base: str, assessors, seconds: float) -> dict:

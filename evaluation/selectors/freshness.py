@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from django.db.models import Count
+from django.db.models import Count, Exists, OuterRef
 
 from evaluation.models import CollectionState, RunAggregates, TopicState
 from evaluation.selectors.values import settings_key, stored_measures
@@ -33,10 +33,9 @@ def collections_with_lost_totals() -> list[int]:
     leaves (the totals table is unlogged, emptied on recovery) and a recount from the stored values restores. One
     query while nothing is lost; a collection still being computed is left to its recomputes."""
     counted = (
-        Collection.objects.filter(runs__isnull=False)
-        .annotate(stored=Count("run_aggregates__measure", distinct=True))
+        Collection.objects.filter(Exists(Run.objects.filter(collection=OuterRef("pk"))))
+        .annotate(stored=Count("run_aggregates"))
         .only("id", "measures")
-        .distinct()
     )
     lost = [c.pk for c in counted if c.stored < len(set(stored_measures(c)))]
     computing = set(
