@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import random
 import subprocess
@@ -218,7 +219,8 @@ def on_demand(collection, corpus: Path, folder: Path, lookups: int, figures: dic
     """Documents read on demand (a corpus too large to import, such as TREC RAG's 113M segments): the corpus as an
     ir_datasets dataset whose document store ir_datasets builds once (timed), then `lookups` placeholders nobody
     pooled opened as an assessor opens one (`document_text_fetch`: the store's lookup and the document's write), each
-    timed. In this process: the web processes would read the same store the same way."""
+    timed (documents whose text the corpus step filled are put back to placeholders when too few are left). In this
+    process: the web processes read the same store the same way."""
     import ir_datasets
 
     from judging.datasets.services import document_text_fetch
@@ -233,7 +235,13 @@ def on_demand(collection, corpus: Path, folder: Path, lookups: int, figures: dic
     name = f"workbench-bench/corpus-{os.getpid()}"
     ir_datasets.registry.register(name, ir_datasets.create_dataset(docs_tsv=str(tsv)))
     collection = collection_settings_update(collection=collection, ir_datasets_id=name)
-    waiting = list(Document.objects.filter(collection=collection, body="", title="").order_by("?")[:lookups])
+    documents = Document.objects.filter(collection=collection)
+    waiting = list(documents.filter(body="", title="").order_by("?")[:lookups])
+    if len(waiting) < lookups:  # the pool took nearly every document: some are put back to placeholders
+        more = list(documents.exclude(body="").order_by("?").values_list("pk", flat=True)[: lookups - len(waiting)])
+        documents.filter(pk__in=more).update(body="", title="")
+        waiting += list(documents.filter(pk__in=more))
+    logging.getLogger("ir_datasets").setLevel(logging.WARNING)  # it says so each time a document store opens
     with step("build the document store (ir_datasets, once)", figures):
         ir_datasets.load(name).docs_store().get("msmarco_v2.1_doc_0")
     times = []
