@@ -329,6 +329,9 @@ def main():
     parser.add_argument(
         "--timeline", default="/tmp/freshness-timeline.csv", help="where the per-second timeline is written (CSV)"
     )
+    parser.add_argument(
+        "--jobs-nice", type=int, default=0, help="run the jobs worker (collection-wide agreement) at this nice level"
+    )
     parser.add_argument("--split", type=int, default=100, help="recomputes timed phase by phase after the run")
     parser.add_argument("--split-only", action="store_true", help="skip the load run: only the split and the peer")
     parser.add_argument(
@@ -393,9 +396,14 @@ def load(collection, args, seconds) -> None:
     # The first worker also runs beat, so the periodic sweep re-enqueues what an outage lost.
     split = args.queues == "split"
     layout = [["-Q", "judgments,bulk,sweep"] if split else []] * args.workers + ([["-Q", "jobs"]] if split else [])
+
+    def niceness(queues):
+        level = args.jobs_nice if queues == ["-Q", "jobs"] else args.worker_nice
+        return ["nice", "-n", str(level)] if level else []
+
     workers = [
         subprocess.Popen(
-            [*(["nice", "-n", str(args.worker_nice)] if args.worker_nice else []),
+            [*niceness(queues),
              sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "--loglevel", "warning",
              "--without-gossip", "--without-mingle", "--without-heartbeat",
              *queues, "-n", f"bench{n}@%h", *(["--beat", "-s", f"/tmp/bench-beat-{os.getpid()}"] if n == 0 else [])],
@@ -546,6 +554,7 @@ def load(collection, args, seconds) -> None:
         stored = Judgment.objects.filter(topic__collection=collection).count()
         elapsed = time.perf_counter() - began
         nice = f" at nice {args.worker_nice}" if args.worker_nice else ""
+        nice += f" (jobs worker at nice {args.jobs_nice})" if args.jobs_nice else ""
         print(
             f"posted {posted} judgments at {args.rate:.0f}/s to {args.workers} worker(s){nice} over {elapsed:.0f} s; ",
             end="",
