@@ -106,32 +106,32 @@ def test_a_collection_agreement_store_writes_the_state_row_only_in_its_last_stat
     assert all(table not in part for part in statements[-1].split(";")[:-1])
 
 
-def test_totals_rows_are_kept_uncompressed_and_agreement_reports_compressed_on_postgresql():
+def _postgresql_catalog(query: str) -> dict:
+    """{first column: the other columns} of a query on PostgreSQL's catalog; skips elsewhere, where the storage
+    settings these tests read do not exist."""
     from django.db import connection
 
     if connection.vendor != "postgresql":
-        pytest.skip("TOAST storage settings exist on PostgreSQL only")
+        pytest.skip("storage, logging and fill factors are PostgreSQL's settings")
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT a.attname, a.attstorage, c.reloptions FROM pg_attribute a JOIN pg_class c "
-            "ON c.oid = a.attrelid WHERE c.relname IN ('evaluation_runaggregates', 'evaluation_agreementreport') "
-            "AND a.attname IN ('totals', 'values', 'report')"
-        )
-        rows = {name: (storage, options or []) for name, storage, options in cursor.fetchall()}
+        cursor.execute(query)
+        return {name: (setting, options or []) for name, setting, options in cursor.fetchall()}
+
+
+def test_totals_rows_are_kept_uncompressed_and_agreement_reports_compressed_on_postgresql():
+    rows = _postgresql_catalog(
+        "SELECT a.attname, a.attstorage, c.reloptions FROM pg_attribute a JOIN pg_class c "
+        "ON c.oid = a.attrelid WHERE c.relname IN ('evaluation_runaggregates', 'evaluation_agreementreport') "
+        "AND a.attname IN ('totals', 'values', 'report')"
+    )
     assert all(rows[n][0] == "e" and "toast_tuple_target=8160" in rows[n][1] for n in ("totals", "values"))
     assert rows["report"][0] == "m" and not any(o.startswith("toast_tuple_target") for o in rows["report"][1])
 
 
 def test_the_runs_totals_write_no_log_and_topic_values_leave_room_to_be_updated_in_place_on_postgresql():
-    from django.db import connection
-
-    if connection.vendor != "postgresql":
-        pytest.skip("logging and fill factors exist on PostgreSQL only")
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT relname, relpersistence, reloptions FROM pg_class "
-            "WHERE relname IN ('evaluation_runaggregates', 'run_aggregates_unique', 'evaluation_topicvalues')"
-        )
-        rows = {name: (persistence, options) for name, persistence, options in cursor.fetchall()}
+    rows = _postgresql_catalog(
+        "SELECT relname, relpersistence, reloptions FROM pg_class "
+        "WHERE relname IN ('evaluation_runaggregates', 'run_aggregates_unique', 'evaluation_topicvalues')"
+    )
     assert rows["evaluation_runaggregates"][0] == "u" and rows["run_aggregates_unique"][0] == "u"
     assert rows["evaluation_topicvalues"][0] == "p" and "fillfactor=50" in rows["evaluation_topicvalues"][1]
