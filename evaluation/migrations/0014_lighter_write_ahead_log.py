@@ -15,31 +15,42 @@ Nothing to do on other databases."""
 
 from django.db import migrations
 
+# (table, the change, how it was before), applied in this order and undone in reverse.
+CHANGES = [
+    ("evaluation_runaggregates", "SET UNLOGGED", "SET LOGGED"),
+    ("evaluation_topicvalues", "SET (fillfactor = 50)", "RESET (fillfactor)"),
+    ("evaluation_agreementreport", "RESET (toast_tuple_target)", "SET (toast_tuple_target = 8160)"),
+    (
+        "evaluation_agreementreport",
+        'ALTER COLUMN "report" SET STORAGE MAIN',
+        'ALTER COLUMN "report" SET STORAGE EXTERNAL',
+    ),
+    (
+        "evaluation_agreementreport",
+        'ALTER COLUMN "report" SET COMPRESSION lz4',
+        'ALTER COLUMN "report" SET COMPRESSION DEFAULT',
+    ),
+]
+LZ4 = "SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)"
 
-def lighter(apps, schema_editor):
-    if schema_editor.connection.vendor != "postgresql":
-        return
-    schema_editor.execute("ALTER TABLE evaluation_runaggregates SET UNLOGGED")
-    schema_editor.execute("ALTER TABLE evaluation_topicvalues SET (fillfactor = 50)")
-    schema_editor.execute("ALTER TABLE evaluation_agreementreport RESET (toast_tuple_target)")
-    schema_editor.execute('ALTER TABLE evaluation_agreementreport ALTER COLUMN "report" SET STORAGE MAIN')
-    with schema_editor.connection.cursor() as cursor:
-        cursor.execute("SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)")
-        if cursor.fetchone():
-            schema_editor.execute('ALTER TABLE evaluation_agreementreport ALTER COLUMN "report" SET COMPRESSION lz4')
 
+def _altered(forward: bool):
+    def alter(apps, schema_editor):
+        connection = schema_editor.connection
+        if connection.vendor != "postgresql":
+            return
+        with connection.cursor() as cursor:
+            cursor.execute(LZ4)
+            has_lz4 = cursor.fetchone() is not None
+        for table, change, before in CHANGES if forward else reversed(CHANGES):
+            if forward and "lz4" in change and not has_lz4:
+                continue  # a server built without lz4 keeps pglz, its default
+            schema_editor.execute(f"ALTER TABLE {table} {change if forward else before}")
 
-def as_before(apps, schema_editor):
-    if schema_editor.connection.vendor != "postgresql":
-        return
-    schema_editor.execute("ALTER TABLE evaluation_runaggregates SET LOGGED")
-    schema_editor.execute("ALTER TABLE evaluation_topicvalues RESET (fillfactor)")
-    schema_editor.execute("ALTER TABLE evaluation_agreementreport SET (toast_tuple_target = 8160)")
-    schema_editor.execute('ALTER TABLE evaluation_agreementreport ALTER COLUMN "report" SET STORAGE EXTERNAL')
-    schema_editor.execute('ALTER TABLE evaluation_agreementreport ALTER COLUMN "report" SET COMPRESSION DEFAULT')
+    return alter
 
 
 class Migration(migrations.Migration):
     dependencies = [("evaluation", "0013_topic_draws")]
 
-    operations = [migrations.RunPython(lighter, as_before)]
+    operations = [migrations.RunPython(_altered(forward=True), _altered(forward=False))]
