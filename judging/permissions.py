@@ -6,14 +6,13 @@ from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404
 from rest_framework import permissions
 
-from judging import plugins
+from judging import selectors
 from judging.models import ROLE_ADMIN, ROLE_ASSESSOR, ROLE_RESEARCHER, Assignment, Topic
 
 
 def assigned_topic(user, topic_id: int) -> Topic:
     """The topic, with its collection, when it is assigned to this user; 404 for no such topic, refused otherwise."""
-    topics = plugins.with_settings(Topic.objects.select_related("collection"), through="collection__")
-    topic = get_object_or_404(topics, pk=topic_id)
+    topic = get_object_or_404(selectors.topics_with_settings(), pk=topic_id)
     if not Assignment.objects.filter(assessor=user, topic=topic).exists():
         raise PermissionDenied("this topic is not assigned to you")
     return topic

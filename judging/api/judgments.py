@@ -9,6 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from config.ids import BoundedPrimaryKeyRelatedField
+from judging import selectors
 from judging.models import Document, Judgment, Topic
 from judging.permissions import IsAssessor
 from judging.quality import selectors as checking
@@ -72,7 +73,7 @@ class JudgmentListCreate(generics.ListCreateAPIView):
         serializer = self.get_serializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        topic = get_object_or_404(Topic.objects.select_related("collection"), pk=data["topic"].pk)
+        topic = get_object_or_404(selectors.topics_with_settings(), pk=data["topic"].pk)
         if data["document"].collection_id != topic.collection_id:
             raise exceptions.NotFound("no such document in this topic's collection")
         own = sources.own_labels(assessor_id=request.user.pk, topic_ids=[topic.pk]).filter(document=data["document"])

@@ -42,6 +42,7 @@ from judging.selectors.queue import (
     items_filled_by_others,
     judging_queue,
     next_assigned_topic,
+    topics_with_settings,
     undo_history,
 )
 
@@ -81,5 +82,6 @@ __all__ = [
     "topics_numbered",
     "topics_rankings",
     "topics_rankings_names",
+    "topics_with_settings",
     "undo_history",
 ]

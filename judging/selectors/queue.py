@@ -26,6 +26,12 @@ from judging.sources.models import SourceRole
 UNDO_DEPTH = 50
 
 
+def topics_with_settings():
+    """Topics with their collection and every feature's settings row, one query a topic: what a save and the judging
+    page read of the collection (its scale, pausing, checks, the verified judge) then costs no query more."""
+    return plugins.with_settings(Topic.objects.select_related("collection"), through="collection__")
+
+
 def undo_history(*, assessor_id: int, topic: Topic) -> list[dict]:
     """What the judging page's undo takes back after a reload, oldest first: for each document the assessor judged
     (by their latest change), its state before that change, from the append-only history. One query."""

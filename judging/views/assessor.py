@@ -160,7 +160,7 @@ def judge_save(request: HttpRequest, topic_id: int, document_id: int) -> HttpRes
     """Saves one judgment (`grade`, or an empty grade with `cannot_judge_reason`; `note`; `seconds_total`), or with
     `action=delete` removes it (undoing a first judgment). Answers JSON to the page's script, a redirect to a form.
     The write service checks the assignment and the pool (403)."""
-    topic = get_object_or_404(Topic.objects.select_related("collection"), pk=topic_id)
+    topic = get_object_or_404(selectors.topics_with_settings(), pk=topic_id)
     # Without its text: a saved judgment needs the document's id and docno, and a web page's body is tens of KB.
     documents = Document.objects.only("id", "collection_id", "docno")
     document = get_object_or_404(documents, pk=document_id, collection_id=topic.collection_id)

@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 from judging import selectors, services
-from judging.models import Document, Judgment, JudgmentHistory
+from judging.models import Collection, Document, Judgment, JudgmentHistory
 from tests.factories import make_collection, make_user
 
 pytestmark = pytest.mark.django_db
@@ -96,6 +96,25 @@ def test_a_save_does_not_read_the_documents_text(client, campaign):
         assert save(client, topic, document, grade="1").json() == {"saved": True}
     reads = [q["sql"] for q in queries.captured_queries if 'FROM "judging_document"' in q["sql"]]
     assert reads and not any('"body"' in sql for sql in reads)
+
+
+def test_a_save_reads_the_collections_feature_settings_with_its_topic_not_one_query_each(client, campaign):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from judging import plugins
+
+    collection, assessor = campaign
+    topic = collection.topics.first()
+    document = topic.pool_items.first().document
+    client.force_login(assessor)
+    with CaptureQueriesContext(connection) as queries:
+        assert save(client, topic, document, grade="1").json() == {"saved": True}
+    tables = [
+        Collection._meta.get_field(relation).related_model._meta.db_table for relation in plugins.settings_relations
+    ]
+    alone = [q["sql"] for q in queries.captured_queries if any(f'FROM "{table}"' in q["sql"] for table in tables)]
+    assert not alone
 
 
 def test_a_retried_save_is_stored_once_and_its_time_counted_once(client, campaign):
