@@ -148,3 +148,52 @@ def test_when_post_editing_the_machines_grade_is_in_view_beside_or_above_the_doc
         assert left > page.eval_on_selector("#document", "e => e.getBoundingClientRect().right") - 1  # beside it
     screenshot(page, f"post-editing-{size}")
     page.context.close()
+
+
+SIX_GRADES = [
+    ("Not relevant", ""),
+    ("Marginally relevant", ""),
+    ("Partially relevant", ""),
+    ("Relevant", ""),
+    ("Highly relevant", ""),
+    ("Perfectly relevant", ""),
+]
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_every_grade_label_is_shown_whole_on_a_phone_and_a_laptop(browser, live_server, screenshot, size):
+    collection = make_collection(max_grade=5, threshold=2, grades=SIX_GRADES)
+    topic = collection.topics.first()
+    assessor = make_user("assessor")
+    services.assignment_create(assessor=assessor, topic=topic)
+    page = browser.new_context(viewport=dict(zip(("width", "height"), SIZES[size], strict=True))).new_page()
+    log_in(page, live_server, assessor.username)
+    page.goto(f"{live_server.url}/judging/judge/{topic.id}/")
+    page.wait_for_selector(".judge-bar .grades button")
+    labels = page.eval_on_selector_all(
+        ".judge-bar .grades .grade-label",
+        "spans => spans.map(s => ({text: s.textContent.trim(), cut: s.scrollWidth > s.clientWidth + 1,"
+        " visible: s.getBoundingClientRect().width > 0}))",
+    )
+    assert [label["text"] for label in labels] == [name for name, _ in SIX_GRADES]
+    assert all(label["visible"] and not label["cut"] for label in labels), labels
+    ellipsized = page.eval_on_selector_all(
+        ".judge-bar .grades .grade-label", "spans => spans.filter(s => getComputedStyle(s).textOverflow === 'ellipsis')"
+    )
+    assert not ellipsized
+    broken_words = page.eval_on_selector_all(
+        ".judge-bar .grades .grade-label",
+        """spans => spans.flatMap(s => {
+            const text = s.firstChild, words = [];
+            for (const m of text.textContent.matchAll(/\\S+/g)) {
+                const range = document.createRange();
+                range.setStart(text, m.index); range.setEnd(text, m.index + m[0].length);
+                if (range.getClientRects().length > 1) words.push(m[0]);  // a word split over two lines
+            }
+            return words;
+        })""",
+    )
+    assert not broken_words
+    assert page.evaluate("document.documentElement.scrollWidth") <= SIZES[size][0] + 1
+    screenshot(page, f"six-grades-{size}")
+    page.context.close()
