@@ -29,6 +29,7 @@ urlpatterns = [
     ),
     path("tracks/<int:collection_id>/organize/", tracks.track_organize, name="track_organize"),
     path("tracks/<int:collection_id>/teams/", tracks.team_new, name="team_new"),
+    path("tracks/<int:collection_id>/teams/<int:team_id>/", tracks.team_edit, name="team_edit"),
     path("tracks/<int:collection_id>/freeze/", tracks.track_freeze, name="track_freeze"),
     path("tracks/<int:collection_id>/pool/", tracks.track_pool, name="track_pool"),
     path("collections/new/", setup.collection_new, name="collection_new"),

@@ -59,6 +59,7 @@ urlpatterns = [
     path("answers/<int:answer_id>/support/", answers.AnswerSupport.as_view(), name="api-answer-support"),
     path("machine-judges/<int:judge_id>/nuggets/", answers.MachineNuggetWork.as_view(), name="api-machine-nuggets"),
     path("collections/<int:collection_id>/teams/", tracks.TeamList.as_view(), name="api-teams"),
+    path("collections/<int:collection_id>/teams/<int:team_id>/", tracks.TeamDetail.as_view(), name="api-team"),
     path("collections/<int:collection_id>/submissions/", tracks.SubmissionList.as_view(), name="api-submissions"),
     path(
         "collections/<int:collection_id>/submissions/pool/",

@@ -18,7 +18,7 @@ from judging.jobs.api import job_accepted
 from judging.models import Collection
 from judging.permissions import IsAdmin
 from judging.tracks import selectors, services
-from judging.tracks.models import RunType, Submission
+from judging.tracks.models import RunType, Submission, Team
 from judging.tracks.services import SubmissionRefused
 
 
@@ -48,6 +48,23 @@ class TeamList(APIView):
         data.is_valid(raise_exception=True)
         team = services.team_create(collection=collection, **data.validated_data)
         return Response(_team(team), status=status.HTTP_201_CREATED)
+
+
+class TeamDetail(APIView):
+    """One team; admins rename it or set its members (PUT, the whole team as POST creates it)."""
+
+    permission_classes = [IsAdmin]
+
+    @extend_schema(operation_id="collections_teams_retrieve", responses={200: OpenApiTypes.OBJECT})
+    def get(self, request: Request, collection_id: int, team_id: int) -> Response:
+        return Response(_team(get_object_or_404(Team, pk=team_id, collection_id=collection_id)))
+
+    @extend_schema(request=TeamSerializer, responses={200: OpenApiTypes.OBJECT})
+    def put(self, request: Request, collection_id: int, team_id: int) -> Response:
+        team = get_object_or_404(Team, pk=team_id, collection_id=collection_id)
+        data = TeamSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        return Response(_team(services.team_update(team=team, **data.validated_data)))
 
 
 class SubmissionSerializer(serializers.Serializer):

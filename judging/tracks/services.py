@@ -94,27 +94,59 @@ def _time(name: str, value) -> datetime | None:
     return moment if timezone.is_aware(moment) else timezone.make_aware(moment, timezone.utc)
 
 
-@transaction.atomic
-def team_create(*, collection, name: str, members: list[str]) -> Team:
-    """Creates a team of existing accounts (by username), each given the `participant` role; an account is in at
-    most one team of a collection. ValidationError names `name` or `members`."""
+def _team_checked(collection, name: str, members: list[str], team: Team | None = None) -> tuple[str, list]:
+    """(the name stripped, the members' accounts) once both are valid for a team of `collection` (`team` itself
+    excepted when it is renamed or its members changed); ValidationError names `name` or `members`."""
     name = name.strip()
     if not name:
         raise ValidationError({"name": "a team needs a name"})
-    if Team.objects.filter(collection=collection, name__iexact=name).exists():
+    others = Team.objects.filter(collection=collection).exclude(pk=team.pk if team else None)
+    if others.filter(name__iexact=name).exists():
         raise ValidationError({"name": f"the collection already has a team {name!r}"})
+    if not members:
+        raise ValidationError({"members": "name at least one member"})
     users = {user.username: user for user in get_user_model().objects.filter(username__in=members, is_active=True)}
     unknown = [username for username in members if username not in users]
     if unknown:
         raise ValidationError({"members": f"no active account {', '.join(map(repr, unknown))}: invite them first"})
     taken = TeamMember.objects.filter(collection=collection, user__in=users.values()).select_related("team", "user")
-    if taken:
-        held = ", ".join(f"{m.user.username} ({m.team.name})" for m in taken)
+    held = ", ".join(f"{m.user.username} ({m.team.name})" for m in taken if team is None or m.team_id != team.pk)
+    if held:
         raise ValidationError({"members": f"already in a team of this collection: {held}"})
-    team = Team.objects.create(collection=collection, name=name)
-    for user in users.values():
-        TeamMember.objects.create(team=team, collection=collection, user=user)
+    return name, list(users.values())
+
+
+def _members_join(team: Team, users) -> None:
+    for user in users:
+        TeamMember.objects.create(team=team, collection=team.collection, user=user)
         role_add(user=user, role=ROLE_PARTICIPANT)
+
+
+@transaction.atomic
+def team_create(*, collection, name: str, members: list[str]) -> Team:
+    """Creates a team of existing accounts (by username), each given the `participant` role; an account is in at
+    most one team of a collection. ValidationError names `name` or `members`."""
+    name, users = _team_checked(collection, name, members)
+    team = Team.objects.create(collection=collection, name=name)
+    _members_join(team, users)
+    return team
+
+
+@transaction.atomic
+def team_update(*, team: Team, name: str, members: list[str]) -> Team:
+    """Renames a team and sets its members (existing accounts, by username), as `team_create` checks them. A member
+    taken off keeps the runs they submitted on the team's record (each receipt names its sender) and can no longer
+    submit for it; one added is given the `participant` role. Locks the team, so two organizers' edits apply one
+    after the other."""
+    team = Team.objects.select_for_update().select_related("collection").get(pk=team.pk)
+    name, users = _team_checked(team.collection, name, members, team=team)
+    if name != team.name:
+        team.name = name
+        team.save(update_fields=["name"])
+    kept = {user.pk for user in users}
+    TeamMember.objects.filter(team=team).exclude(user__in=kept).delete()
+    present = set(TeamMember.objects.filter(team=team).values_list("user_id", flat=True))
+    _members_join(team, [user for user in users if user.pk not in present])
     return team
 
 

@@ -16,7 +16,7 @@ from judging.models import Collection
 from judging.permissions import admin_required
 from judging.services import collection_settings_update
 from judging.tracks import core, forms, selectors, services
-from judging.tracks.models import Submission
+from judging.tracks.models import Submission, Team
 from judging.tracks.services import SubmissionRefused
 
 
@@ -147,6 +147,24 @@ def team_new(request: HttpRequest, collection_id: int) -> HttpResponse:
     else:
         messages.error(request, " ".join(f"{name}: {' '.join(errors)}" for name, errors in form.errors.items()))
     return redirect("judging:track_organize", collection_id=collection.pk)
+
+
+@admin_required
+@require_POST
+def team_edit(request: HttpRequest, collection_id: int, team_id: int) -> HttpResponse:
+    """Renames a team or sets its members (the organizer's page, each team's "Edit")."""
+    team = get_object_or_404(Team, pk=team_id, collection_id=collection_id)
+    form = forms.TeamForm(request.POST)
+    if form.is_valid():
+        try:
+            team = services.team_update(team=team, **form.cleaned_data)
+        except ValidationError as error:
+            messages.error(request, f"Team {team.name}: {' '.join(error.messages)}")
+        else:
+            messages.success(request, f"Team {team.name} saved.")
+    else:
+        messages.error(request, " ".join(f"{name}: {' '.join(errors)}" for name, errors in form.errors.items()))
+    return redirect("judging:track_organize", collection_id=collection_id)
 
 
 @admin_required

@@ -18,7 +18,7 @@ DEEP_JSON = '{"a":' * 20_000 + "1" + "}" * 20_000
 @pytest.fixture
 def world():
     collection = make_collection()
-    ids = {"c": collection.id, "a": 0, "j": 0, "m": 0, "t": 0, "u": 0, "e": 0, "n": 0, "r": 0, "s": 0}
+    ids = {"c": collection.id, "a": 0, "j": 0, "m": 0, "t": 0, "u": 0, "e": 0, "n": 0, "r": 0, "s": 0, "g": 0}
     return ids, api_as(make_user("admin"))
 
 

@@ -128,6 +128,8 @@ ENDPOINTS = [
     # A track's participants have their own matrix (tests/api/test_track_permissions.py): these are the other roles.
     ("get", "/api/collections/{c}/teams/", None, {ADMIN}),
     ("post", "/api/collections/{c}/teams/", {"name": "t", "members": ["nobody"]}, {ADMIN}),
+    ("get", "/api/collections/{c}/teams/{g}/", None, {ADMIN}),
+    ("put", "/api/collections/{c}/teams/{g}/", {"name": "t", "members": ["nobody"]}, {ADMIN}),
     ("get", "/api/collections/{c}/submissions/", None, {ADMIN}),
     ("post", "/api/collections/{c}/submissions/", _run_file, set()),  # an admin is in no team: refused too
     ("get", "/api/collections/{c}/submissions/{s}/", None, {ADMIN}),
@@ -151,11 +153,11 @@ def world():
     answer_runs_import(collection=collection, file="rag.jsonl", lines=[rag24("rag", "1", ["d1"], [("A.", [0])])])
     nugget = nugget_create(topic=assignment.topic, text="a fact")
     tracks.submission_settings_update(collection=collection, changes={"submissions": {"runs_per_team": 3}})
-    _, member = team(collection, "alpha")
+    alpha, member = team(collection, "alpha")
     submission = submitted(collection, member, run_file("alpha0", topics=("1", "2"), depth=3))
     ids = {"c": collection.id, "a": assignment.id, "j": job.id, "m": judge.id, "t": assignment.topic_id,
            "e": endpoint.id, "n": nugget.id, "r": Answer.objects.get(run__tag="rag").id,
-           "s": submission.id}  # fmt: skip
+           "s": submission.id, "g": alpha.id}  # fmt: skip
     return ids | {"u": assessor.id}
 
 
@@ -187,7 +189,7 @@ def test_every_api_route_is_in_the_table():
     tabled = {p.replace("{e}", "<int:endpoint_id>") for p in tabled}
     tabled = {p.replace("{u}", "<int:account_id>") for p in tabled}
     tabled = {p.replace("{n}", "<int:nugget_id>").replace("{r}", "<int:answer_id>") for p in tabled}
-    tabled = {p.replace("{s}", "<int:submission_id>") for p in tabled}
+    tabled = {p.replace("{s}", "<int:submission_id>").replace("{g}", "<int:team_id>") for p in tabled}
     public = {"api/schema/", "api/docs/"}
 
     def flattened(patterns, prefix=""):
