@@ -118,7 +118,12 @@ def _team_checked(collection, name: str, members: list[str], team: Team | None =
 
 def _members_join(team: Team, users) -> None:
     for user in users:
-        TeamMember.objects.create(team=team, collection=team.collection, user=user)
+        try:
+            TeamMember.objects.create(team=team, collection=team.collection, user=user)
+        except IntegrityError as error:  # another organizer put them in another team since the check
+            raise ValidationError(
+                {"members": f"{user.username} just joined another team of this collection"}
+            ) from error
         role_add(user=user, role=ROLE_PARTICIPANT)
 
 

@@ -127,3 +127,19 @@ def test_the_api_puts_a_whole_team_and_names_the_field_it_refuses():
     refused = admin.put(url, {"name": "alpha", "members": ["nobody-here"]}, format="json")
     assert refused.status_code == 400 and "members" in str(refused.json())
     assert admin.get(url).json()["members"] == [second.username]
+
+
+def test_an_account_put_in_another_team_after_the_check_is_refused_by_name_and_nothing_is_saved(monkeypatch):
+    from judging.tracks import services as tracks_services
+    from judging.tracks.models import Team
+
+    collection = track()
+    _, beta_member = team(collection, "beta")
+    # As if another organizer's save had put beta's member in beta between this save's check and its write.
+    monkeypatch.setattr(
+        tracks_services, "_team_checked", lambda collection, name, members, team=None: (name, [beta_member])
+    )
+    with pytest.raises(ValidationError) as refused:
+        tracks.team_create(collection=collection, name="gamma", members=[beta_member.username])
+    assert "just joined another team" in " ".join(refused.value.message_dict["members"])
+    assert not Team.objects.filter(collection=collection, name="gamma").exists()
