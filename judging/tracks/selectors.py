@@ -79,12 +79,15 @@ def results_scope(*, user, collection) -> str | None:
 
 
 def report_refusal(*, user, submission: Submission) -> str | None:
-    """Why the user may not read this submission's report, or None: admins read all; a team reads its own current
-    runs' reports once results are released, or at once when the organizer allows live reports."""
+    """Why the user may not read this submission's report, or None: admins read all; researchers every current run's
+    (they read every run's results already); a team reads its own current runs' reports once results are released,
+    or at once when the organizer allows live reports."""
     if organizes(user):
         return None
     if submission.state != SubmissionState.CURRENT or submission.run_id is None:
         return "this run was replaced or withdrawn: it has no report"
+    if ROLE_RESEARCHER in user_roles(user):
+        return None
     if team_of(user=user, collection_id=submission.collection_id) != submission.team:
         return "a team reads only its own runs' reports"
     settings = submission_settings(submission.collection)

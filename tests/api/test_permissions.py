@@ -135,7 +135,7 @@ ENDPOINTS = [
     ("get", "/api/collections/{c}/submissions/{s}/", None, {ADMIN}),
     ("delete", "/api/collections/{c}/submissions/{s}/", None, set()),  # only the team withdraws its run
     ("post", "/api/collections/{c}/submissions/pool/", {"depths": {"1": 2}, "preview": True}, {ADMIN}),
-    ("get", "/api/collections/{c}/submissions/{s}/report/", None, {ADMIN}),
+    ("get", "/api/collections/{c}/submissions/{s}/report/", None, READERS),
 ]
 
 

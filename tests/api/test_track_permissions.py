@@ -110,3 +110,25 @@ def test_an_assessor_and_a_researcher_submit_nothing(two_teams):
     for role in ("assessor", "researcher"):
         response = submit(api_as(make_user(role)), collection, run_file("x"))
         assert response.status_code == 403
+
+
+def test_a_researcher_reads_every_current_runs_report_before_the_release_and_an_assessor_none(two_teams, client):
+    from django.urls import reverse
+
+    from tests.factories import make_user
+
+    collection, _, ours, theirs = two_teams
+    researcher, assessor = make_user("researcher"), make_user("assessor")
+    for submission in (ours, theirs):
+        url = f"/api/collections/{collection.id}/submissions/{submission.id}/report/"
+        assert api_as(researcher).get(url).status_code == 200
+        assert api_as(assessor).get(url).status_code == 403
+    client.force_login(researcher)
+    page = client.get(reverse("evaluation:report", args=[collection.id, theirs.id]))
+    assert page.status_code == 200 and "beta0" in page.content.decode()
+    assert client.get(reverse("evaluation:report_download", args=[collection.id, theirs.id])).status_code == 200
+    leaderboard = client.get(reverse("evaluation:track_results", args=[collection.id])).content.decode()
+    assert reverse("evaluation:report", args=[collection.id, ours.id]) in leaderboard
+    tracks.submission_withdraw(submission=theirs, user=theirs.submitted_by)
+    gone = api_as(researcher).get(f"/api/collections/{collection.id}/submissions/{theirs.id}/report/")
+    assert gone.status_code == 403 and "withdrawn" in gone.json()["error"]["message"]
