@@ -182,6 +182,11 @@ def test_after_an_llm_judge_labels_the_whole_pool_where_we_stand_counts_people_o
         row = page.locator(f"#sources tr[data-source='{judge.name}']")
         assert (row.get_attribute("data-kind"), row.get_attribute("data-role")) == ("machine", "advisory")
         assert page.evaluate("document.documentElement.scrollWidth") <= width + 1  # the table scrolls, not the page
+        # Every row's controls in view, its Save button too, with no sideways scrolling (a card a row on a phone).
+        rights = page.eval_on_selector_all(
+            "#sources form :is(select, input, button)", "controls => controls.map(c => c.getBoundingClientRect().right)"
+        )
+        assert rights and max(rights) <= width, rights
         screenshot(page, f"sources-{width}")
         context.close()
     context = browser.new_context()
