@@ -54,9 +54,9 @@ def test_a_track_from_open_submissions_to_each_teams_report(browser, live_server
     desk.click("#settings form button[type=submit]")
     desk.wait_for_selector(f"text=closes {closes:%Y-%m-%d %H:%M} UTC")
     for name, member in (("alpha", alpha_member), ("beta", beta_member)):
-        desk.fill("#teams #id_name", name)
-        desk.fill("#teams #id_members", member.username)
-        desk.click("#teams button[type=submit]")
+        desk.fill("#team-new #id_name", name)
+        desk.fill("#team-new #id_members", member.username)
+        desk.click("#team-new button[type=submit]")
         desk.wait_for_selector(f"#teams li:has-text('{name}: {member.username}')")
 
     # Team alpha at 1280 px: a file with a docno twice is refused, its line and field named; then fixed.
