@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import suppress
 from pathlib import Path
 
 import numpy as np
@@ -77,14 +76,22 @@ class TrecReader:
             all_ids = self.docs.ids(np.concatenate(topic_ids), pa.concat_arrays([tables[i].docnos for i in fast]))
             doc_ids = np.split(all_ids, np.cumsum([len(t) for t in topic_ids])[:-1])
             ranks = self.docs.docno_ranks() if len(fast) > 1 else None  # ranked once for all the files
-            for i, topics, docs in zip(fast, topic_ids, doc_ids, strict=True):
+
+            def prepare(i: int, topics: np.ndarray, docs: np.ndarray) -> PreparedRun | None:
                 table = tables[i]
                 scores, docnos = table.scores, table.docnos
                 keep = kept_lines(docs, duplicates) if duplicates != "error" else None
                 if keep is not None:  # one copy of each repeated document, as the careful reader keeps it
                     topics, docs, scores, docnos = topics[keep], docs[keep], scores[keep], docnos.take(int_array(keep))
-                with suppress(RepeatedDocument):  # left to the careful reader below, which names the line
-                    prepared[i] = PreparedRun.from_lines(table.tag, topics, docs, scores, docnos, ranks)
+                try:
+                    return PreparedRun.from_lines(table.tag, topics, docs, scores, docnos, ranks)
+                except RepeatedDocument:  # left to the careful reader below, which names the line
+                    return None
+
+            with ThreadPoolExecutor(max_workers=READERS) as pool:  # numpy's sorts release the GIL
+                for i, run in zip(fast, pool.map(prepare, fast, topic_ids, doc_ids), strict=True):
+                    if run is not None:
+                        prepared[i] = run
         for i, source in enumerate(sources):
             if i not in prepared:
                 prepared[i] = self.run(*read_run(source, name=names[i], duplicates=duplicates))

@@ -66,7 +66,7 @@ class RunSet:
         self.row_run, self.row_topic = row_run[order], row_topic[order]
         self.length = length.astype(np.int64)[order]
         self.start = np.concatenate(([0], np.cumsum(self.length)[:-1])).astype(np.int64)
-        self.docs = all_docs.astype(np.int64)[cell_index(source_start[order].astype(np.int64), self.length)]
+        self.docs = all_docs.astype(np.int64, copy=False)[cell_index(source_start[order].astype(np.int64), self.length)]
         self.topics, self.topic_first_row = np.unique(self.row_topic, return_index=True)
 
     @cached_property

@@ -288,7 +288,8 @@ def _plain_columns(path: str | Path, width: int, wanted: dict[int, tuple[str, pa
     line_ends = np.flatnonzero(raw == 10)
     if np.diff(line_ends, prepend=-1, append=len(raw)).max() - 1 > MAX_LINE_BYTES:
         return None
-    if trailing:
+    table = _arrow_table(data, width, wanted, delimiter)
+    if table is None and trailing:  # pyarrow refused the lines: perhaps columns after the run tag, cut them off
         cut = _trailing_columns_cut(data, width)
         if cut is None:
             return None
@@ -296,10 +297,27 @@ def _plain_columns(path: str | Path, width: int, wanted: dict[int, tuple[str, pa
             data, raw = cut[0], np.frombuffer(cut[0], dtype=np.uint8)
             separators = raw <= 32
         width = cut[1]
+        table = _arrow_table(data, width, wanted, delimiter)
+    if table is None:
+        return None
+    # pyarrow found `width` columns on every line; if they account for every byte below '!', there is no other
+    # control character, no tab among spaces and no skipped blank line.
+    if np.count_nonzero(separators) != table.num_rows * width - (raw[-1] != 10):
+        return None
+    columns = {name: _one_array(table[f"c{i}"]) for i, (name, _) in wanted.items()}
+    if any(column.null_count for column in columns.values()):
+        return None
+    end = len(data) - 1 if raw[-1] == 10 else len(data)
+    return columns, data[data.rfind(b"\n", 0, end) + 1 : end]
+
+
+def _arrow_table(data: bytes, width: int, wanted: dict[int, tuple[str, pa.DataType]], delimiter: str):
+    """pyarrow's reading of the wanted columns, or None when a line does not have `width` columns or a value is not
+    one its column's type reads."""
     names = [f"c{i}" for i in range(width)]
     types = {f"c{i}": kind for i, (_, kind) in wanted.items()}
     try:
-        table = arrow_csv.read_csv(
+        return arrow_csv.read_csv(
             pa.py_buffer(data),
             read_options=arrow_csv.ReadOptions(column_names=names, block_size=1 << 20),
             parse_options=arrow_csv.ParseOptions(delimiter=delimiter, quote_char=False, escape_char=False),
@@ -309,16 +327,8 @@ def _plain_columns(path: str | Path, width: int, wanted: dict[int, tuple[str, pa
                 null_values=[],
                 strings_can_be_null=False,
                 quoted_strings_can_be_null=False,
+                check_utf8=False,  # the caller found the data ASCII
             ),
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
-    # pyarrow found `width` columns on every line; if they account for every byte below '!', there is no other
-    # control character, no tab among spaces and no skipped blank line.
-    if np.count_nonzero(separators) != table.num_rows * width - (raw[-1] != 10):
-        return None
-    columns = {name: _one_array(table[f"c{i}"]) for i, (name, _) in wanted.items()}
-    if any(column.null_count for column in columns.values()):
-        return None
-    body = data[:-1] if raw[-1] == 10 else data
-    return columns, body[body.rfind(b"\n") + 1 :]

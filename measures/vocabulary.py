@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from collections.abc import Iterable
-from itertools import count, islice
+from concurrent.futures import ThreadPoolExecutor
+from itertools import count, islice, pairwise
 
 import numpy as np
 import pyarrow as pa
@@ -68,27 +70,42 @@ class DocumentVocabulary:
         """Ids of the pairs (topics[i], docnos[i]) (one topic may be given for all), adding the new ones."""
         docnos = docnos if isinstance(docnos, pa.Array) else string_array(docnos)
         topics = np.broadcast_to(np.asarray(topics, dtype=np.int64), len(docnos))
+        order, spans = _topic_spans(topics)
+        grouped = docnos if order is None else docnos.take(int_array(order))
+        # Hashing a topic's docnos releases the GIL: the topics are hashed side by side, their ids numbered after.
+        if len(spans) < 2 or HASHING_THREADS < 2:
+            encoded = [self._encoded(topic, grouped, lines) for topic, lines in spans.items()]
+        else:
+            with ThreadPoolExecutor(max_workers=HASHING_THREADS) as pool:
+                encoded = list(pool.map(lambda item: self._encoded(item[0], grouped, item[1]), spans.items()))
         result = np.empty(len(docnos), dtype=np.int64)
-        order = np.argsort(topics, kind="stable")
-        sorted_topics = topics[order]
-        bounds = np.flatnonzero(sorted_topics[1:] != sorted_topics[:-1]) + 1
-        grouped = docnos.take(int_array(order)) if len(bounds) or not _ascending(order) else docnos
-        for start, end in zip([0, *bounds.tolist()], [*bounds.tolist(), len(order)], strict=True):
-            if start < end:
-                result[order[start:end]] = self._topic_ids(int(sorted_topics[start]), grouped[start:end])
+        for (topic, lines), (known, topic_encoded) in zip(spans.items(), encoded, strict=True):
+            ids = self._topic_ids(topic, known, topic_encoded)
+            done = 0
+            for start, stop in lines:
+                result[start:stop] = ids[done : done + stop - start]
+                done += stop - start
+        if order is not None:
+            result[order] = result.copy()
         return result
 
-    def _topic_ids(self, topic: int, docnos: pa.Array) -> np.ndarray:
+    def _encoded(self, topic: int, docnos: pa.Array, lines: list[tuple[int, int]]) -> tuple[int, pa.DictionaryArray]:
+        """(how many docnos the topic knew, the dictionary encoding of its known docnos then its `lines` of
+        `docnos`, in order)."""
         known = self._docnos.get(topic, _NO_DOCNOS)
-        encoded = pa.concat_arrays([known, docnos]).dictionary_encode()
-        added = encoded.dictionary[len(known) :]
+        pieces = [known, *(docnos.slice(start, stop - start) for start, stop in lines)]
+        return len(known), pa.concat_arrays(pieces).dictionary_encode()
+
+    def _topic_ids(self, topic: int, known: int, encoded: pa.DictionaryArray) -> np.ndarray:
+        """The ids of the docnos after the `known` first of `encoded`, numbering the new ones."""
+        added = encoded.dictionary[known:]
         ids = self._ids.get(topic, _NO_IDS)
         if len(added):
             ids = np.concatenate((ids, np.arange(self._count, self._count + len(added), dtype=np.int64)))
             self._count += len(added)
             self._names.append(added)
             self._docnos[topic], self._ids[topic] = encoded.dictionary, ids
-        return ids[as_numpy(encoded.indices)[len(known) :]]
+        return ids[as_numpy(encoded.indices)[known:]]
 
     def get(self, topic: int, docno: str) -> int | None:
         known = self._docnos.get(topic, _NO_DOCNOS).to_pylist()
@@ -132,5 +149,22 @@ def byte_order_ranks(docnos: pa.Array) -> np.ndarray:
 _NO_IDS = np.empty(0, dtype=np.int64)
 
 
-def _ascending(order: np.ndarray) -> bool:
-    return bool((order[1:] > order[:-1]).all())
+HASHING_THREADS = min(2, os.cpu_count() or 1)
+LINES_PER_BLOCK = 256  # fewer lines a block on average and the topics are grouped by a sort instead
+
+
+def _topic_spans(topics: np.ndarray) -> tuple[np.ndarray | None, dict[int, list[tuple[int, int]]]]:
+    """(order, {topic: its (start, stop) spans}): where the topics come in long blocks (run files, one block a topic)
+    the spans are the blocks and order is None; else order is a stable sort by topic and the spans index the sorted
+    lines, one a topic."""
+    starts = np.concatenate(([0], np.flatnonzero(topics[1:] != topics[:-1]) + 1)) if len(topics) else _NO_IDS
+    order = None
+    if len(starts) * LINES_PER_BLOCK > len(topics):
+        key = topics.astype(np.uint16) if topics.min() >= 0 and topics.max() < 1 << 16 else topics  # a radix sort
+        order = np.argsort(key, kind="stable")
+        topics = topics[order]
+        starts = np.concatenate(([0], np.flatnonzero(topics[1:] != topics[:-1]) + 1))
+    spans: dict[int, list[tuple[int, int]]] = {}
+    for topic, span in zip(topics[starts].tolist(), pairwise([*starts.tolist(), len(topics)]), strict=True):
+        spans.setdefault(topic, []).append(span)
+    return order, spans
