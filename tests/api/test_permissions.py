@@ -139,8 +139,8 @@ ENDPOINTS = [
 ]
 
 
-@pytest.fixture
-def world():
+def api_objects() -> dict[str, int]:
+    """One object of each kind an API path names, by the letter the paths use ({c}, {a}, ...)."""
     collection = make_collection()
     assessor = make_user(ASSESSOR)
     assignment = services.assignment_create(assessor=assessor, topic=collection.topics.first())
@@ -159,6 +159,11 @@ def world():
            "e": endpoint.id, "n": nugget.id, "r": Answer.objects.get(run__tag="rag").id,
            "s": submission.id, "g": alpha.id}  # fmt: skip
     return ids | {"u": assessor.id}
+
+
+@pytest.fixture
+def world():
+    return api_objects()
 
 
 @pytest.mark.parametrize("role", [ADMIN, RESEARCHER, ASSESSOR, "anonymous"])
