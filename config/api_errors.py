@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 
 from django.core.exceptions import DisallowedHost
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import IntegrityError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from rest_framework import exceptions
@@ -22,6 +23,7 @@ PAGES = {
     400: ("bad_request", "That request could not be answered", "the request was not understood"),
     403: ("permission_denied", "Not for your role", "your account may not open this page"),
     404: ("not_found", "Nothing here", "there is no such page, or it was removed"),
+    409: ("conflict", "Someone else just did the same", "another request saved the same thing a moment ago"),
     413: ("too_large", "That file is too large", "the upload is larger than this server accepts"),
     500: ("server_error", "Something went wrong on our side", "the error was logged; try again in a moment"),
 }
@@ -43,11 +45,43 @@ class _DomainError(APIException):
         super().__init__(detail=str(error), code=getattr(error, "code", "error"))
 
 
+def taken_constraint(error: Exception) -> str | None:
+    """The unique constraint (or, in SQLite, its table's columns) that `error` broke, or None for any other error.
+
+    A service checks a name or a pair is free before it writes, and the constraint has the last word: when two
+    requests pass the check together (a double click, two organizers), the second insert breaks it. That is a
+    conflict to answer (409, nothing of the request kept: its transaction rolled back), not a server error. Other
+    integrity errors (a missing row, a NULL) are bugs and stay 500s."""
+    if not isinstance(error, IntegrityError):
+        return None
+    cause = error.__cause__
+    diag = getattr(cause, "diag", None)
+    if diag is not None:  # psycopg: SQLSTATE 23505 is unique_violation
+        return (diag.constraint_name or "unique") if getattr(cause, "sqlstate", None) == "23505" else None
+    text = str(error)
+    return text.removeprefix("UNIQUE constraint failed: ") if text.startswith("UNIQUE constraint failed") else None
+
+
+def conflict_message(constraint: str) -> str:
+    return (
+        f"another request saved the same thing a moment ago ({constraint}); nothing of this one was kept: reload to "
+        "see it, and try again if it is still needed"
+    )
+
+
+class _Conflict(APIException):
+    status_code, default_code = 409, "conflict"
+
+
 def _as_api_error(exc):
     """Django's and the services' errors as DRF's, so that every view answers them in the one shape without a
-    try/except of its own: a ValidationError names its fields; a domain error its status and code."""
+    try/except of its own: a ValidationError names its fields; a domain error its status and code; a broken unique
+    constraint is a conflict."""
     if getattr(exc, "http_status", None):
         return _DomainError(exc)
+    constraint = taken_constraint(exc)
+    if constraint is not None:
+        return _Conflict(conflict_message(constraint))
     if isinstance(exc, DjangoValidationError):
         detail = exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
         return exceptions.ValidationError(detail)
@@ -129,3 +163,17 @@ def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
 
 def page_server_error(request: HttpRequest) -> HttpResponse:
     return error_response(request, 500)
+
+
+class ConflictMiddleware:
+    """Pages answer a broken unique constraint as the API does: a 409 page saying what happened, not a 500."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        constraint = taken_constraint(exception)
+        return None if constraint is None else error_response(request, 409, conflict_message(constraint))

@@ -82,6 +82,7 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "axes.middleware.AxesMiddleware",
     "config.ids.IdsInRangeMiddleware",
+    "config.api_errors.ConflictMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
