@@ -4,11 +4,55 @@
 //   <div data-scroll-hint>          a table wider than its box says how many columns lie to the right
 //   <button data-print>             prints the page (a report, laid out for paper by the print style sheet)
 //   <form data-confirm="QUESTION">  asks before it is sent (a withdrawal that cannot be undone)
+//   <form data-upload>              shows a file's upload as it goes (a bar, the megabytes sent), then that the
+//                                   server is checking it; the answer replaces the page as a plain submit's would
 (() => {
   "use strict";
   document.addEventListener("submit", (event) => {
     const form = event.target.closest("form[data-confirm]");
     if (form && !window.confirm(form.dataset.confirm)) event.preventDefault();
+  });
+  const megabytes = (bytes) => (bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0);
+  document.addEventListener("submit", (event) => {
+    const form = event.target.closest("form[data-upload]");
+    if (!form || event.defaultPrevented) return;
+    event.preventDefault();
+    const bar = Object.assign(document.createElement("progress"), { max: 100, value: 0 });
+    const words = document.createElement("span");
+    let status = form.querySelector(".upload-status");
+    if (!status) {
+      status = Object.assign(document.createElement("p"), { className: "upload-status" });
+      status.setAttribute("role", "status");
+      form.append(status);
+    }
+    status.replaceChildren(bar, words);
+    const buttons = [...form.querySelectorAll("button")];
+    const data = new FormData(form, event.submitter);
+    buttons.forEach((button) => { button.disabled = true; });
+    const request = new XMLHttpRequest();
+    request.open("POST", form.action || window.location.href);
+    request.upload.addEventListener("progress", (progress) => {
+      if (!progress.lengthComputable) return;
+      bar.value = (100 * progress.loaded) / progress.total;
+      words.textContent = `Uploading: ${megabytes(progress.loaded)} of ${megabytes(progress.total)} MB`;
+    });
+    request.upload.addEventListener("load", () => {
+      bar.removeAttribute("value"); // indeterminate: the server reads and checks the file now
+      words.textContent = "Uploaded; the server is checking it…";
+    });
+    request.addEventListener("load", () => {
+      // The page the server answered (after its redirect), with its messages, in place of this one.
+      window.history.replaceState(null, "", request.responseURL);
+      document.open();
+      document.write(request.responseText);
+      document.close();
+    });
+    request.addEventListener("error", () => {
+      bar.remove();
+      words.textContent = "The upload stopped (the connection dropped): nothing was received. Submit it again.";
+      buttons.forEach((button) => { button.disabled = false; });
+    });
+    request.send(data);
   });
   document.addEventListener("click", (event) => {
     if (event.target.closest("[data-print]")) window.print();
