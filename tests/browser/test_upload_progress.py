@@ -50,10 +50,12 @@ def test_a_submitted_run_shows_its_upload_then_the_check_then_the_receipt(
     assert page.locator("#submit .upload-status progress").count() == 1
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     screenshot(page, f"upload-checking-{width}")
+    assert width > 400 or page.evaluate("window.scrollY") > 0  # on the phone the form is below the fold
     looked.set()
 
     page.wait_for_selector("text=Run alpha1 received at")  # the message the server's redirect carried
     assert page.url.endswith(f"/judging/tracks/{collection.id}/")
+    assert page.evaluate("window.scrollY") == 0  # at the top, where the message is, as a new page opens
     assert Submission.objects.filter(tag="alpha1", state="current").exists()
     page.wait_for_selector('#runs tr[data-run="alpha1"]')
     assert not page.locator("#submit button[type=submit]").is_disabled()  # a fresh page: the next run can go

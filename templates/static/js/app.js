@@ -46,6 +46,7 @@
       document.open();
       document.write(request.responseText);
       document.close();
+      window.scrollTo(0, 0); // a new page opens at its top, where its message is
     });
     request.addEventListener("error", () => {
       bar.remove();
