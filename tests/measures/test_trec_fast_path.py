@@ -58,6 +58,37 @@ def test_plain_files_take_the_fast_path_and_score_exactly_as_trec_eval(tmp_path)
                 assert result.value(tag, collection.topics.get(topic), ours) == values[theirs], (tag, topic, ours)
 
 
+def test_runs_of_long_topic_blocks_score_exactly_as_trec_eval(tmp_path):
+    """Real run files: hundreds of lines a topic in one block (the vocabulary hashes them by block, two topics at
+    once), one-decimal scores that tie, a topic's block split in two in one file, docnos shared across topics."""
+    rng = np.random.default_rng(11)
+    names = [f"doc{i:05d}" for i in range(1500)]
+    (tmp_path / "qrels").write_text(
+        "".join(
+            f"{t} 0 {d} {int(rng.integers(0, 3))}\n" for t in range(1, 5) for d in rng.choice(names, 300, replace=False)
+        )
+    )
+    paths = []
+    for r in range(3):
+        blocks = [(t, rng.choice(names, 600, replace=False)) for t in range(1, 5)]
+        if r == 1:  # topic 2 in two blocks, the second after topic 4
+            blocks = [*blocks[:1], (2, blocks[1][1][:300]), *blocks[2:], (2, blocks[1][1][300:])]
+        lines = [f"{t} Q0 {d} {i} {round(float(rng.random()) * 9, 1)} run{r}\n" for t, docs in blocks
+                 for i, d in enumerate(docs)]  # fmt: skip
+        path = tmp_path / f"run{r}"
+        path.write_text("".join(lines))
+        paths.append(path)
+    collection = TrecReader()
+    qrels = collection.qrels_from_file(tmp_path / "qrels")
+    result = evaluate(qrels, collection.runs_from_files(paths), list(MEASURES))
+    evaluator = pytrec_eval.RelevanceEvaluator(read_qrels(tmp_path / "qrels"), set(MEASURES.values()))
+    for path in paths:
+        tag, scores = read_run(path)
+        for topic, values in evaluator.evaluate(scores).items():
+            for ours, theirs in MEASURES.items():
+                assert result.value(tag, collection.topics.get(topic), ours) == values[theirs], (tag, topic, ours)
+
+
 def test_the_fast_path_reads_the_values_the_careful_reader_reads(tmp_path):
     qrels_path, paths = _write_collection(tmp_path)
     table = run_table(paths[0])
