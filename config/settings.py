@@ -110,6 +110,16 @@ DATABASES = {
         default=f"sqlite:///{VAR_DIR / 'workbench.sqlite3'}", conn_max_age=int(os.environ.get("CONN_MAX_AGE", "60"))
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Parameters bound by the server, and a statement run five times on a connection prepared there: PostgreSQL then
+    # plans it once, not on every run (a save's topic-with-settings read spent 1.7 ms planning, 0.4 running). Behind
+    # a pooler in transaction mode (PgBouncer) prepared statements would be lost between transactions:
+    # DATABASE_PREPARE_THRESHOLD=off keeps the server's binding and prepares nothing.
+    _prepare = os.environ.get("DATABASE_PREPARE_THRESHOLD", "5")
+    DATABASES["default"]["OPTIONS"] = {
+        "server_side_binding": True,
+        "prepare_threshold": None if _prepare.lower() in ("off", "none", "") else int(_prepare),
+    }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # IMMEDIATE transactions take the write lock up front, so concurrent writers wait instead of failing.
     DATABASES["default"]["OPTIONS"] = {

@@ -31,6 +31,24 @@ def concurrent_writers() -> bool:
     return connection.vendor != "sqlite"
 
 
+def several_statements_cursor():
+    """A cursor that takes one query string of several statements. PostgreSQL binds parameters in the server
+    (settings: so that a statement run often is prepared there, planned once), and a statement bound there must be
+    one statement; a string of several, sent to save round trips, is bound here instead (psycopg's client-side
+    cursor, as Django's own is), which PostgreSQL's simple protocol runs in one trip. Elsewhere a plain cursor."""
+    if not is_postgresql() or not connection.settings_dict["OPTIONS"].get("server_side_binding"):
+        return connection.cursor()
+    from django.db.backends.postgresql.base import Cursor  # Django's client-side cursor: its adapters, its types
+
+    connection.ensure_connection()
+    driver = connection.connection
+    factory, driver.cursor_factory = driver.cursor_factory, Cursor
+    try:
+        return connection.cursor()  # Django's wrapper over it: its error translation, its query log
+    finally:
+        driver.cursor_factory = factory
+
+
 def fetch(sql: str, params: Sequence) -> list[tuple]:
     """One statement's rows."""
     with connection.cursor() as cursor:
@@ -43,7 +61,7 @@ def fetch_each(statements: list[Statement]) -> list[list[tuple]]:
     if not is_postgresql():
         return [fetch(sql, params) for sql, params in statements]
     results = []
-    with connection.cursor() as cursor:
+    with several_statements_cursor() as cursor:
         cursor.execute("; ".join(sql for sql, _ in statements), [p for _, params in statements for p in params])
         for index in range(len(statements)):
             if index:
@@ -70,7 +88,7 @@ def run_together(statements: Sequence[Statement]) -> list[tuple]:
     statements = [statement for statement in statements if statement]
     if not statements:
         return []
-    with connection.cursor() as cursor:
+    with several_statements_cursor() as cursor:
         if is_postgresql():
             cursor.execute("; ".join(sql for sql, _ in statements), [p for _, params in statements for p in params])
             for _ in statements[1:]:
@@ -315,7 +333,7 @@ def claim(model, pk: int) -> int | None:
     """Takes on a stale row: clears its flag (so changes from now on re-dirty it) and returns the generation to
     compute, or None when there is nothing to do. Call while holding the row's lock. One statement, its own
     transaction (one round trip)."""
-    with connection.cursor() as cursor:
+    with several_statements_cursor() as cursor:
         # Sent as one query string, the two statements run as one transaction, to which SET LOCAL applies.
         if is_postgresql():  # a lost claim leaves the row dirty: computed again
             cursor.execute(f"SET LOCAL synchronous_commit TO OFF; {_claim_sql(model)}", [False, timezone.now(), pk])
@@ -346,7 +364,7 @@ def lock_and_claim(namespace: int, model, pk: int) -> tuple[bool, int | None]:
         f"RETURNING {table}.generation) "
         "SELECT mine, (SELECT generation FROM claimed) FROM lock"
     )
-    with connection.cursor() as cursor:
+    with several_statements_cursor() as cursor:
         try:
             cursor.execute(sql, [namespace, pk, timezone.now(), pk])
         except BaseException:
@@ -368,7 +386,7 @@ def release_and_check(namespace: int, model, pk: int) -> bool:
             cursor.execute(check, [pk])
             row = cursor.fetchone()
         return bool(row and row[0])
-    with connection.cursor() as cursor:
+    with several_statements_cursor() as cursor:
         cursor.execute(f"{UNLOCK_SQL}; {check}", [namespace, pk, pk])
         cursor.nextset()
         row = cursor.fetchone()

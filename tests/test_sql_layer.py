@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+
 import pytest
 
 from config import sql
@@ -47,3 +52,33 @@ def test_updating_many_rows_at_once_writes_each_its_own_text_and_json_and_leaves
     assert {pk: stored[pk] for pk, *_ in written} == {pk: tuple(values) for pk, *values in written}
     untouched = documents[4]
     assert stored[untouched.pk] == (untouched.title, untouched.body, untouched.url, untouched.extra)
+
+
+@pytest.mark.services
+def test_on_postgresql_a_statement_run_often_is_prepared_in_the_server_and_planned_once():
+    from judging.models import Topic
+
+    collection = make_collection(topics=1, documents=1, runs=1, depth=1)
+    for _ in range(6):
+        Topic.objects.filter(collection=collection).count()
+
+    prepared = [statement for (statement,) in sql.fetch("SELECT statement FROM pg_prepared_statements", [])]
+    assert any('FROM "judging_topic"' in statement for statement in prepared)
+
+
+@pytest.mark.services
+def test_several_statements_with_parameters_still_travel_as_one_query_string():
+    # The server binds one statement a query; these are bound by the client, in one round trip.
+    assert sql.fetch_each([("SELECT %s::int", [1]), ("SELECT %s::text", ["two"])]) == [[(1,)], [("two",)]]
+
+
+@pytest.mark.parametrize(("given", "threshold"), [(None, 5), ("2", 2), ("off", None)])
+def test_the_prepare_threshold_is_the_operators_and_off_behind_a_transaction_pooler(given, threshold):
+    env = {**os.environ, "DATABASE_URL": "postgres://nobody@127.0.0.1:1/none", "DEBUG": "true"}
+    env.pop("DATABASE_PREPARE_THRESHOLD", None)
+    if given is not None:
+        env["DATABASE_PREPARE_THRESHOLD"] = given
+    code = "import json, config.settings as s; print(json.dumps(s.DATABASES['default']['OPTIONS']))"
+    options = json.loads(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, check=True).stdout)
+
+    assert options == {"server_side_binding": True, "prepare_threshold": threshold}
