@@ -317,6 +317,31 @@ def mark_computed(model, pk: int, generation: int, now) -> Statement:
     )
 
 
+def mark_computed_many(model, generations: dict[int, int], now) -> Statement:
+    """`mark_computed` for several rows ({key: generation}) in one statement, which returns (key, whether the row was
+    re-dirtied meanwhile) for each row stamped; a row a newer generation's results already stamped is left out. On
+    PostgreSQL the rows are locked in key order first, as `flag_stale_rows` locks them: a store of several topics
+    and a change flagging several never wait on each other in a circle."""
+    table, key = model._meta.db_table, model._meta.pk.column
+    counted = ", recompute_count = recompute_count + 1" if _has_field(model, "recompute_count") else ""
+    pairs = [value for pk, generation in generations.items() for value in (pk, generation)]
+    keys = ", ".join(["%s"] * len(generations))
+    if not is_postgresql():
+        chosen = f"CASE {key} " + " ".join(["WHEN %s THEN CAST(%s AS BIGINT)"] * len(generations)) + " END"
+        return (
+            f"UPDATE {table} SET computed_generation = {chosen}, computed_at = %s{counted} "
+            f"WHERE {key} IN ({keys}) AND computed_generation <= {chosen} RETURNING {key}, dirty",
+            [*pairs, now, *generations, *pairs],
+        )
+    chosen = f"CASE s.{key} " + " ".join(["WHEN %s THEN CAST(%s AS BIGINT)"] * len(generations)) + " END"
+    return (
+        f"UPDATE {table} AS s SET computed_generation = {chosen}, computed_at = %s{counted} "
+        f"FROM (SELECT {key} FROM {table} WHERE {key} IN ({keys}) ORDER BY {key} FOR UPDATE) AS locked "
+        f"WHERE s.{key} = locked.{key} AND s.computed_generation <= {chosen} RETURNING s.{key}, s.dirty",
+        [*pairs, now, *generations, *pairs],
+    )
+
+
 # A row's results are stale (`StaleResultsQuerySet.stale`, in SQL): dirty, or claimed and not yet stored.
 STALE_ROW = "(dirty OR computed_generation < generation)"
 

@@ -82,3 +82,24 @@ def test_the_prepare_threshold_is_the_operators_and_off_behind_a_transaction_poo
     options = json.loads(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, check=True).stdout)
 
     assert options == {"server_side_binding": True, "prepare_threshold": threshold}
+
+
+def test_stamping_several_rows_computed_leaves_out_one_a_newer_generation_already_stamped():
+    from django.utils import timezone
+
+    from evaluation.models import TopicState
+
+    collection = make_collection(topics=3, documents=2, runs=1, depth=1)
+    a, b, c = collection.topics.order_by("id").values_list("id", flat=True)
+    TopicState.objects.filter(topic_id__in=[a, b, c]).update(generation=4, computed_generation=1, dirty=False)
+    TopicState.objects.filter(topic_id=b).update(dirty=True)  # a change landed while it was computed
+    TopicState.objects.filter(topic_id=c).update(computed_generation=4)  # a newer computation stored first
+
+    stamped = sql.run_together([sql.mark_computed_many(TopicState, {a: 3, b: 3, c: 3}, timezone.now())])
+
+    assert sorted(stamped) == [(a, False), (b, True)]
+    assert dict(TopicState.objects.filter(topic_id__in=[a, b, c]).values_list("topic_id", "computed_generation")) == {
+        a: 3,
+        b: 3,
+        c: 4,
+    }

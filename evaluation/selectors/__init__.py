@@ -8,6 +8,7 @@ from evaluation.selectors.freshness import (
     collection_status,
     collections_with_lost_totals,
     results_version,
+    stale_topics_beside,
     status_rows,
     status_topics,
 )
@@ -54,6 +55,7 @@ __all__ = [
     "run_aggregates",
     "runs_judged_at_10",
     "settings_key",
+    "stale_topics_beside",
     "status_rows",
     "status_topics",
     "stored_measures",

@@ -19,6 +19,16 @@ def _stale_states(collection_id: int):
     return TopicState.objects.filter(topic__collection_id=collection_id).stale()
 
 
+def stale_topics_beside(*, topic_id: int, limit: int) -> list[int]:
+    """Up to `limit` other topics of the topic's collection waiting for a recompute (dirty), the longest waiting
+    first: what a worker taking this topic takes along."""
+    if limit <= 0:
+        return []
+    collection = Topic.objects.filter(pk=topic_id).values("collection_id")[:1]
+    waiting = TopicState.objects.filter(dirty=True, topic__collection_id=collection).exclude(pk=topic_id)
+    return list(waiting.order_by("dirty_since", "pk").values_list("pk", flat=True)[:limit])
+
+
 def _missing_measures(collection: Collection) -> list[str]:
     """Measures the collection asks for that have no stored aggregate although its runs have been evaluated: a
     value that would be shown as "–" beside a fresh badge, so the collection is not fresh while any is missing."""

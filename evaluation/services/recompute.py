@@ -13,7 +13,14 @@ from django.utils import timezone
 from config import sql
 from evaluation import ranking_cache
 from evaluation.models import CollectionState, TopicState
-from evaluation.selectors import consensus_inputs, consensus_labels, engine_options, settings_key, stored_measures
+from evaluation.selectors import (
+    consensus_inputs,
+    consensus_labels,
+    engine_options,
+    settings_key,
+    stale_topics_beside,
+    stored_measures,
+)
 from evaluation.services import storage, totals
 from evaluation.services.phases import NO_PHASES, Phases
 from judging import selectors as judging_selectors
@@ -56,14 +63,62 @@ def _exclusively(namespace: int, model, pk: int, compute: Callable[[int], bool |
             return computed
 
 
-def topic_recompute(*, topic_id: int, phases: Phases = NO_PHASES) -> bool:
-    """Brings one topic's per-run values and agreement up to date, then the runs' aggregates. Idempotent; returns
-    False when there was nothing to do (already fresh, or another worker holds the topic). `phases` is given the
-    time each step took."""
-    return _exclusively(TOPIC, TopicState, topic_id, lambda generation: _topic(topic_id, generation, phases))
+# A worker taking a topic's recompute takes along at most this many more of the collection's dirty topics, the
+# longest waiting first: they share one store (one transaction, one read and write of the runs' totals), about a
+# third of a topic's recompute. Their own messages then find them fresh. Under a steady load more topics wait, so
+# each recompute carries more of them; one at a time, the worker kept up with fewer judgments than the web took.
+TOPICS_TAKEN_ALONG = 3
 
 
-def _topic(topic_id: int, generation: int, phases: Phases) -> bool:
+def topic_recompute(*, topic_id: int, phases: Phases = NO_PHASES, taking_along: int = TOPICS_TAKEN_ALONG) -> bool:
+    """Brings one topic's per-run values and agreement up to date, then the runs' aggregates, with up to
+    `taking_along` of the collection's other stale topics. Idempotent; returns False when there was nothing to do
+    (already fresh, or other workers hold the topics). `phases` is given the time each step took."""
+    waiting = stale_topics_beside(topic_id=topic_id, limit=taking_along)
+    return _topics_exclusively([topic_id, *waiting], phases)
+
+
+def _topics_exclusively(topic_ids: list[int], phases: Phases) -> bool:
+    """`_exclusively` for several topics at once: each one whose lock this worker gets is claimed, all of them are
+    computed and stored together, those changed meanwhile are claimed and computed again, and each lock is let go
+    with a last look (a topic found stale again is locked and claimed anew). A topic whose lock another worker holds
+    is left to it. Returns whether anything was computed."""
+    computed = False
+    while topic_ids:
+        held: dict[int, int | None] = {}
+        try:
+            for topic_id in topic_ids:
+                mine, generation = sql.lock_and_claim(TOPIC, TopicState, topic_id)
+                if mine:
+                    held[topic_id] = generation
+            due = {topic_id: generation for topic_id, generation in held.items() if generation is not None}
+            while due:
+                again = _topics(due, phases)
+                computed = True
+                due = {t: g for t in sorted(again) if (g := sql.claim(TopicState, t)) is not None}
+        except BaseException:
+            for topic_id in held:
+                sql.release(TOPIC, topic_id)
+            raise
+        topic_ids = [topic_id for topic_id in held if sql.release_and_check(TOPIC, TopicState, topic_id)]
+    return computed
+
+
+def _topics(due: dict[int, int], phases: Phases) -> set[int]:
+    """Computes the topics ({topic: generation}) and stores each collection's in one transaction; returns the
+    topics that may be stale again."""
+    by_collection: dict[int, tuple[Collection, str, list]] = {}
+    for topic_id, generation in due.items():
+        collection, key, result = _topic(topic_id, generation, phases)
+        by_collection.setdefault(collection.pk, (collection, key, []))[2].append(result)
+    again: set[int] = set()
+    with phases("store"):
+        for collection, key, results in by_collection.values():
+            again |= storage.store_topics(collection, results, phases, key=key)
+    return again
+
+
+def _topic(topic_id: int, generation: int, phases: Phases) -> tuple[Collection, str, storage.TopicResult]:
     with phases("load judgments"):
         inputs = judging_selectors.topic_recompute_inputs(topic_id=topic_id)
         collection, judgments = inputs.collection, inputs.judgments
@@ -98,9 +153,8 @@ def _topic(topic_id: int, generation: int, phases: Phases) -> bool:
                 consensus_scores=consensus_scores,
                 **engine_options(collection),
             )
-    with phases("store"):
-        key = settings_key(collection, advisory=inputs.advisory)
-        return storage.store_topic(collection, topic_id, generation, values, report, phases, key=key)
+    key = settings_key(collection, advisory=inputs.advisory)
+    return collection, key, storage.TopicResult(topic_id, generation, values, report)
 
 
 def _agreement(collection: Collection, grades: dict, consensus: Callable, *, advisory) -> dict:
@@ -208,7 +262,7 @@ def collection_recompute(*, collection_id: int, progress: Callable[[int, int], N
         )
     total = len(topic_ids) + 1
     for done, topic_id in enumerate(topic_ids, start=1):
-        topic_recompute(topic_id=topic_id)
+        topic_recompute(topic_id=topic_id, taking_along=0)  # each topic stored as done: the progress, the checkpoint
         if progress:
             progress(done, total)
     # The topics moved the runs' totals only by what changed; a full recompute also rebuilds them from the stored

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from dataclasses import dataclass
 
 from django.db import transaction
 from django.utils import timezone
@@ -30,7 +31,18 @@ STORED_STATISTICS = {
 
 
 class _Superseded(Exception):
-    """A newer computation of the topic stored its results first: this one's writes are rolled back."""
+    """A newer computation of a topic stored its results first: this one's writes are rolled back."""
+
+
+@dataclass(frozen=True)
+class TopicResult:
+    """One topic's computed results: per-run values ({measure: {run: value}}, runs ascending) and its agreement
+    report, for the generation they were computed for."""
+
+    topic_id: int
+    generation: int
+    values: dict
+    report: dict
 
 
 def store_topic(
@@ -50,85 +62,117 @@ def store_topic(
 
     Returns whether the topic may be stale again: a change landed while this generation was computed (or this one
     was superseded), so the caller claims it again; False saves that claim's round trip."""
+    result = TopicResult(topic_id, generation, values, report)
+    return topic_id in store_topics(collection, [result], phases, key=key)
+
+
+def store_topics(
+    collection: Collection, results: list[TopicResult], phases: Phases = NO_PHASES, *, key: str | None = None
+) -> set[int]:
+    """Stores several topics' results of one collection in one transaction (`store_topic`'s contract for each):
+    their values and agreement in one round trip, and the runs' totals read and moved once for all of them.
+    Returns the topics that may be stale again (see `store_topic`)."""
     try:
-        return _store_topic(collection, topic_id, generation, values, report, phases, key or settings_key(collection))
+        return _store_topics(collection, results, phases, key or settings_key(collection))
     except _Superseded:
-        return True
+        return {result.topic_id for result in results}
 
 
 @transaction.atomic
-def _store_topic(
-    collection: Collection, topic_id: int, generation: int, values, report: dict, phases: Phases, key: str
-):
-    # Two round trips (one when no value changed) and the commit: what is stored (with the state's generation and
+def _store_topics(collection: Collection, results: list[TopicResult], phases: Phases, key: str) -> set[int]:
+    # Two round trips (one when no value changed) and the commit: what is stored (with the states' generations and
     # whether the runs' totals are current), the totals of the measures that changed (locked), then every write in
-    # one query string. The topic's lock excludes other stores of the topic, so what the first read finds stays true
-    # (its check of the generation included); the state row is written last and not locked before, so a save of the
-    # topic waits on this transaction (for the row) only for the moment before its commit.
+    # one query string. The topics' locks exclude other stores of them, so what the first read finds stays true
+    # (its check of the generations included); the state rows are written last and not locked before, so a save of
+    # a topic waits on this transaction (for the row) only for the moment before its commit.
     kinds = {str(m): m.spec.aggregate for m in as_measures(stored_measures(collection))}
     now = timezone.now()
     current = totals.current_totals(collection, key, sorted(kinds))
     with phases("store: read"):
-        stored_generation, current_totals, old = _stored(topic_id, current)
-        if stored_generation > generation:
-            raise _Superseded
-        changed = [measure for measure, by_run in values.items() if old.get(measure) != (by_run, key)]
-        gone = [measure for measure in old if measure not in values]
+        current_totals, stored = _stored([result.topic_id for result in results], current)
+        superseded = {r.topic_id for r in results if stored.get(r.topic_id, (0, {}))[0] > r.generation}
+        results = [result for result in results if result.topic_id not in superseded]
+        if not results:
+            return superseded
+        old = {result.topic_id: stored.get(result.topic_id, (0, {}))[1] for result in results}
+        changed = {
+            r.topic_id: [m for m, by_run in r.values.items() if old[r.topic_id].get(m) != (by_run, key)]
+            for r in results
+        }
+        gone = {r.topic_id: [m for m in old[r.topic_id] if m not in r.values] for r in results}
     with phases("store: totals"):
         recount = current_totals != len(kinds)
-        moves = {
-            m: totals.totals_moves(old.get(m, ({}, None))[0], values.get(m, {})) for m in changed + gone if m in kinds
-        }
+        moves: dict[str, list] = {}
+        for r in results:
+            for m in changed[r.topic_id] + gone[r.topic_id]:
+                if m in kinds:
+                    before = old[r.topic_id].get(m, ({}, None))[0]
+                    moves.setdefault(m, []).append(totals.totals_moves(before, r.values.get(m, {})))
         totals_written = [] if recount or not moves else totals.runs_move(collection, kinds, moves, key)
         recount = recount or totals_written is None
     with phases("store: write"):
         statements = [
-            (
-                f"DELETE FROM {TopicValues._meta.db_table} WHERE topic_id = %s "
-                f"AND measure IN ({', '.join(['%s'] * len(gone))})",
-                [topic_id, *gone],
-            )
-            if gone
-            else None,
+            *(
+                (
+                    f"DELETE FROM {TopicValues._meta.db_table} WHERE topic_id = %s "
+                    f"AND measure IN ({', '.join(['%s'] * len(measures))})",
+                    [topic_id, *measures],
+                )
+                for topic_id, measures in gone.items()
+                if measures
+            ),
             sql.upsert(
                 TopicValues,
                 ["topic", "measure", "runs", "values", "generation", "settings_key", "computed_at"],
-                [(topic_id, m, list(values[m]), list(values[m].values()), generation, key, now) for m in changed],
+                [
+                    (r.topic_id, m, list(r.values[m]), list(r.values[m].values()), r.generation, key, now)
+                    for r in results
+                    for m in changed[r.topic_id]
+                ],
                 unique=["topic", "measure"],
             ),
-            *_agreement_statements(collection, topic_id, generation, report, key, now),
+            *(
+                statement
+                for r in results
+                for statement in _agreement_statements(collection, r.topic_id, r.generation, r.report, key, now)
+            ),
             *(totals_written or []),
             sql.without_waiting_for_disk(),
-            sql.mark_computed(TopicState, topic_id, generation, now),
+            sql.mark_computed_many(TopicState, {r.topic_id: r.generation for r in results}, now),
         ]
-        stored = sql.run_together(statements)
-        if recount:  # from the stored values, this topic's new ones included
+        marked = dict(sql.run_together(statements))
+        if recount:  # from the stored values, these topics' new ones included
             totals.runs_aggregate(collection=collection)
-    if not stored:
+    if len(marked) != len(results):
         raise _Superseded
-    return bool(stored[0][0])
+    return superseded | {topic_id for topic_id, dirty in marked.items() if dirty}
 
 
-def _stored(topic_id: int, current: sql.Statement) -> tuple[int, int, dict]:
-    """(the generation stored for the topic, how many of the runs' totals rows are `current`, the topic's stored
-    values as {measure: ({run: value}, settings key)}), in one query."""
+def _stored(topic_ids: list[int], current: sql.Statement) -> tuple[int, dict[int, tuple[int, dict]]]:
+    """(how many of the runs' totals rows are `current`, {topic: (the generation stored for it, its stored values
+    as {measure: ({run: value}, settings key)})}), in one query (two for a topic with no values stored yet)."""
     condition, params = current
-    state = (f"(SELECT computed_generation FROM {TopicState._meta.db_table} WHERE topic_id = %s)", [topic_id])
+    marks = ", ".join(["%s"] * len(topic_ids))
+    state = f"SELECT computed_generation FROM {TopicState._meta.db_table} WHERE topic_id"
     totals_rows = (f"(SELECT COUNT(*) FROM {RunAggregates._meta.db_table} WHERE {condition})", params)
     rows = sql.rows_select(
         TopicValues,
-        ["measure", "runs", "values", "settings_key"],
-        "topic_id = %s",
-        [topic_id],
-        extra=[state, totals_rows],
+        ["topic", "measure", "runs", "values", "settings_key"],
+        f"topic_id IN ({marks})",
+        topic_ids,
+        extra=[(f"({state} = {TopicValues._meta.db_table}.topic_id)", []), totals_rows],
     )
-    if not rows:  # the topic's first store: nothing stored yet to carry the two counts
-        ((generation, current_rows),) = sql.fetch(f"SELECT {state[0]}, {totals_rows[0]}", [*state[1], *totals_rows[1]])
-        return generation or 0, current_rows, {}
-    old = {
-        measure: (dict(zip(runs, stored, strict=True)), stored_key) for measure, runs, stored, stored_key, *_ in rows
-    }
-    return rows[0][4] or 0, rows[0][5], old
+    stored: dict[int, tuple[int, dict]] = {}
+    current_rows = None
+    for topic_id, measure, runs, values, stored_key, generation, counted in rows:
+        current_rows = counted
+        entry = stored.setdefault(topic_id, (generation or 0, {}))
+        entry[1][measure] = (dict(zip(runs, values, strict=True)), stored_key)
+    first = [topic_id for topic_id in topic_ids if topic_id not in stored]  # nothing stored yet to carry the counts
+    for topic_id in first:
+        ((generation, current_rows),) = sql.fetch(f"SELECT ({state} = %s), {totals_rows[0]}", [topic_id, *params])
+        stored[topic_id] = (generation or 0, {})
+    return current_rows, stored
 
 
 def _agreement_statements(

@@ -52,12 +52,12 @@ def _qrels_version(collection: Collection) -> int:
 
 
 def runs_move(
-    collection: Collection, kinds: dict[str, str], moves: dict[str, dict[int, tuple]], key: str
+    collection: Collection, kinds: dict[str, str], moves: dict[str, list[dict[int, tuple]]], key: str
 ) -> list[sql.Statement] | None:
-    """The statements that apply one topic's changes, {measure: {run: (old, new)}}, to the runs' stored exact
-    totals. Locks those measures' aggregate rows in measure order, so concurrent topics of a collection never lose
-    an update. None when a row is missing or not current (a run or measure appeared or went, the settings
-    changed meanwhile): the caller recounts."""
+    """The statements that apply topics' changes, {measure: [{run: (old, new)}, one per topic]}, to the runs'
+    stored exact totals. Locks those measures' aggregate rows in measure order, so concurrent topics of a collection
+    never lose an update. None when a row is missing or not current (a run or measure appeared or went, the
+    settings changed meanwhile): the caller recounts."""
     measures = sorted(moves)
     condition, params = current_totals(collection, key, measures)
     # Read through the unique index, which, unlike a bitmap scan, marks the versions every store leaves dead as such.
@@ -77,22 +77,25 @@ def runs_move(
     position = {run: index for index, run in enumerate(rows[0][2])}  # every row's runs are the collection's
     written, counts_moved = [], False
     for pk, measure, _, values, topics, defined, exact, _ in rows:
-        kind = kinds[measure]
-        for run_id, (before, after) in moves[measure].items():
-            index = position.get(run_id)
-            if index is None:
-                continue  # a run deleted since the topic's values were stored: no longer counted
-            total = totals.decode(exact[index])
-            if before is not _ABSENT and before is not None:
-                total -= totals.term(kind, before)
-            if after is not _ABSENT and after is not None:
-                total += totals.term(kind, after)
-            if (before is _ABSENT, before is None) != (after is _ABSENT, after is None):
-                counts_moved = True
-                topics[index] += (after is not _ABSENT) - (before is not _ABSENT)
-                defined[index] += (after is not _ABSENT and after is not None) - (
-                    before is not _ABSENT and before is not None
-                )
+        kind, moved = kinds[measure], {}  # {index: exact total}, each decoded once whatever the topics
+        for topic_moves in moves[measure]:
+            for run_id, (before, after) in topic_moves.items():
+                index = position.get(run_id)
+                if index is None:
+                    continue  # a run deleted since the topic's values were stored: no longer counted
+                total = moved[index] if index in moved else totals.decode(exact[index])
+                if before is not _ABSENT and before is not None:
+                    total -= totals.term(kind, before)
+                if after is not _ABSENT and after is not None:
+                    total += totals.term(kind, after)
+                if (before is _ABSENT, before is None) != (after is _ABSENT, after is None):
+                    counts_moved = True
+                    topics[index] += (after is not _ABSENT) - (before is not _ABSENT)
+                    defined[index] += (after is not _ABSENT and after is not None) - (
+                        before is not _ABSENT and before is not None
+                    )
+                moved[index] = total
+        for index, total in moved.items():
             exact[index] = totals.encode(total)
             values[index] = _finished(kind, total, defined[index])
         written.append((pk, values, exact, version, now, topics, defined))

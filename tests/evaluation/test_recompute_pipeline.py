@@ -6,8 +6,10 @@ by our engine and by trec_eval itself.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from datetime import timedelta
+from unittest import mock
 
 import pytest
 import pytrec_eval
@@ -16,6 +18,7 @@ from hypothesis import strategies as st
 
 from evaluation import services as evaluation_services
 from evaluation.models import AgreementReport, CollectionState, RunAggregates, TopicState, TopicValues
+from evaluation.services import staleness
 from judging import selectors, services
 from judging.jobs.models import Job, JobState
 from measures import PreparedQrels, PreparedRun, as_measures, evaluate, totals
@@ -89,8 +92,14 @@ operations = st.lists(
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(operations=operations, method=st.sampled_from(["majority", "median", "mean", "dawid_skene"]))
-def test_after_any_sequence_of_changes_stored_values_equal_a_from_scratch_evaluation(operations, method):
+@given(
+    operations=operations,
+    method=st.sampled_from(["majority", "median", "mean", "dawid_skene"]),
+    together=st.booleans(),
+)
+def test_after_any_sequence_of_changes_stored_values_equal_a_from_scratch_evaluation(operations, method, together):
+    """`together`: the recomputes wait (a busy worker) while half the changes land, then one recompute takes both
+    topics along and stores them in one transaction, the runs' totals moved for both at once; then the other half."""
     collection = make_collection(max_grade=3, threshold=1, topics=2, documents=10, runs=3, depth=8)
     collection = services.collection_settings_update(
         collection=collection, consensus_method=method, measures=[*collection.measures, *TREC_NAMES]
@@ -101,13 +110,18 @@ def test_after_any_sequence_of_changes_stored_values_equal_a_from_scratch_evalua
         for topic in topics:
             services.assignment_create(assessor=person, topic=topic)
     items = {t.id: list(t.pool_items.order_by("-priority", "id")) for t in topics}
-    for who, t, i, grade in operations:
-        topic = topics[t]
-        item = items[topic.id][i % len(items[topic.id])]
-        if grade is None:
-            services.judgment_delete(assessor=people[who], topic=topic, document=item.document)
-        else:
-            services.judgment_record(assessor=people[who], topic=topic, document=item.document, grade=grade)
+    halves = [operations[: len(operations) // 2], operations[len(operations) // 2 :]] if together else [operations]
+    for half in halves:
+        with mock.patch.object(staleness, "_enqueue", return_value=False) if together else contextlib.nullcontext():
+            for who, t, i, grade in half:
+                topic = topics[t]
+                item = items[topic.id][i % len(items[topic.id])]
+                if grade is None:
+                    services.judgment_delete(assessor=people[who], topic=topic, document=item.document)
+                else:
+                    services.judgment_record(assessor=people[who], topic=topic, document=item.document, grade=grade)
+        if together:
+            evaluation_services.topic_recompute(topic_id=topics[0].id)
     expected, qrels = from_scratch(collection)
     values = stored(collection)
     assert values == pytest.approx(expected, abs=1e-12)

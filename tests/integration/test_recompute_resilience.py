@@ -57,7 +57,7 @@ def test_a_burst_of_500_judgments_on_a_topic_coalesces_into_few_recomputes(monke
     monkeypatch.setattr(
         recompute,
         "_topic",
-        lambda topic_id, generation, phases: (time.sleep(0.05), compute(topic_id, generation, phases)),
+        lambda topic_id, generation, phases: (time.sleep(0.05), compute(topic_id, generation, phases))[1],
     )
     collection = make_collection(max_grade=3, topics=1, documents=120, runs=5, depth=100)
     topic = collection.topics.get()
